@@ -1,0 +1,87 @@
+"""Array entry point in scikit-learn's convention, for learning-to-rank and
+recommender evaluation without files.
+
+>>> import numpy as np, evalkit.arrays as ea
+>>> y_true = np.array([[3, 2, 3, 0, 1, 2, 0, 1]])
+>>> y_score = np.array([[.6, .2, .8, .4, .1, .3, .05, .7]])
+>>> ea.score(y_true, y_score, k=5).round(4)  # scikit-learn's ndcg_score (linear gain)
+array([0.8269])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine.evaluate import evaluate_problem, resolve
+from .engine.problem import Problem, SortKeys, offsets_from_sorted
+from .errors import EvaluationError
+from .flavour import Flavour
+from .presets import expand_spec
+
+#: scikit-learn's ``ndcg_score`` (``ignore_ties=False``): linear gain, log2 discount,
+#: ties averaged; every document of a row is both judged and returned.
+SKLEARN_NDCG = "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)"
+
+
+def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKLEARN_NDCG,
+          registry=None) -> np.ndarray:
+    """Per-query metric values from dense arrays.
+
+    :param y_true: relevance grades, shape ``(n_queries, n_docs)``, any real dtype.
+        ``NaN`` marks an unjudged document (gain 0, not in the ideal ranking).
+    :param y_score: scores, same shape; higher ranks first. ``NaN`` marks padding: the
+        document was not returned (use it for queries with fewer documents).
+    :param k: cutoff; overrides any ``@k`` in ``flavour``. ``None`` keeps the flavour's.
+    :param flavour: flavour string, :class:`Flavour` or preset. The default reproduces
+        scikit-learn's ``ndcg_score``. Under the ``trec_eval`` tie policy, ties are broken
+        by column index descending (the column index plays the docno's role).
+    :returns: ``float64`` of shape ``(n_queries,)``; ``NaN`` where the flavour's
+        ``empty=skip`` convention leaves a query out.
+    :raises ValueError: shapes differ, arrays are not 2-D, or ``y_score`` has infinities.
+    """
+    y_true = np.asarray(y_true, dtype=np.float64)
+    y_score = np.asarray(y_score, dtype=np.float64)
+    if y_true.ndim == 1 and y_score.ndim == 1:
+        y_true, y_score = y_true[None, :], y_score[None, :]
+    if y_true.shape != y_score.shape or y_true.ndim != 2:
+        raise ValueError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
+    if np.isinf(y_score).any():
+        raise ValueError("y_score contains infinite values")
+    if registry is None:
+        from .registry import default_registry
+
+        registry = default_registry()
+    flavours = expand_spec(flavour, registry)
+    if len(flavours) != 1:
+        raise ValueError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff")
+    fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
+    res = resolve(fl, registry)
+    problem = array_problem(y_true, y_score)
+    values = evaluate_problem(problem, res, None, "arrays")
+    return values
+
+
+def array_problem(y_true: np.ndarray, y_score: np.ndarray) -> Problem:
+    """A :class:`Problem` from dense ``(n_queries, n_docs)`` arrays (no strings)."""
+    nq, nd = y_true.shape
+    returned = ~np.isnan(y_score)
+    qidx, col = np.nonzero(returned)
+    keys = SortKeys(
+        query=qidx.astype(np.int64),
+        score=y_score[returned],
+        docno=col.astype(np.int64),
+        line=np.arange(len(qidx), dtype=np.int64),
+        grade=y_true[returned],
+    )
+    judged = ~np.isnan(y_true)
+    jq, _ = np.nonzero(judged)
+    judged_offsets = offsets_from_sorted(jq, nq)
+    in_run = returned.any(axis=1)
+    return Problem(
+        qids=np.arange(nq).astype(str).astype(object),
+        judged_offsets=judged_offsets,
+        judged_grade=y_true[judged],
+        keys=keys,
+        in_run=in_run,
+        docno_vocab=np.arange(nd).astype(str).astype(object),
+    )

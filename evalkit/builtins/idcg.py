@@ -1,0 +1,53 @@
+"""Built-in IDCG strategies: which documents form the ideal ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..components import IdcgStrategy
+from ..engine.kernels import IdealContext, ideal_dcg
+from ..hookspecs import hookimpl
+
+
+def judged(ctx: IdealContext) -> np.ndarray:
+    return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k)
+
+
+def returned(ctx: IdealContext) -> np.ndarray:
+    return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k)
+
+
+def returned_top_k(ctx: IdealContext) -> np.ndarray:
+    if ctx.k is None:
+        return returned(ctx)
+    keep = ctx.ranked.rank <= ctx.k
+    counts = np.bincount(ctx.ranked.query[keep], minlength=ctx.ranked.n_queries)
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return ideal_dcg(ctx.ranked_gain[keep], offsets, ctx.discount, ctx.k)
+
+
+@hookimpl
+def evalkit_register_idcg_strategies(register):
+    register(IdcgStrategy(
+        name="judged",
+        fn=judged,
+        formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k",
+        source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k; seeds' 'Approach 1'",
+        description="ideal ranking of every judged document in the qrels (retrieved or not), cut at k",
+    ))
+    register(IdcgStrategy(
+        name="returned",
+        fn=returned,
+        formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k",
+        source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row); seeds' 'Approach 2'",
+        description="ideal reordering of the whole returned list (every retrieved document), cut at k",
+    ))
+    register(IdcgStrategy(
+        name="returned_top_k",
+        fn=returned_top_k,
+        formula="IDCG@k = DCG of the top-k returned documents' gains sorted",
+        source="seed notes' ndcg_at_k (truncates the list to k before sorting)",
+        description="ideal reordering of only the first k returned documents",
+    ))
+

@@ -1,0 +1,280 @@
+"""Component types that plugins register: gains, discounts, IDCG strategies,
+tie policies, metrics and presets.
+
+Each component is an immutable value holding a *vectorised* function plus the
+metadata that ``evalkit plugins`` and the docs show: its parameters, formula and
+source. The engine calls these functions once per flavour on arrays that cover
+every query of a run at once, never once per query.
+
+Array conventions used throughout (``n`` = ranked positions of a run, over all
+queries; ``m`` = judged documents; ``q`` = evaluated queries):
+
+* grades are ``float64``; ``NaN`` marks an unjudged document;
+* ranks are 1-based ``int64``;
+* segments are described by ``offsets`` (``int64``, shape ``(q + 1,)``): query ``i``
+  owns positions ``offsets[i]:offsets[i + 1]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import FlavourError
+
+__all__ = [
+    "Param",
+    "Gain",
+    "Discount",
+    "IdcgStrategy",
+    "TiePolicy",
+    "Metric",
+    "Preset",
+    "MetricOutput",
+    "FAMILIES",
+]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared parameter of a component.
+
+    :param name: identifier used in flavour strings (``base`` in ``jarvelin(base=2)``).
+    :param kind: ``"float"``, ``"int"`` or ``"str"``.
+    :param default: value used when the parameter is omitted; ``None`` = required.
+    :param choices: allowed values for ``"str"`` parameters.
+    :param minimum: smallest allowed numeric value (inclusive) or ``None``.
+    :param exclusive_minimum: if true, ``minimum`` itself is not allowed.
+    """
+
+    name: str
+    kind: str = "float"
+    default: Any = None
+    description: str = ""
+    choices: tuple[str, ...] | None = None
+    minimum: float | None = None
+    exclusive_minimum: bool = False
+
+    def coerce(self, value: Any, owner: str) -> Any:
+        """Validate and convert ``value``; raise :class:`FlavourError` naming ``owner``."""
+        where = f"{owner}: parameter '{self.name}'"
+        if self.kind in ("float", "int"):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise FlavourError(f"{where} must be a number, got {value!r}")
+            if self.kind == "int":
+                if float(value) != int(value):
+                    raise FlavourError(f"{where} must be an integer, got {value!r}")
+                value = int(value)
+            else:
+                value = float(value)
+            if not np.isfinite(value):
+                raise FlavourError(f"{where} must be finite, got {value!r}")
+            if self.minimum is not None:
+                bad = value <= self.minimum if self.exclusive_minimum else value < self.minimum
+                if bad:
+                    op = ">" if self.exclusive_minimum else ">="
+                    raise FlavourError(f"{where} must be {op} {self.minimum:g}, got {value!r}")
+            return value
+        value = str(value)
+        if self.choices is not None and value not in self.choices:
+            raise FlavourError(f"{where} must be one of {', '.join(self.choices)}; got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class _Component:
+    name: str
+    fn: Callable[..., Any]
+    params: tuple[Param, ...] = ()
+    formula: str = ""
+    source: str = ""
+    description: str = ""
+    #: If set, the component also accepts arbitrary numeric parameter names
+    #: (used by the ``map`` gain: ``map(1=3,2=9)``); the value describes them.
+    numeric_keys: str | None = None
+    #: Filled in by the registry: where the component came from.
+    origin: str = field(default="", compare=False)
+
+    family = "component"
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def normalise_params(self, given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """Validate ``given`` against the declared parameters.
+
+        Returns a canonical, hashable tuple of ``(name, value)`` pairs holding only
+        values that differ from the defaults (numeric keys sorted numerically).
+
+        :raises FlavourError: unknown or invalid parameter, missing required one.
+        """
+        out: dict[str, Any] = {}
+        numeric: dict[float, float] = {}
+        for key, value in given.items():
+            p = self.param(key)
+            if p is None:
+                if self.numeric_keys is not None and _is_number(key):
+                    numeric[float(key)] = Param(key).coerce(value, f"{self.family} '{self.name}'")
+                    continue
+                known = ", ".join(q.name for q in self.params) or "none"
+                extra = f"; numeric keys: {self.numeric_keys}" if self.numeric_keys else ""
+                raise FlavourError(
+                    f"{self.family} '{self.name}' has no parameter '{key}' (known: {known}{extra})"
+                )
+            out[key] = p.coerce(value, f"{self.family} '{self.name}'")
+        for p in self.params:
+            if p.name not in out and p.default is None:
+                raise FlavourError(f"{self.family} '{self.name}' needs parameter '{p.name}'")
+        canon = [(k, v) for k, v in sorted(out.items()) if v != self.param(k).default]
+        canon += [(_fmt_key(k), v) for k, v in sorted(numeric.items())]
+        return tuple(canon)
+
+    def bind(self, params: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+        """Keyword arguments for :attr:`fn`: defaults overlaid with ``params``."""
+        kw = {p.name: p.default for p in self.params}
+        numeric = {}
+        for k, v in params:
+            if self.param(k) is None:
+                numeric[float(k)] = v
+            else:
+                kw[k] = v
+        if self.numeric_keys is not None:
+            kw["table"] = numeric
+        return kw
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _fmt_key(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+@dataclass(frozen=True)
+class Gain(_Component):
+    """Gain function: ``fn(grades, **params) -> gains``.
+
+    ``grades``: ``float64`` array of shape ``(n,)`` holding only judged, non-negative
+    grades (the engine gives unjudged and negative-grade documents gain 0 itself, as
+    trec_eval does). Returns ``float64`` of the same shape.
+    """
+
+    family = "gain"
+
+
+@dataclass(frozen=True)
+class Discount(_Component):
+    """Rank discount: ``fn(ranks, **params) -> discounts``.
+
+    ``ranks``: 1-based ``int64`` array of shape ``(n,)``. Returns the multiplicative
+    discount, ``float64`` of the same shape (``1/log2(r+1)`` for ``log2``).
+    """
+
+    family = "discount"
+
+
+@dataclass(frozen=True)
+class IdcgStrategy(_Component):
+    """Ideal-DCG strategy: ``fn(ctx, **params) -> idcg``.
+
+    ``ctx`` is an :class:`evalkit.engine.kernels.IdealContext` giving the gains of the
+    ranked documents and of all judged documents per query, the bound discount and
+    the cutoff. Returns ``float64`` of shape ``(q,)``.
+    """
+
+    family = "idcg"
+
+
+@dataclass(frozen=True)
+class TiePolicy(_Component):
+    """Tie policy: ``fn(keys, **params) -> order``.
+
+    ``keys`` is an :class:`evalkit.engine.ranking.SortKeys` (query index, score, docno
+    sort code, input line, grade; each of shape ``(n,)``). Returns an ``int64``
+    permutation that groups rows by query (ascending query index) and orders each
+    query's documents from rank 1 down.
+
+    ``averaged`` policies additionally make the engine replace each position's discount
+    by the mean discount over its block of equal scores (McSherry & Najork 2008), which
+    gives the expected value over all orderings of tied documents for metrics that are
+    sums over positions.
+    """
+
+    averaged: bool = False
+    family = "ties"
+
+
+@dataclass(frozen=True)
+class MetricOutput:
+    """What a metric kernel returns.
+
+    :param values: ``float64`` of shape ``(q,)``, one value per evaluated query.
+    :param defined: ``bool`` of shape ``(q,)``; ``False`` where the value is undefined
+        because the query has no relevant document (IDCG = 0 for NDCG). The flavour's
+        ``empty`` convention decides what such a query scores.
+    """
+
+    values: np.ndarray
+    defined: np.ndarray
+
+
+@dataclass(frozen=True)
+class Metric(_Component):
+    """Metric kernel: ``fn(inp, **params) -> MetricOutput``.
+
+    ``inp`` is an :class:`evalkit.engine.kernels.MetricInput`. ``uses`` names the
+    component families the metric composes (``gain``, ``discount``, ``idcg``); the tie
+    policy always applies. ``supports_averaged_ties`` says whether the metric is a sum
+    over positions, so that the ``average`` tie policy is exact for it.
+    """
+
+    uses: frozenset[str] = frozenset()
+    supports_averaged_ties: bool = False
+    needs_subtopics: bool = False
+    family = "metric"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named flavour, ``LIBRARY.MEASURE`` (``trec_eval.ndcg_cut``).
+
+    :param spec: canonical flavour string without cutoff; ``{k}`` is not used: the
+        cutoff given as ``@k`` (or each of ``default_cutoffs``) is appended.
+    :param requires_cutoff: ``True`` if the measure is only defined with a cutoff.
+    :param default_cutoffs: cutoffs used when none is given (trec_eval's
+        ``ndcg_cut`` reports 5, 10, 15, 20, 30, 100, 200, 500, 1000).
+    """
+
+    name: str
+    spec: str
+    description: str = ""
+    source: str = ""
+    requires_cutoff: bool = False
+    default_cutoffs: tuple[int, ...] = ()
+    origin: str = field(default="", compare=False)
+    family = "preset"
+
+
+FAMILIES = {
+    "gain": Gain,
+    "discount": Discount,
+    "idcg": IdcgStrategy,
+    "ties": TiePolicy,
+    "metric": Metric,
+    "preset": Preset,
+}
+
+
+def replace_origin(component, origin: str):
+    return dataclasses.replace(component, origin=origin)

@@ -1,0 +1,167 @@
+"""Evaluating runs against qrels under many flavours.
+
+Each run is joined with the qrels once and sorted once per distinct tie policy;
+every flavour reuses those arrays. Components are resolved from the registry once
+per call, so no per-query work goes through a plugin hook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..data import Qrels, Run, SubtopicQrels
+from ..errors import EvaluationError, FlavourError
+from ..flavour import Flavour
+from ..results import Results
+from .kernels import MetricInput
+from .problem import Problem, build_problem
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    flavour: Flavour
+    metric: object
+    metric_kw: dict
+    ties: object
+    ties_kw: dict
+    gain: object
+    discount: object
+    idcg: object
+
+
+def _bound(registry, family, ref):
+    if ref is None:
+        return None
+    comp = registry.get(family, ref.name)
+    return partial(comp.fn, **comp.bind(ref.params))
+
+
+def resolve(flavour: Flavour, registry) -> _Resolved:
+    """Look up a flavour's components once; returns bound, vectorised callables."""
+    metric = registry.metric(flavour.metric)
+    ties = registry.get("ties", flavour.ties.name)
+    return _Resolved(
+        flavour=flavour,
+        metric=metric,
+        metric_kw=metric.bind(flavour.params),
+        ties=ties,
+        ties_kw=ties.bind(flavour.ties.params),
+        gain=_bound(registry, "gain", flavour.gain),
+        discount=_bound(registry, "discount", flavour.discount),
+        idcg=_bound(registry, "idcg", flavour.idcg),
+    )
+
+
+def _as_runs(runs) -> list[Run]:
+    if isinstance(runs, Run):
+        return [runs]
+    if isinstance(runs, Mapping):
+        return [r.renamed(name) for name, r in runs.items()]
+    runs = list(runs)
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise EvaluationError(f"two runs share the name(s) {', '.join(dup)}; give them distinct names")
+    return runs
+
+
+def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run") -> np.ndarray:
+    """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
+    ``NaN`` where a convention leaves the query out."""
+    fl = resolved.flavour
+    ranked = problem.ranked(resolved.ties, resolved.ties_kw)
+    intents = None
+    if resolved.metric.needs_subtopics:
+        if subtopics is None:
+            raise EvaluationError(f"metric '{fl.metric}' needs subtopic qrels (subtopic_qrels: in the config)")
+        from .intents import IntentProblem
+
+        intents = IntentProblem.build(problem, subtopics, ranked)
+    inp = MetricInput(
+        ranked=ranked,
+        judged_grade=problem.judged_grade,
+        judged_offsets=problem.judged_offsets,
+        k=fl.k,
+        gain=resolved.gain,
+        discount=resolved.discount,
+        idcg=resolved.idcg,
+        subtopics=intents,
+    )
+    out = resolved.metric.fn(inp, **resolved.metric_kw)
+    values = np.array(out.values, dtype=np.float64)
+    defined = np.asarray(out.defined, dtype=bool)
+    if values.shape != (problem.n_queries,) or defined.shape != values.shape:
+        raise EvaluationError(
+            f"metric '{fl.metric}' returned shape {values.shape}, expected ({problem.n_queries},)"
+        )
+    missing = ~problem.in_run
+    empty = fl.convention("empty")
+    undefined = ~defined
+    if undefined.any():
+        if empty == "error":
+            bad = ", ".join(map(str, problem.qids[undefined][:5]))
+            raise EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
+        values[undefined] = {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
+    rule = fl.convention("missing")
+    affected = missing & defined
+    if affected.any():
+        if rule == "error":
+            bad = ", ".join(map(str, problem.qids[affected][:5]))
+            raise EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
+        values[affected] = 0.0 if rule == "zero" else np.nan
+    return values
+
+
+def evaluate(
+    qrels: Qrels,
+    runs: Run | Sequence[Run] | Mapping[str, Run],
+    flavours: Iterable[Flavour | str] | Flavour | str,
+    *,
+    labels: Sequence[str] | None = None,
+    subtopics: SubtopicQrels | None = None,
+    registry=None,
+) -> Results:
+    """Evaluate ``runs`` against ``qrels`` under every flavour.
+
+    :param qrels: judgments (:func:`evalkit.read_qrels` or :meth:`Qrels.from_rows`).
+    :param runs: one run, a list of runs with distinct names, or ``{name: run}``.
+    :param flavours: flavours, canonical strings or preset specs
+        (``"trec_eval.ndcg_cut@10"``); a preset with several default cutoffs adds one
+        flavour per cutoff.
+    :param labels: display names, one per flavour after expansion.
+    :param subtopics: subtopic qrels, needed by intent-aware metrics.
+    :returns: :class:`Results` with values of shape ``(n_runs, n_flavours, n_queries)``.
+    :raises FlavourError: unknown component or parameter.
+    :raises EvaluationError: a convention set to ``error`` is triggered.
+    """
+    from ..presets import expand_spec
+
+    if registry is None:
+        from ..registry import default_registry
+
+        registry = default_registry()
+    if isinstance(flavours, (str, Flavour)):
+        flavours = [flavours]
+    expanded: list[Flavour] = []
+    for spec in flavours:
+        expanded.extend(expand_spec(spec, registry))
+    if len(set(expanded)) != len(expanded):
+        raise FlavourError("the same flavour is listed twice: " + ", ".join(
+            sorted({str(f) for f in expanded if expanded.count(f) > 1})))
+    if labels is None:
+        labels = [str(f) for f in expanded]
+    elif len(labels) != len(expanded):
+        raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
+    resolved = [resolve(f, registry) for f in expanded]
+    run_list = _as_runs(runs)
+    qids = qrels.qids
+    values = np.empty((len(run_list), len(resolved), len(qids)))
+    for s, run in enumerate(run_list):
+        problem = build_problem(qrels, run)
+        for f, res in enumerate(resolved):
+            values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
+    return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels), values)

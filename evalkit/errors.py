@@ -1,0 +1,42 @@
+"""Exception types. Every error evalkit raises on bad input derives from
+:class:`EvalkitError`; messages name the file, line and field where there is one."""
+
+from __future__ import annotations
+
+
+class EvalkitError(Exception):
+    """Base class of all evalkit errors."""
+
+
+class InputFormatError(EvalkitError, ValueError):
+    """A qrels or run file is malformed.
+
+    :param path: file name (or ``"<string>"``), :param line: 1-based line number,
+    :param field: the field that is wrong (``"score"``, ``"grade"`` ...).
+    """
+
+    def __init__(self, path: str, line: int | None, field: str | None, message: str):
+        self.path, self.line, self.field = path, line, field
+        where = str(path)
+        if line is not None:
+            where += f":{line}"
+        if field:
+            where += f": field '{field}'"
+        super().__init__(f"{where}: {message}")
+
+
+class FlavourError(EvalkitError, ValueError):
+    """A flavour string or composition is invalid (unknown name, bad parameter)."""
+
+
+class RegistryError(EvalkitError):
+    """Plugin discovery failed: duplicate component name or a plugin that fails to import."""
+
+
+class ConfigError(EvalkitError, ValueError):
+    """A YAML config is invalid; the message names the file, line and key."""
+
+
+class EvaluationError(EvalkitError, ValueError):
+    """Evaluation cannot proceed under the chosen conventions (for example
+    ``missing=error`` and a qrels query absent from the run)."""

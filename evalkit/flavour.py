@@ -1,0 +1,334 @@
+"""Flavours: a metric composed with gain, discount, IDCG strategy, tie policy,
+conventions and a cutoff, as one immutable, hashable value.
+
+Canonical string form (round-trips through :func:`parse_flavour`)::
+
+    ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10
+    ndcg(gain=linear,discount=jarvelin(base=3),idcg=returned,ties=average,empty=one)@5
+    err(max_grade=4,ties=trec_eval)@20
+
+* the components the metric uses are always written (the flavour is explicit);
+* metric parameters, component parameters and conventions are written only when
+  they differ from their defaults;
+* ``@k`` is the cutoff; no ``@k`` means the whole ranking.
+
+Conventions:
+
+* ``empty``: what a query whose IDCG is 0 (no relevant judged document) scores:
+  ``zero`` (trec_eval, scikit-learn), ``one`` (LightGBM), ``skip`` (left out of the
+  mean), ``error``.
+* ``missing``: what a qrels query absent from the run scores: ``skip`` (trec_eval's
+  default), ``zero`` (trec_eval ``-c``), ``error``.
+
+Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .components import Param
+from .errors import FlavourError
+
+COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
+DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
+
+#: Flavour-level conventions, validated like component parameters.
+CONVENTIONS: dict[str, Param] = {
+    "empty": Param(
+        "empty", "str", "zero", "score of a query with IDCG = 0 (no relevant judged document)",
+        choices=("zero", "one", "skip", "error"),
+    ),
+    "missing": Param(
+        "missing", "str", "skip", "score of a qrels query that is absent from the run",
+        choices=("zero", "skip", "error"),
+    ),
+}
+
+Params = tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True, order=True)
+class ComponentRef:
+    """A component by name with its non-default parameters (hashable)."""
+
+    name: str
+    params: Params = ()
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return f"{self.name}({_fmt_args(self.params)})"
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """An NDCG-family flavour. Build with :func:`parse_flavour` or :meth:`Flavour.of`.
+
+    Equality and hashing follow the canonical form, so flavours are dict keys and
+    ``parse_flavour(str(f)) == f``.
+
+    :param metric: metric name (``ndcg``).
+    :param k: cutoff (``int >= 1``) or ``None`` for the whole ranking.
+    :param gain, discount, idcg: components, ``None`` where the metric does not use them.
+    :param ties: the tie policy.
+    :param params: non-default metric parameters.
+    :param conventions: non-default conventions (``empty``, ``missing``).
+    """
+
+    metric: str
+    k: int | None = None
+    gain: ComponentRef | None = None
+    discount: ComponentRef | None = None
+    idcg: ComponentRef | None = None
+    ties: ComponentRef = ComponentRef("trec_eval")
+    params: Params = ()
+    conventions: Params = ()
+
+    def __str__(self) -> str:
+        parts = [_fmt_args(self.params)] if self.params else []
+        for key in COMPONENT_KEYS:
+            ref = getattr(self, key)
+            if ref is not None:
+                parts.append(f"{key}={ref}")
+        if self.conventions:
+            parts.append(_fmt_args(self.conventions))
+        text = self.metric + (f"({','.join(parts)})" if parts else "")
+        return text + (f"@{self.k}" if self.k is not None else "")
+
+    def __repr__(self) -> str:
+        return f"Flavour({str(self)!r})"
+
+    def convention(self, name: str) -> str:
+        return dict(self.conventions).get(name, CONVENTIONS[name].default)
+
+    def with_cutoff(self, k: int | None) -> "Flavour":
+        from dataclasses import replace
+
+        return replace(self, k=_check_k(k))
+
+    def without_cutoff(self) -> "Flavour":
+        return self.with_cutoff(None)
+
+    @classmethod
+    def of(cls, metric: str = "ndcg", k: int | None = None, registry=None, **parts: Any) -> "Flavour":
+        """Keyword constructor: ``Flavour.of("ndcg", 10, gain="exp2", discount=("jarvelin", {"base": 3}))``."""
+        text = metric
+        args = []
+        for key, value in parts.items():
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
+                name, p = value
+                value = f"{name}({_fmt_args(tuple(p.items()))})" if p else name
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = _fmt_value(value)
+            args.append(f"{key}={value}")
+        if args:
+            text += f"({','.join(args)})"
+        if k is not None:
+            text += f"@{k}"
+        return parse_flavour(text, registry)
+
+
+def _check_k(k: Any) -> int | None:
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise FlavourError(f"cutoff k must be an integer >= 1, got {k!r}")
+    return int(k)
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, ComponentRef):
+        return str(v)
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else repr(v)
+    return str(v)
+
+
+def _fmt_args(params: Params) -> str:
+    return ",".join(f"{k}={_fmt_value(v)}" for k, v in params)
+
+
+# ----------------------------------------------------------------------------- parsing
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)"
+    r"|(?P<punct>[(),=@]))"
+)
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens: list[tuple[str, str, int]] = []
+        pos = 0
+        text_s = text.rstrip()
+        while pos < len(text_s):
+            m = _TOKEN.match(text_s, pos)
+            if not m or m.end() == pos:
+                raise self.error(f"unexpected character {text_s[pos]!r}", pos)
+            kind = m.lastgroup
+            self.tokens.append((kind, m.group(kind), m.start(kind)))
+            pos = m.end()
+        self.i = 0
+
+    def error(self, msg: str, pos: int | None = None) -> FlavourError:
+        if pos is None:
+            pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
+        return FlavourError(f"cannot parse flavour {self.text!r} at position {pos}: {msg}")
+
+    def peek(self) -> tuple[str, str, int] | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, kind: str, value: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or tok[0] != kind or (value is not None and tok[1] != value):
+            want = value or kind
+            got = "end of text" if tok is None else repr(tok[1])
+            raise self.error(f"expected {want}, got {got}")
+        self.i += 1
+        return tok[1]
+
+    def accept(self, value: str) -> bool:
+        tok = self.peek()
+        if tok is not None and tok[0] == "punct" and tok[1] == value:
+            self.i += 1
+            return True
+        return False
+
+    def call(self) -> tuple[str, list[tuple[str, Any]]]:
+        """name [ '(' key=value, ... ')' ]"""
+        name = self.take("name")
+        args: list[tuple[str, Any]] = []
+        if self.accept("("):
+            if not self.accept(")"):
+                while True:
+                    tok = self.peek()
+                    if tok is None or tok[0] not in ("name", "num"):
+                        raise self.error("expected a parameter name")
+                    self.i += 1
+                    key = tok[1]
+                    self.take("punct", "=")
+                    args.append((key, self.value()))
+                    if self.accept(")"):
+                        break
+                    self.take("punct", ",")
+        return name, args
+
+    def value(self) -> Any:
+        tok = self.peek()
+        if tok is None:
+            raise self.error("expected a value")
+        if tok[0] == "num":
+            self.i += 1
+            text = tok[1]
+            return int(text) if re.fullmatch(r"[-+]?\d+", text) else float(text)
+        if tok[0] == "name":
+            name, args = self.call()
+            return (name, args) if args else name
+        raise self.error(f"expected a value, got {tok[1]!r}")
+
+
+def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
+    p = _Parser(text)
+    name, args = p.call()
+    k = None
+    if p.accept("@"):
+        tok = p.peek()
+        if tok is None or tok[0] != "num" or not re.fullmatch(r"\+?\d+", tok[1]):
+            raise p.error("the cutoff after '@' must be a positive integer")
+        p.i += 1
+        k = int(tok[1])
+        if k < 1:
+            raise p.error("the cutoff after '@' must be >= 1")
+    if p.peek() is not None:
+        raise p.error(f"unexpected {p.peek()[1]!r}")
+    return name, args, k
+
+
+def _component_ref(registry, family: str, value: Any) -> ComponentRef:
+    if isinstance(value, tuple):
+        name, args = value
+    elif isinstance(value, str):
+        name, args = value, []
+    else:
+        raise FlavourError(f"{family} must be a component name, got {value!r}")
+    comp = registry.get(family, name)
+    seen = set()
+    for key, _ in args:
+        if key in seen:
+            raise FlavourError(f"{family} '{name}': parameter '{key}' given twice")
+        seen.add(key)
+    return ComponentRef(name, comp.normalise_params(dict(args)))
+
+
+def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
+    """Parse a canonical (or partial) flavour string.
+
+    Omitted components take their defaults (``gain=linear``, ``discount=log2``,
+    ``idcg=judged``, ``ties=trec_eval``: trec_eval's ``ndcg``). Preset names are not
+    accepted here; see :func:`evalkit.presets.expand_spec`.
+
+    :raises FlavourError: syntax error (with position), unknown metric/component/
+        parameter (with the list of known names), or an invalid value.
+    """
+    if isinstance(text, Flavour):
+        return text
+    if registry is None:
+        from .registry import default_registry
+
+        registry = default_registry()
+    if not isinstance(text, str) or not text.strip():
+        raise FlavourError(f"a flavour must be a non-empty string, got {text!r}")
+    name, args, k = _syntax(text)
+    if isinstance(name, str) and "." in name:
+        raise FlavourError(
+            f"'{name}' looks like a preset name; presets are expanded by evalkit.presets.expand_spec"
+        )
+    metric = registry.metric(name)
+    given: dict[str, Any] = {}
+    for key, value in args:
+        if key in given:
+            raise FlavourError(f"{text!r}: '{key}' given twice")
+        given[key] = value
+
+    parts: dict[str, Any] = {}
+    for key in COMPONENT_KEYS:
+        uses = key == "ties" or key in metric.uses
+        if key in given:
+            value = given.pop(key)
+            if not uses:
+                raise FlavourError(
+                    f"metric '{name}' does not use a {key} component (it uses: "
+                    f"{', '.join(sorted(metric.uses | {'ties'}))})"
+                )
+            parts[key] = _component_ref(registry, key, value)
+        elif uses:
+            parts[key] = _component_ref(registry, key, DEFAULT_COMPONENTS[key])
+    conventions = []
+    for key, param in CONVENTIONS.items():
+        if key in given:
+            value = param.coerce(given.pop(key), f"flavour {text!r}")
+            if value != param.default:
+                conventions.append((key, value))
+    try:
+        params = metric.normalise_params(given)
+    except FlavourError as exc:
+        known = sorted(set(COMPONENT_KEYS) | set(CONVENTIONS) | {p.name for p in metric.params})
+        raise FlavourError(f"{exc}; flavour keys: {', '.join(known)}") from None
+    ties = registry.get("ties", parts["ties"].name)
+    if ties.averaged and not metric.supports_averaged_ties:
+        raise FlavourError(
+            f"tie policy '{ties.name}' (expected value over tied orderings) is exact only for "
+            f"metrics that sum over positions; metric '{name}' is not one of them"
+        )
+    return Flavour(
+        metric=name,
+        k=_check_k(k),
+        params=params,
+        conventions=tuple(conventions),
+        **parts,
+    )

@@ -1,0 +1,180 @@
+"""Readers for TREC qrels (``qid iter docno grade``), subtopic qrels
+(``topic subtopic docno grade``, ndeval's format) and runs
+(``qid Q0 docno rank score runid``).
+
+Accepted sources: a path (plain or gzip, detected by its magic bytes), an open
+text or binary file, or a literal string holding the file's text (any string that
+contains a newline). Fields are separated by any whitespace. A line whose first
+non-blank character is ``#`` is a comment; a ``#`` inside a field (MS MARCO v2.1
+docnos such as ``msmarco_v2.1_doc_00_880019750#4_1633802806``) is data. Blank lines
+are skipped. Runs may carry extra trailing columns, which are ignored as trec_eval
+ignores them; the rank column is not used (trec_eval derives ranks from scores).
+
+Errors raise :class:`evalkit.errors.InputFormatError` naming the file, the 1-based
+line number and the field.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from pathlib import Path
+from typing import IO, Union
+
+import numpy as np
+
+from ..data import Qrels, Run, SubtopicQrels
+from ..errors import InputFormatError
+
+Source = Union[str, os.PathLike, IO]
+
+RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "runid")
+QRELS_FIELDS = ("qid", "iteration", "docno", "grade")
+SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
+
+
+def _read_text(source: Source) -> tuple[str, str]:
+    """Return ``(text, display_name)``."""
+    if hasattr(source, "read"):
+        data = source.read()
+        name = getattr(source, "name", "<stream>")
+        if isinstance(data, bytes):
+            data = _decode(data, str(name))
+        return data, str(name)
+    if isinstance(source, str) and "\n" in source:
+        return source, "<string>"
+    path = Path(source)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(str(path), None, None, f"corrupt gzip data: {exc}") from None
+    return _decode(raw, str(path)), str(path)
+
+
+def _decode(raw: bytes, name: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputFormatError(name, line, None, f"not valid UTF-8 (byte {raw[exc.start]:#04x})") from None
+
+
+def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
+    """Split lines into fields. Returns (rows, line_numbers)."""
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        n = len(parts)
+        if n < min_fields or (max_fields is not None and n > max_fields):
+            expect = f"{min_fields}" if max_fields == min_fields else f"at least {min_fields}"
+            raise InputFormatError(
+                name, number, None,
+                f"expected {expect} whitespace-separated fields ({' '.join(fields)}), found {n}",
+            )
+        rows.append(parts)
+        lines.append(number)
+    return rows, np.asarray(lines, dtype=np.int64)
+
+
+def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, integer: bool = False) -> np.ndarray:
+    try:
+        out = np.asarray(values, dtype=np.float64) if values else np.empty(0, np.float64)
+    except ValueError:
+        out = None
+    if out is not None:
+        bad = ~np.isfinite(out)
+        if integer:
+            bad |= out != np.round(out)
+        if not bad.any():
+            return out
+        i = int(np.flatnonzero(bad)[0])
+    else:
+        i = next(j for j, v in enumerate(values) if not _is_float(v))
+    kind = "an integer grade" if integer else "a finite number"
+    raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
+
+
+def _is_float(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def read_qrels(source: Source) -> Qrels:
+    """Read TREC qrels: 4 fields ``qid iteration docno grade`` per line.
+
+    Grades must be integers (as trec_eval requires); negative grades are kept and
+    count as judged with gain 0.
+
+    :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment.
+    :raises FileNotFoundError: the path does not exist.
+    """
+    text, name = _read_text(source)
+    rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
+    cols = list(zip(*rows)) if rows else [(), (), (), ()]
+    grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
+    return Qrels.from_columns(cols[0], cols[2], grade, source=name, line=lines)
+
+
+def read_subtopic_qrels(source: Source) -> SubtopicQrels:
+    """Read subtopic qrels ``topic subtopic docno grade`` (ndeval's format).
+
+    :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment.
+    """
+    text, name = _read_text(source)
+    rows, lines = _split(text, name, 4, 4, SUBTOPIC_FIELDS)
+    cols = list(zip(*rows)) if rows else [(), (), (), ()]
+    grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
+    return SubtopicQrels.from_columns(cols[0], cols[1], cols[2], grade, source=name, line=lines)
+
+
+def read_run(source: Source, name: str | None = None) -> Run:
+    """Read a TREC run: ``qid Q0 docno rank score runid`` (extra columns ignored).
+
+    :param name: system name; default: the runid of the first line, else the file stem.
+    :raises InputFormatError: fewer than 6 fields, non-numeric or non-finite score,
+        a document retrieved twice for one query.
+    """
+    text, src = _read_text(source)
+    rows, lines = _split(text, src, 6, None, RUN_FIELDS)
+    if rows:
+        qid = [r[0] for r in rows]
+        docno = [r[2] for r in rows]
+        score = _numbers([r[4] for r in rows], lines, src, "score")
+    else:
+        qid, docno, score = [], [], np.empty(0)
+    if name is None:
+        name = rows[0][5] if rows else Path(src).name
+    return Run.from_columns(qid, docno, score, name=name, source=src, line=lines)
+
+
+def write_run(run: Run, target: Union[str, os.PathLike, IO], runid: str | None = None) -> None:
+    """Write ``run`` in TREC format, ranks from score order (ties by docno descending)."""
+    from ..engine.factorize import factorize
+
+    runid = runid or run.name
+    (qc,), qv = factorize(run.qid)
+    (dc,), _ = factorize(run.docno)
+    order = np.lexsort((-dc, -run.score, qc))
+    out = io.StringIO()
+    prev, rank = None, 0
+    for i in order:
+        q = run.qid[i]
+        rank = rank + 1 if q == prev else 1
+        prev = q
+        out.write(f"{q} Q0 {run.docno[i]} {rank} {run.score[i]!r} {runid}\n")
+    if hasattr(target, "write"):
+        target.write(out.getvalue())
+    else:
+        Path(target).write_text(out.getvalue())

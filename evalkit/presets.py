@@ -1,0 +1,57 @@
+"""Expanding measure specs: canonical flavour strings or preset names with an
+optional cutoff (``trec_eval.ndcg_cut@10``)."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import FlavourError
+from .flavour import Flavour, parse_flavour
+
+_PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
+
+
+def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavour]:
+    """Turn a measure spec into one or more flavours.
+
+    :param spec: a :class:`Flavour`, a flavour string (``ndcg(gain=exp2)@10``) or a
+        preset name with optional ``@k`` (``trec_eval.ndcg_cut@10``).
+    :param cutoffs: optional list of cutoffs; each yields one flavour (overrides ``@k``
+        and a preset's default cutoffs).
+    :raises FlavourError: unknown preset (with the list of known ones) or invalid flavour.
+    """
+    if registry is None:
+        from .registry import default_registry
+
+        registry = default_registry()
+    if isinstance(spec, Flavour):
+        base, ks = spec, None
+    else:
+        m = _PRESET.match(spec) if isinstance(spec, str) and "(" not in spec else None
+        if m:
+            preset = registry.preset(m.group("name"))
+            base = parse_flavour(preset.spec, registry)
+            if m.group("k"):
+                ks = [int(m.group("k"))]
+            elif preset.requires_cutoff:
+                if not preset.default_cutoffs and not cutoffs:
+                    raise FlavourError(f"preset '{preset.name}' needs a cutoff: {preset.name}@k")
+                ks = list(preset.default_cutoffs)
+            else:
+                ks = None
+        else:
+            base, ks = parse_flavour(spec, registry), None
+    if cutoffs:
+        ks = list(cutoffs)
+    if ks is None:
+        return [base]
+    return [base.with_cutoff(int(k)) for k in ks]
+
+
+def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:
+    """The single flavour of preset ``name`` at cutoff ``k``."""
+    spec = name if k is None else f"{name}@{k}"
+    flavours = expand_spec(spec, registry)
+    if len(flavours) != 1:
+        raise FlavourError(f"preset '{name}' expands to {len(flavours)} cutoffs; give one with @k")
+    return flavours[0]

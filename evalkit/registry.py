@@ -1,0 +1,202 @@
+"""Plugin discovery: builds a :class:`Registry` of components from the built-in
+plugins and from third-party distributions that declare the ``evalkit`` entry-point
+group.
+
+The registry is built by a function, never held in a module global, so tests and
+parallel workers can each build their own (:func:`build_registry`). The
+convenience :func:`default_registry` caches one per process and per
+``disable_plugins`` setting.
+
+Third-party plugins can be disabled with the environment variable
+``EVALKIT_DISABLE_PLUGINS`` (``1``/``all`` disables every one; a comma-separated
+list of entry-point names disables those) or ``evalkit --no-plugins``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata as md
+import os
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import pluggy
+
+from . import hookspecs
+from .components import FAMILIES, Metric, Preset, replace_origin
+from .errors import FlavourError, RegistryError
+
+ENTRY_POINT_GROUP = "evalkit"
+DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
+
+#: Modules that hold the built-in components, registered directly (not via entry points).
+DEFAULT_PLUGINS = (
+    "evalkit.builtins.gains",
+    "evalkit.builtins.discounts",
+    "evalkit.builtins.idcg",
+    "evalkit.builtins.ties",
+    "evalkit.builtins.metrics",
+    "evalkit.builtins.presets",
+)
+
+_HOOK_FOR_FAMILY = {
+    "gain": "evalkit_register_gains",
+    "discount": "evalkit_register_discounts",
+    "idcg": "evalkit_register_idcg_strategies",
+    "ties": "evalkit_register_tie_policies",
+    "metric": "evalkit_register_metrics",
+    "preset": "evalkit_register_presets",
+}
+
+BUILTIN_ORIGIN = "evalkit (built-in)"
+
+
+@dataclass
+class Registry:
+    """Every known component, by family and name.
+
+    ``components[family][name]`` is the component object; each has ``origin`` set to
+    ``"evalkit (built-in)"`` or ``"<distribution> <version> (entry point <name>)"``.
+    """
+
+    components: dict[str, dict[str, object]] = field(
+        default_factory=lambda: {family: {} for family in FAMILIES}
+    )
+    #: entry-point names of the third-party plugins that were loaded
+    plugins: dict[str, str] = field(default_factory=dict)
+
+    def add(self, family: str, component, origin: str) -> None:
+        expected = FAMILIES[family]
+        if not isinstance(component, expected):
+            raise RegistryError(
+                f"{origin} registered {component!r} through the {family} hook; "
+                f"expected an evalkit.components.{expected.__name__}"
+            )
+        table = self.components[family]
+        if component.name in table:
+            first = table[component.name].origin
+            raise RegistryError(
+                f"duplicate {family} name '{component.name}': registered by {first} and by {origin}"
+            )
+        table[component.name] = replace_origin(component, origin)
+
+    def get(self, family: str, name: str):
+        """Return the component or raise :class:`FlavourError` listing the known names."""
+        try:
+            return self.components[family][name]
+        except KeyError:
+            known = ", ".join(sorted(self.components[family])) or "none"
+            raise FlavourError(f"unknown {family} '{name}' (known: {known})") from None
+
+    def names(self, family: str) -> list[str]:
+        return sorted(self.components[family])
+
+    def metric(self, name: str) -> Metric:
+        return self.get("metric", name)
+
+    def preset(self, name: str) -> Preset:
+        return self.get("preset", name)
+
+
+def _disabled_from_env() -> bool | set[str]:
+    value = os.environ.get(DISABLE_ENV, "").strip()
+    if not value or value.lower() in ("0", "false", "no"):
+        return False
+    if value.lower() in ("1", "true", "yes", "all"):
+        return True
+    return {v.strip() for v in value.split(",") if v.strip()}
+
+
+def _entry_points() -> Iterable[md.EntryPoint]:
+    return md.entry_points(group=ENTRY_POINT_GROUP)
+
+
+def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
+    """Build a fresh registry.
+
+    :param disable_plugins: ``True`` loads no third-party plugin; an iterable of
+        entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
+    :raises RegistryError: a plugin fails to import (the message names its
+        distribution), registers a duplicate name, or implements an unknown hook.
+    """
+    if disable_plugins is None:
+        disable_plugins = _disabled_from_env()
+    elif disable_plugins is not True and disable_plugins is not False:
+        disable_plugins = set(disable_plugins)
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    origins: dict[int, str] = {}
+
+    import importlib
+
+    for modname in DEFAULT_PLUGINS:
+        module = importlib.import_module(modname)
+        pm.register(module, name=modname)
+        origins[id(module)] = BUILTIN_ORIGIN
+
+    registry = Registry()
+    if disable_plugins is not True:
+        blocked = disable_plugins or set()
+        for ep in _entry_points():
+            if ep.name in blocked or pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
+                continue
+            dist = getattr(ep, "dist", None)
+            dist_label = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
+            origin = f"{dist_label} (entry point '{ep.name}')"
+            try:
+                plugin = ep.load()
+            except Exception as exc:  # noqa: BLE001 - any import failure is reported
+                raise RegistryError(
+                    f"evalkit plugin from distribution {dist_label} (entry point '{ep.name}' = "
+                    f"{ep.value}) failed to import: {type(exc).__name__}: {exc}. "
+                    f"Uninstall it or set {DISABLE_ENV}={ep.name}"
+                ) from exc
+            try:
+                pm.register(plugin, name=ep.name)
+            except pluggy.PluginValidationError as exc:
+                raise RegistryError(f"{origin}: invalid plugin: {exc}") from exc
+            origins[id(plugin)] = origin
+            registry.plugins[ep.name] = origin
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise RegistryError(f"plugin implements an unknown hook: {exc}") from exc
+
+    # Call each implementation once, individually, so that every component is
+    # attributed to the plugin that registered it.
+    for family, hook_name in _HOOK_FOR_FAMILY.items():
+        hook = getattr(pm.hook, hook_name)
+        for impl in hook.get_hookimpls():  # in registration order
+            origin = origins.get(id(impl.plugin), impl.plugin_name)
+
+            def register(component, _family=family, _origin=origin):
+                registry.add(_family, component, _origin)
+
+            impl.function(register=register)
+    _check_presets(registry)
+    return registry
+
+
+def _check_presets(registry: Registry) -> None:
+    from .flavour import parse_flavour
+
+    for preset in registry.components["preset"].values():
+        try:
+            parse_flavour(preset.spec, registry)
+        except FlavourError as exc:
+            raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=4)
+def _cached(disable: bool | frozenset[str]) -> Registry:
+    return build_registry(disable_plugins=disable)
+
+
+def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
+    """The process-wide registry for a given ``disable_plugins`` setting (built once)."""
+    if disable_plugins is None:
+        disable_plugins = _disabled_from_env()
+    if disable_plugins is not True and disable_plugins is not False:
+        disable_plugins = frozenset(disable_plugins)
+    return _cached(disable_plugins)

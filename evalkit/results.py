@@ -1,0 +1,106 @@
+"""The results of an evaluation: per-query values for every system and flavour."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .flavour import Flavour
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """Per-query values of ``systems`` x ``flavours`` over ``qids``.
+
+    :param qids: evaluated query ids, ``object`` ``(q,)`` (the qrels' queries).
+    :param systems: system (run) names, length ``s``.
+    :param flavours: the evaluated flavours, length ``f``.
+    :param labels: display name per flavour (the config's names, else the canonical string).
+    :param values: ``float64`` ``(s, f, q)``; ``NaN`` marks a query left out of the mean
+        by a convention (``missing=skip``, ``empty=skip``).
+
+    Results are additive over queries: :meth:`sums` and :meth:`counts` of disjoint query
+    partitions add up, and :func:`concat` joins partitions evaluated separately.
+    """
+
+    qids: np.ndarray
+    systems: tuple[str, ...]
+    flavours: tuple[Flavour, ...]
+    labels: tuple[str, ...]
+    values: np.ndarray
+
+    # ----------------------------------------------------------------- lookup
+    def system_index(self, system: str | int) -> int:
+        if isinstance(system, int):
+            return system
+        try:
+            return self.systems.index(system)
+        except ValueError:
+            raise KeyError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
+
+    def flavour_index(self, flavour) -> int:
+        if isinstance(flavour, int):
+            return flavour
+        if isinstance(flavour, Flavour):
+            if flavour in self.flavours:
+                return self.flavours.index(flavour)
+        else:
+            text = str(flavour)
+            if text in self.labels:
+                return self.labels.index(text)
+            for i, f in enumerate(self.flavours):
+                if str(f) == text:
+                    return i
+        raise KeyError(f"unknown flavour {flavour!r} (known: {', '.join(self.labels)})")
+
+    # ----------------------------------------------------------------- aggregates
+    def counts(self) -> np.ndarray:
+        """Queries included in each mean: ``int64`` ``(s, f)``."""
+        return (~np.isnan(self.values)).sum(axis=2)
+
+    def sums(self) -> np.ndarray:
+        """Sum of included per-query values: ``float64`` ``(s, f)``."""
+        return np.nansum(self.values, axis=2)
+
+    def means(self) -> np.ndarray:
+        """Mean over included queries: ``float64`` ``(s, f)``; ``NaN`` if none included."""
+        counts = self.counts()
+        out = np.full(counts.shape, np.nan)
+        np.divide(self.sums(), counts, out=out, where=counts > 0)
+        return out
+
+    def mean(self, system, flavour) -> float:
+        return float(self.means()[self.system_index(system), self.flavour_index(flavour)])
+
+    def per_query(self, system, flavour) -> dict[str, float]:
+        """``{qid: value}`` for the included queries."""
+        row = self.values[self.system_index(system), self.flavour_index(flavour)]
+        return {q: float(v) for q, v in zip(self.qids, row) if not np.isnan(v)}
+
+    def to_records(self) -> list[dict]:
+        """One dict per (system, flavour, included query): long format."""
+        out = []
+        for s, system in enumerate(self.systems):
+            for f, label in enumerate(self.labels):
+                for q, v in zip(self.qids, self.values[s, f]):
+                    if not np.isnan(v):
+                        out.append({"system": system, "flavour": label,
+                                    "canonical": str(self.flavours[f]), "qid": q, "value": float(v)})
+        return out
+
+
+def concat(parts: list[Results]) -> Results:
+    """Join results of disjoint query partitions (same systems and flavours)."""
+    if not parts:
+        raise ValueError("nothing to concatenate")
+    first = parts[0]
+    for p in parts[1:]:
+        if p.systems != first.systems or p.flavours != first.flavours:
+            raise ValueError("partitions differ in systems or flavours")
+    qids = np.concatenate([p.qids for p in parts])
+    values = np.concatenate([p.values for p in parts], axis=2)
+    order = np.argsort(qids, kind="stable")
+    if len(qids) > 1 and (qids[order][1:] == qids[order][:-1]).any():
+        raise ValueError("partitions overlap in queries")
+    return Results(qids[order], first.systems, first.flavours, first.labels, values[:, :, order])
