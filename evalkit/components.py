@@ -254,6 +254,8 @@ class Preset:
     :param requires_cutoff: ``True`` if the measure is only defined with a cutoff.
     :param default_cutoffs: cutoffs used when none is given (trec_eval's
         ``ndcg_cut`` reports 5, 10, 15, 20, 30, 100, 200, 500, 1000).
+    :param native_name: the library's own name for the measure, ``{k}`` standing for
+        the cutoff (``"ndcg_cut_{k}"``); used for trec_eval-style output.
     """
 
     name: str
@@ -262,6 +264,7 @@ class Preset:
     source: str = ""
     requires_cutoff: bool = False
     default_cutoffs: tuple[int, ...] = ()
+    native_name: str = ""
     origin: str = field(default="", compare=False)
     family = "preset"
 

@@ -18,6 +18,7 @@ def evalkit_register_presets(register):
         spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
         description="trec_eval 'ndcg': linear gain, 1/log2(r+1), IDCG over all judged documents, no cutoff",
         source="usnistgov/trec_eval m_ndcg.c",
+        native_name="ndcg",
     ))
     register(Preset(
         name="trec_eval.ndcg_cut",
@@ -26,6 +27,7 @@ def evalkit_register_presets(register):
         source="usnistgov/trec_eval m_ndcg_cut.c",
         requires_cutoff=True,
         default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="ndcg_cut_{k}",
     ))
     register(Preset(
         name="jarvelin2002.ndcg",
