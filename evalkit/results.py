@@ -52,6 +52,14 @@ class Results:
             for i, f in enumerate(self.flavours):
                 if str(f) == text:
                     return i
+            try:
+                from .flavour import parse_flavour
+
+                parsed = parse_flavour(text)
+            except Exception:  # noqa: BLE001 - fall through to the KeyError below
+                parsed = None
+            if parsed in self.flavours:
+                return self.flavours.index(parsed)
         raise KeyError(f"unknown flavour {flavour!r} (known: {', '.join(self.labels)})")
 
     # ----------------------------------------------------------------- aggregates
