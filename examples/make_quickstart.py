@@ -73,6 +73,7 @@ def main() -> None:
     for system, topics in RUNS.items():
         with open(OUT / f"{system}.run", "w") as f:
             for topic, ranked in topics.items():
+                ranked = sorted(ranked, key=lambda pair: -pair[1])  # stable: ties keep list order
                 for rank, (docno, score) in enumerate(ranked, start=1):
                     f.write(f"{topic} Q0 {docno} {rank} {score:g} {system}\n")
 
