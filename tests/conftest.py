@@ -1,0 +1,63 @@
+"""Shared fixtures for the evalkit test suite.
+
+Real evaluation data lives beside the checkout in ``../shared/data`` (on CI and on
+the development machine ``/work/shared/data``); it is never copied into the
+repository. Tests that need it use the :func:`shared_data` fixture (or
+:func:`shared_path`), which skips the test with a clear reason when the folder is
+absent, and carry the ``shared`` marker (``pytest -m "not shared"`` runs the rest).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+SEEDS = REPO_ROOT.parent / "shared" / "seeds"
+
+
+def pytest_configure(config):
+    # Also declared in pyproject.toml; repeated here so the markers are known even
+    # when pytest is run with another rootdir/config.
+    config.addinivalue_line("markers", "shared: needs ../shared/data beside the checkout")
+    config.addinivalue_line("markers", "slow: evaluates the full Robust 2003 set")
+
+
+def shared_path(*parts: str) -> Path:
+    """``../shared/data/<parts>``; skips the calling test if it does not exist."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(
+            f"shared evaluation data not found at {path} "
+            f"(expected ../shared/data beside the checkout {REPO_ROOT}; see /work/shared/data/README.md)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path of ``../shared/data``; skips the test when the folder is absent."""
+    return shared_path()
+
+
+@pytest.fixture(scope="session")
+def trec_eval_dir() -> Path:
+    """``../shared/data/trec_eval_test`` (trec_eval's own test suite)."""
+    return shared_path("trec_eval_test")
+
+
+@pytest.fixture(scope="session")
+def ir_measures_dir() -> Path:
+    """``../shared/data/ir_measures_fixtures``."""
+    return shared_path("ir_measures_fixtures")
+
+
+@pytest.fixture(scope="session")
+def registry():
+    """A registry with no third-party plugins, so results do not depend on what else
+    is installed."""
+    from evalkit import build_registry
+
+    return build_registry(disable_plugins=True)
