@@ -48,6 +48,8 @@ class Param:
     :param choices: allowed values for ``"str"`` parameters.
     :param minimum: smallest allowed numeric value (inclusive) or ``None``.
     :param exclusive_minimum: if true, ``minimum`` itself is not allowed.
+    :param maximum: largest allowed numeric value (inclusive) or ``None``.
+    :param exclusive_maximum: if true, ``maximum`` itself is not allowed.
     """
 
     name: str
@@ -57,6 +59,8 @@ class Param:
     choices: tuple[str, ...] | None = None
     minimum: float | None = None
     exclusive_minimum: bool = False
+    maximum: float | None = None
+    exclusive_maximum: bool = False
 
     def coerce(self, value: Any, owner: str) -> Any:
         """Validate and convert ``value``; raise :class:`FlavourError` naming ``owner``."""
@@ -77,6 +81,11 @@ class Param:
                 if bad:
                     op = ">" if self.exclusive_minimum else ">="
                     raise FlavourError(f"{where} must be {op} {self.minimum:g}, got {value!r}")
+            if self.maximum is not None:
+                bad = value >= self.maximum if self.exclusive_maximum else value > self.maximum
+                if bad:
+                    op = "<" if self.exclusive_maximum else "<="
+                    raise FlavourError(f"{where} must be {op} {self.maximum:g}, got {value!r}")
             return value
         value = str(value)
         if self.choices is not None and value not in self.choices:

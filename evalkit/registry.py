@@ -98,13 +98,25 @@ class Registry:
         return self.get("preset", name)
 
 
-def _disabled_from_env() -> bool | set[str]:
+def _disabled_from_env() -> bool | frozenset[str]:
     value = os.environ.get(DISABLE_ENV, "").strip()
     if not value or value.lower() in ("0", "false", "no"):
         return False
     if value.lower() in ("1", "true", "yes", "all"):
         return True
-    return {v.strip() for v in value.split(",") if v.strip()}
+    return frozenset(v.strip() for v in value.split(",") if v.strip())
+
+
+def _normalise_disable(disable_plugins) -> bool | frozenset[str]:
+    """``None`` -> the environment variable; a string is a comma-separated list of
+    entry-point names (not an iterable of characters); other iterables -> frozenset."""
+    if disable_plugins is None:
+        return _disabled_from_env()
+    if disable_plugins is True or disable_plugins is False:
+        return disable_plugins
+    if isinstance(disable_plugins, str):
+        return frozenset(v.strip() for v in disable_plugins.split(",") if v.strip())
+    return frozenset(disable_plugins)
 
 
 def _entry_points() -> Iterable[md.EntryPoint]:
@@ -119,10 +131,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
     :raises RegistryError: a plugin fails to import (the message names its
         distribution), registers a duplicate name, or implements an unknown hook.
     """
-    if disable_plugins is None:
-        disable_plugins = _disabled_from_env()
-    elif disable_plugins is not True and disable_plugins is not False:
-        disable_plugins = set(disable_plugins)
+    disable_plugins = _normalise_disable(disable_plugins)
 
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
@@ -139,11 +148,18 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
     if disable_plugins is not True:
         blocked = disable_plugins or set()
         for ep in _entry_points():
-            if ep.name in blocked or pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
+            if ep.name in blocked or pm.is_blocked(ep.name):
                 continue
             dist = getattr(ep, "dist", None)
             dist_label = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
             origin = f"{dist_label} (entry point '{ep.name}')"
+            if pm.has_plugin(ep.name):
+                # Two distributions declare the same entry-point name: loading only
+                # one of them would silently drop the other's components.
+                first = registry.plugins.get(ep.name, ep.name)
+                raise RegistryError(
+                    f"duplicate evalkit plugin name '{ep.name}': declared by {first} and by {origin}"
+                )
             try:
                 plugin = ep.load()
             except Exception as exc:  # noqa: BLE001 - any import failure is reported
@@ -161,7 +177,8 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise RegistryError(f"plugin implements an unknown hook: {exc}") from exc
+        who = origins.get(id(exc.plugin), getattr(exc.plugin, "__name__", repr(exc.plugin)))
+        raise RegistryError(f"{who} implements an unknown hook: {exc}") from exc
 
     # Call each implementation once, individually, so that every component is
     # attributed to the plugin that registered it.
@@ -173,7 +190,14 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
             def register(component, _family=family, _origin=origin):
                 registry.add(_family, component, _origin)
 
-            impl.function(register=register)
+            try:
+                impl.function(register=register)
+            except RegistryError:
+                raise
+            except Exception as exc:  # a plugin's hook crashed: say whose
+                raise RegistryError(
+                    f"{origin}: {hook_name} failed: {type(exc).__name__}: {exc}"
+                ) from exc
     _check_presets(registry)
     return registry
 
@@ -195,8 +219,4 @@ def _cached(disable: bool | frozenset[str]) -> Registry:
 
 def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
     """The process-wide registry for a given ``disable_plugins`` setting (built once)."""
-    if disable_plugins is None:
-        disable_plugins = _disabled_from_env()
-    if disable_plugins is not True and disable_plugins is not False:
-        disable_plugins = frozenset(disable_plugins)
-    return _cached(disable_plugins)
+    return _cached(_normalise_disable(disable_plugins))

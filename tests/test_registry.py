@@ -1,0 +1,419 @@
+"""Plugin registry: built-ins, entry-point discovery, errors, disabling, call counts.
+
+No installation happens here. Fake third-party distributions are real
+``*.dist-info`` folders written into ``tmp_path`` (``METADATA`` +
+``entry_points.txt``) next to the plugin module, and ``evalkit.registry._entry_points``
+is pointed at ``importlib.metadata.distributions(path=[tmp_path])``, so the
+registry sees genuine :class:`importlib.metadata.EntryPoint` objects with their
+distribution, and nothing that happens to be installed on the machine.
+(``tests/test_plugin_install.py`` does the real ``pip install``.)
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata as md
+import itertools
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalkit
+import evalkit.registry as registry_mod
+from evalkit import FlavourError, Qrels, RegistryError, Run, build_registry, evaluate
+from evalkit.components import FAMILIES
+from evalkit.registry import BUILTIN_ORIGIN, DISABLE_ENV
+
+_counter = itertools.count()
+
+HEADER = """\
+from evalkit import hookimpl
+from evalkit.components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
+import numpy as np
+"""
+
+
+class FakeSite:
+    """Writes fake plugin distributions into one folder on ``sys.path``."""
+
+    def __init__(self, root: Path, monkeypatch):
+        self.root = root
+        self.modules: list[str] = []
+        monkeypatch.syspath_prepend(str(root))
+        monkeypatch.setattr(registry_mod, "_entry_points", self.entry_points)
+
+    def add(self, dist: str, body: str, ep_name: str | None = None, version: str = "1.0") -> str:
+        """Create distribution ``dist`` whose entry point ``ep_name`` (default: the
+        distribution name) loads a fresh module holding ``body``; returns the module name."""
+        module = f"evk_fake_{dist.replace('-', '_')}_{next(_counter)}"
+        (self.root / f"{module}.py").write_text(HEADER + textwrap.dedent(body))
+        info = self.root / f"{dist.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        (info / "entry_points.txt").write_text(f"[evalkit]\n{ep_name or dist} = {module}\n")
+        self.modules.append(module)
+        return module
+
+    def entry_points(self):
+        eps = []
+        for dist in sorted(md.distributions(path=[str(self.root)]), key=lambda d: d.metadata["Name"]):
+            eps.extend(ep for ep in dist.entry_points if ep.group == registry_mod.ENTRY_POINT_GROUP)
+        return eps
+
+    def module(self, name: str):
+        return sys.modules[name]
+
+    def cleanup(self):
+        for name in self.modules:
+            sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    monkeypatch.delenv(DISABLE_ENV, raising=False)
+    s = FakeSite(tmp_path, monkeypatch)
+    yield s
+    s.cleanup()
+
+
+FLAT_DISCOUNT = """
+CALLS = {"discounts": 0, "fn": 0}
+
+def flat(ranks, height):
+    CALLS["fn"] += 1
+    return np.full(len(ranks), height)
+
+@hookimpl
+def evalkit_register_discounts(register):
+    CALLS["discounts"] += 1
+    register(Discount(name="flat", fn=flat, params=(Param("height", "float", 1.0),),
+                      formula="d(r) = height", source="test"))
+"""
+
+
+# ----------------------------------------------------------------------------- built-ins
+
+EXPECTED_BUILTINS = {
+    "gain": {"linear", "exp2", "map"},
+    "discount": {"log2", "log", "jarvelin", "reciprocal", "none", "natural"},
+    "idcg": {"judged", "returned", "returned_top_k"},
+    "ties": {"input", "trec_eval", "average", "optimistic", "pessimistic"},
+    "metric": {"dcg", "ndcg", "err", "ia_ndcg", "precision", "recall", "ap", "rr"},
+    "preset": {"trec_eval.ndcg", "trec_eval.ndcg_cut", "jarvelin2002.ndcg", "burges2005.ndcg"},
+}
+
+
+def test_builtins_are_registered_with_builtin_origin():
+    reg = build_registry(disable_plugins=True)
+    assert set(reg.components) == set(FAMILIES)
+    for family, names in EXPECTED_BUILTINS.items():
+        assert names <= set(reg.names(family)), family
+    for family, table in reg.components.items():
+        for name, comp in table.items():
+            assert comp.origin == BUILTIN_ORIGIN == "evalkit (built-in)", (family, name)
+            assert isinstance(comp, FAMILIES[family])
+    assert reg.plugins == {}
+
+
+def test_unknown_component_lists_known_names():
+    reg = build_registry(disable_plugins=True)
+    with pytest.raises(FlavourError, match=r"unknown discount 'nope' \(known: .*jarvelin.*log2"):
+        reg.get("discount", "nope")
+
+
+def test_each_build_is_a_fresh_registry():
+    a, b = build_registry(disable_plugins=True), build_registry(disable_plugins=True)
+    assert a is not b and a.components is not b.components
+    assert evalkit.default_registry(True) is evalkit.default_registry(True)
+
+
+# ----------------------------------------------------------------------------- discovery
+
+def test_plugin_is_discovered_through_its_entry_point_and_usable(site):
+    site.add("evalkit-flat", FLAT_DISCOUNT, ep_name="flat")
+    reg = build_registry(disable_plugins=False)
+    comp = reg.get("discount", "flat")
+    assert comp.origin == "evalkit-flat 1.0 (entry point 'flat')"
+    assert reg.plugins == {"flat": "evalkit-flat 1.0 (entry point 'flat')"}
+    # built-ins keep their own origin next to the plugin's
+    assert reg.get("discount", "log2").origin == BUILTIN_ORIGIN
+    # a flat discount of height 2 makes DCG twice the cumulative gain: 2 * (3 + 0 + 2)
+    qrels = Qrels.from_rows([("q1", "a", 3), ("q1", "b", 0), ("q1", "c", 2)])
+    run = Run.from_rows([("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0)], name="r")
+    res = evaluate(qrels, run, ["dcg(discount=flat(height=2))"], registry=reg)
+    assert res.values[0, 0, 0] == pytest.approx(10.0)
+    assert str(res.flavours[0]) == "dcg(gain=linear,discount=flat(height=2),ties=trec_eval)"
+
+
+ALL_HOOKS = """
+@hookimpl
+def evalkit_register_gains(register):
+    register(Gain(name="half", fn=lambda g: g / 2.0, formula="g/2", source="test"))
+
+@hookimpl
+def evalkit_register_discounts(register):
+    register(Discount(name="unit", fn=lambda r: np.ones(len(r)), formula="1", source="test"))
+
+@hookimpl
+def evalkit_register_idcg_strategies(register):
+    register(IdcgStrategy(name="one", fn=lambda ctx: np.ones(ctx.ranked.n_queries), formula="1", source="test"))
+
+@hookimpl
+def evalkit_register_tie_policies(register):
+    register(TiePolicy(name="docno", fn=lambda keys: np.lexsort((keys.docno, keys.query)),
+                       formula="docno ascending", source="test"))
+
+@hookimpl
+def evalkit_register_metrics(register):
+    def hits(inp):
+        return MetricOutput(inp.per_query(inp.relevant(1.0) * inp.in_cutoff()), np.ones(inp.n_queries, bool))
+    register(Metric(name="hits", fn=hits, formula="number of relevant documents in the top k", source="test"))
+
+@hookimpl
+def evalkit_register_presets(register):
+    register(Preset(name="test.half", spec="dcg(gain=half,discount=unit,ties=docno)"))
+"""
+
+
+def test_plugin_can_implement_every_hook(site):
+    site.add("evalkit-all", ALL_HOOKS)
+    reg = build_registry(disable_plugins=False)
+    origin = "evalkit-all 1.0 (entry point 'evalkit-all')"
+    for family, name in [("gain", "half"), ("discount", "unit"), ("idcg", "one"), ("ties", "docno"),
+                         ("metric", "hits"), ("preset", "test.half")]:
+        assert reg.get(family, name).origin == origin
+    qrels = Qrels.from_rows([("q1", "a", 4), ("q1", "b", 1), ("q1", "c", 0)])
+    run = Run.from_rows([("q1", "c", 9.0), ("q1", "b", 8.0), ("q1", "a", 7.0)], name="r")
+    res = evaluate(qrels, run, ["test.half", "ndcg(gain=half,discount=unit,idcg=one,ties=docno)@1",
+                                "hits@2", "hits(ties=docno)@2"], registry=reg)
+    # docno order a, b, c: half gains 2 + 0.5 + 0 = 2.5; @1 with IDCG 1: 2.0
+    # hits@2 in score order (c, b) = 1; in docno order (a, b) = 2
+    assert res.values[0, :, 0].tolist() == pytest.approx([2.5, 2.0, 1.0, 2.0])
+
+
+# ----------------------------------------------------------------------------- errors
+
+def test_duplicate_with_builtin_names_both_origins(site):
+    site.add("evalkit-dup", """
+        @hookimpl
+        def evalkit_register_discounts(register):
+            register(Discount(name="log2", fn=lambda r: 1.0 / r))
+    """)
+    with pytest.raises(RegistryError) as info:
+        build_registry(disable_plugins=False)
+    msg = str(info.value)
+    assert "duplicate discount name 'log2'" in msg
+    assert "evalkit (built-in)" in msg and "evalkit-dup 1.0" in msg
+
+
+def test_duplicate_between_two_plugins_names_both_distributions(site):
+    for dist in ("evalkit-aaa", "evalkit-bbb"):
+        site.add(dist, """
+            @hookimpl
+            def evalkit_register_gains(register):
+                register(Gain(name="cube", fn=lambda g: g ** 3))
+        """)
+    with pytest.raises(RegistryError, match=r"duplicate gain name 'cube'.*evalkit-aaa 1\.0.*evalkit-bbb 1\.0"):
+        build_registry(disable_plugins=False)
+
+
+def test_two_distributions_with_one_entry_point_name(site):
+    site.add("evalkit-first", FLAT_DISCOUNT, ep_name="same")
+    site.add("evalkit-second", "", ep_name="same")
+    with pytest.raises(RegistryError, match=r"plugin name 'same'.*evalkit-first 1\.0.*evalkit-second 1\.0"):
+        build_registry(disable_plugins=False)
+
+
+def test_plugin_that_fails_to_import_names_its_distribution(site):
+    site.add("evalkit-broken", "import evalkit_module_that_does_not_exist\n", ep_name="broken")
+    with pytest.raises(RegistryError) as info:
+        build_registry(disable_plugins=False)
+    msg = str(info.value)
+    assert "evalkit-broken 1.0" in msg
+    assert "entry point 'broken'" in msg
+    assert "evalkit_module_that_does_not_exist" in msg
+    assert f"{DISABLE_ENV}=broken" in msg  # the way out is in the message
+    assert isinstance(info.value.__cause__, ImportError)
+    # ... and that way out works
+    reg = build_registry(disable_plugins=["broken"])
+    assert reg.plugins == {}
+
+
+def test_unknown_hook_fails_check_pending(site):
+    site.add("evalkit-typo", """
+        @hookimpl
+        def evalkit_register_scorers(register):
+            pass
+    """)
+    with pytest.raises(RegistryError, match=r"(?s)evalkit-typo 1\.0.*unknown hook.*evalkit_register_scorers"):
+        build_registry(disable_plugins=False)
+
+
+def test_hookimpl_with_unknown_argument_is_invalid(site):
+    site.add("evalkit-badarg", """
+        @hookimpl
+        def evalkit_register_gains(register, options):
+            pass
+    """)
+    with pytest.raises(RegistryError, match=r"(?s)evalkit-badarg 1\.0.*invalid plugin.*options"):
+        build_registry(disable_plugins=False)
+
+
+def test_wrong_component_type_through_a_hook(site):
+    site.add("evalkit-wrongtype", """
+        @hookimpl
+        def evalkit_register_discounts(register):
+            register(Gain(name="oops", fn=lambda g: g))
+    """)
+    with pytest.raises(RegistryError) as info:
+        build_registry(disable_plugins=False)
+    msg = str(info.value)
+    assert "evalkit-wrongtype 1.0" in msg
+    assert "discount hook" in msg and "expected an evalkit.components.Discount" in msg
+
+
+def test_not_a_component_at_all(site):
+    site.add("evalkit-notcomp", """
+        @hookimpl
+        def evalkit_register_metrics(register):
+            register("ndcg2")
+    """)
+    with pytest.raises(RegistryError, match=r"evalkit-notcomp 1\.0 \(entry point 'evalkit-notcomp'\) registered 'ndcg2' through the metric hook"):
+        build_registry(disable_plugins=False)
+
+
+def test_hook_that_raises_is_reported_with_its_origin(site):
+    site.add("evalkit-crash", """
+        @hookimpl
+        def evalkit_register_tie_policies(register):
+            raise ZeroDivisionError("boom")
+    """)
+    with pytest.raises(RegistryError, match=r"evalkit-crash 1\.0.*evalkit_register_tie_policies failed: ZeroDivisionError: boom"):
+        build_registry(disable_plugins=False)
+
+
+def test_plugin_preset_with_unknown_component(site):
+    site.add("evalkit-badpreset", """
+        @hookimpl
+        def evalkit_register_presets(register):
+            register(Preset(name="x.bad", spec="ndcg(gain=quadratic)"))
+    """)
+    with pytest.raises(RegistryError, match=r"preset 'x\.bad' from evalkit-badpreset 1\.0.*unknown gain 'quadratic'"):
+        build_registry(disable_plugins=False)
+
+
+# ----------------------------------------------------------------------------- disabling
+
+@pytest.fixture
+def two_plugins(site):
+    site.add("evalkit-flat", FLAT_DISCOUNT, ep_name="flat")
+    site.add("evalkit-all", ALL_HOOKS, ep_name="all")
+    return site
+
+
+@pytest.mark.parametrize("value", ["1", "all", "true", "ALL"])
+def test_env_var_disables_every_plugin(two_plugins, monkeypatch, value):
+    monkeypatch.setenv(DISABLE_ENV, value)
+    reg = build_registry()
+    assert reg.plugins == {}
+    assert "flat" not in reg.names("discount") and "half" not in reg.names("gain")
+    assert "log2" in reg.names("discount")  # built-ins stay
+
+
+@pytest.mark.parametrize("value", ["0", "", "false"])
+def test_env_var_off_values_keep_plugins(two_plugins, monkeypatch, value):
+    monkeypatch.setenv(DISABLE_ENV, value)
+    assert set(build_registry().plugins) == {"flat", "all"}
+
+
+def test_env_var_comma_list_disables_only_those(two_plugins, monkeypatch):
+    monkeypatch.setenv(DISABLE_ENV, "flat, something-else")
+    reg = build_registry()
+    assert set(reg.plugins) == {"all"}
+    assert "flat" not in reg.names("discount") and "half" in reg.names("gain")
+    monkeypatch.setenv(DISABLE_ENV, "all,flat")
+    assert build_registry().plugins == {}
+
+
+def test_build_registry_argument_overrides_env(two_plugins, monkeypatch):
+    monkeypatch.setenv(DISABLE_ENV, "1")
+    assert set(build_registry(disable_plugins=False).plugins) == {"flat", "all"}
+    monkeypatch.delenv(DISABLE_ENV)
+    assert build_registry(disable_plugins=True).plugins == {}
+    assert set(build_registry(disable_plugins=["all"]).plugins) == {"flat"}
+    # a string is a comma-separated list of names, not a set of characters
+    assert set(build_registry(disable_plugins="flat").plugins) == {"all"}
+    assert build_registry(disable_plugins="flat,all").plugins == {}
+
+
+# ----------------------------------------------------------------------------- call counts
+
+def _many_queries(n_queries: int, depth: int = 20, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    qids = np.repeat([f"q{i:04d}" for i in range(n_queries)], depth)
+    docnos = np.tile([f"d{j:02d}" for j in range(depth)], n_queries)
+    grades = rng.integers(0, 4, size=len(qids))
+    scores = rng.random(len(qids))
+    qrels = Qrels.from_rows(list(zip(qids, docnos, grades.tolist())))
+    run = Run.from_rows(list(zip(qids, docnos, scores.tolist())), name="sys")
+    return qrels, run
+
+
+def test_hooks_called_once_per_build_and_never_during_evaluation(site):
+    name = site.add("evalkit-flat", FLAT_DISCOUNT, ep_name="flat")
+    reg = build_registry(disable_plugins=False)
+    calls = site.module(name).CALLS
+    assert calls == {"discounts": 1, "fn": 0}
+
+    build_registry(disable_plugins=False)
+    assert calls["discounts"] == 2  # once more for the second registry, not more
+
+    flavours = ["dcg(discount=flat)@10", "ndcg(discount=flat(height=3),idcg=returned)@5"]
+    small = evaluate(*_many_queries(3), flavours, registry=reg)
+    after_small = dict(calls)
+    big = evaluate(*_many_queries(500), flavours, registry=reg)
+    # no hook call during evaluation ...
+    assert calls["discounts"] == 2
+    # ... and the component function is called per flavour, not per query: the same
+    # number of times for 3 and for 500 queries
+    assert calls["fn"] - after_small["fn"] == after_small["fn"] > 0
+    assert small.values.shape == (1, 2, 3) and big.values.shape == (1, 2, 500)
+    assert np.isfinite(big.values).all()
+
+
+def test_no_plugin_manager_during_evaluation(site, monkeypatch):
+    site.add("evalkit-flat", FLAT_DISCOUNT, ep_name="flat")
+    reg = build_registry(disable_plugins=False)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("pluggy used during evaluation")
+
+    monkeypatch.setattr(registry_mod.pluggy, "PluginManager", forbidden)
+    monkeypatch.setattr(registry_mod, "build_registry", forbidden)
+    res = evaluate(*_many_queries(50), ["dcg(discount=flat)@10", "trec_eval.ndcg_cut@10"], registry=reg)
+    assert res.values.shape == (1, 2, 50)
+
+
+# ----------------------------------------------------------------------------- coverage of hooks
+
+def _hookspec_names() -> list[str]:
+    tree = ast.parse(Path(evalkit.hookspecs.__file__).read_text())
+    return [
+        node.name for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(getattr(d, "id", None) == "hookspec" for d in node.decorator_list)
+    ]
+
+
+def test_every_hookspec_has_a_test():
+    """datasette's rule: each hook is exercised by a test in this file."""
+    names = _hookspec_names()
+    assert len(names) == len(registry_mod._HOOK_FOR_FAMILY) == len(FAMILIES)
+    assert set(names) == set(registry_mod._HOOK_FOR_FAMILY.values())
+    text = Path(__file__).read_text()
+    body = text.split("def _hookspec_names", 1)[0]  # tests, not this check
+    missing = [n for n in names if f"def {n}(" not in body]
+    assert not missing, f"hooks without a test implementing them: {missing}"
