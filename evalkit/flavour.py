@@ -19,6 +19,12 @@ Conventions:
   mean), ``error``.
 * ``missing``: what a qrels query absent from the run scores: ``skip`` (trec_eval's
   default), ``zero`` (trec_eval ``-c``), ``error``.
+* ``depth``: keep only the first ``n`` documents of each query, in ranking order
+  after sorting (trec_eval ``-M n``, form_res_rels.c); default: all.
+* ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
+  after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``).
+* ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
+  (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
 
 Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
 """
@@ -44,6 +50,20 @@ CONVENTIONS: dict[str, Param] = {
     "missing": Param(
         "missing", "str", "skip", "score of a qrels query that is absent from the run",
         choices=("zero", "skip", "error"),
+    ),
+    "depth": Param(
+        "depth", "int", None,
+        "keep only the first n documents of each query after sorting (trec_eval -M n)",
+        minimum=1,
+    ),
+    "judged_only": Param(
+        "judged_only", "str", "no",
+        "drop unjudged documents after sorting, then renumber the ranks (trec_eval -J)",
+        choices=("no", "yes"),
+    ),
+    "min_grade": Param(
+        "min_grade", "float", 0.0,
+        "grades below this give gain 0 and leave the ideal ranking (ranx rel_lvl / -l)",
     ),
 }
 

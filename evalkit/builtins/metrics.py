@@ -7,6 +7,7 @@ import numpy as np
 
 from ..components import Metric, MetricOutput, Param
 from ..engine.kernels import MetricInput, segment_cumsum
+from ..engine.problem import offsets_from_sorted, segment_ids
 from ..hookspecs import hookimpl
 
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")
@@ -20,13 +21,115 @@ def dcg(inp: MetricInput) -> MetricOutput:
     return MetricOutput(inp.dcg(), _all(inp.n_queries))
 
 
-def ndcg(inp: MetricInput) -> MetricOutput:
+def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
     num = inp.dcg()
     den = inp.ideal()
     defined = den > 0
     values = np.zeros(inp.n_queries)
     np.divide(num, den, out=values, where=defined)
+    if rel_level > 0:
+        # trec_eval m_ndcg_p.c: the value is set only 'if (res_rels.num_rel_ret > 0)'
+        hit = ((inp.ranked.grade >= rel_level) & inp.in_cutoff()).astype(np.float64)
+        values[inp.per_query(hit) == 0] = 0.0
     return MetricOutput(values, defined)
+
+
+def _ideal_prefix(inp: MetricInput):
+    """The ideal ranking of each query's judged documents with positive gain.
+
+    Returns ``(gain, offsets, cum)``: gains sorted decreasingly per query
+    (``float64`` ``(p,)``), their ``offsets`` (``(q + 1,)``) and the discounted
+    cumulative sums ``cum`` (``cum[offsets[i] + r - 1]`` = IDCG@r of query ``i``).
+    """
+    g = inp.judged_gain()
+    seg = segment_ids(inp.judged_offsets)
+    pos = g > 0
+    g, seg = g[pos], seg[pos]
+    order = np.lexsort((-g, seg))
+    g, seg = g[order], seg[order]
+    offsets = offsets_from_sorted(seg, inp.n_queries)
+    rank = np.arange(len(g), dtype=np.int64) - offsets[seg] + 1
+    cum = segment_cumsum(g * inp.discount(rank), offsets) if len(g) else np.zeros(0)
+    return g, offsets, cum
+
+
+def _at(cum: np.ndarray, offsets: np.ndarray, query: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``cum`` at 1-based position ``min(r, length)`` of each ``query``; 0 where that is 0."""
+    length = np.diff(offsets)[query]
+    m = np.minimum(r, length)
+    out = np.zeros(len(query))
+    ok = m > 0
+    out[ok] = cum[offsets[query[ok]] + m[ok] - 1]
+    return out
+
+
+def _ranked_prefix(inp: MetricInput):
+    """DCG prefix sums over the ranked list (cutoff applied) and the effective length
+    of each query's ranking (``min(length, k)``)."""
+    r = inp.ranked
+    inside = inp.in_cutoff()
+    contrib = np.where(inside, inp.ranked_gain() * inp.discount(r.rank), 0.0)
+    dcum = segment_cumsum(contrib, r.offsets)
+    n_eff = r.length if inp.k is None else np.minimum(r.length, inp.k)
+    return contrib, dcum, n_eff
+
+
+def ndcg_rel(inp: MetricInput) -> MetricOutput:
+    """trec_eval m_ndcg_rel.c: NDCG averaged over the relevant (gain > 0) documents."""
+    r = inp.ranked
+    nq = inp.n_queries
+    _, ioff, icum = _ideal_prefix(inp)
+    n_pos = np.diff(ioff).astype(np.float64)
+    contrib, dcum, n_eff = _ranked_prefix(inp)
+    ideal_r = _at(icum, ioff, r.query, r.rank)
+    rel = (inp.ranked_gain() > 0) & inp.in_cutoff()
+    term = np.zeros(len(rel))
+    ok = rel & (ideal_r > 0)
+    term[ok] = dcum[ok] / ideal_r[ok]
+    total = inp.per_query(term)
+    rel_ret = inp.per_query(rel.astype(np.float64))
+    queries = np.arange(nq)
+    ideal_full = _at(icum, ioff, queries, np.diff(ioff))
+    d_full = inp.per_query(contrib)
+    has = ideal_full > 0
+    total[has] += (n_pos[has] - rel_ret[has]) * d_full[has] / ideal_full[has]
+    values = np.zeros(nq)
+    good = (total > 0) & (n_pos > 0)
+    values[good] = total[good] / n_pos[good]
+    return MetricOutput(values, n_pos > 0)
+
+
+def rndcg(inp: MetricInput, rel_level: float) -> MetricOutput:
+    """trec_eval m_Rndcg.c: mean NDCG at the R-levels (ranks where the ideal gain changes)."""
+    r = inp.ranked
+    nq = inp.n_queries
+    ig, ioff, icum = _ideal_prefix(inp)
+    n_pos = np.diff(ioff)
+    _, dcum, n_eff = _ranked_prefix(inp)
+    # change points: the last position of each run of equal ideal gains
+    p = len(ig)
+    last = np.ones(p, dtype=bool)
+    if p > 1:
+        same_q = np.repeat(np.arange(nq), n_pos)
+        last[:-1] = (ig[1:] != ig[:-1]) | (same_q[1:] != same_q[:-1])
+    cq = np.repeat(np.arange(nq), n_pos)[last]
+    c = (np.flatnonzero(last) - ioff[cq] + 1).astype(np.int64)
+    ranked_off = r.offsets
+    d_c = _at(dcum, ranked_off, cq, np.minimum(c, n_eff[cq]))
+    total = np.bincount(cq, weights=d_c / icum[np.flatnonzero(last)], minlength=nq) if p else np.zeros(nq)
+    count = np.bincount(cq, minlength=nq).astype(np.float64) if p else np.zeros(nq)
+    # the implied final R-level at num_ret, counted only if 'i < num_ret' after the ideal ran out
+    extra = (n_pos > 0) & (n_pos + 1 < n_eff)
+    queries = np.flatnonzero(extra)
+    d_n = _at(dcum, ranked_off, queries, n_eff[queries])
+    i_full = icum[ioff[queries + 1] - 1] if len(queries) else np.zeros(0)
+    total[queries] += d_n / i_full
+    count[queries] += 1
+    values = np.zeros(nq)
+    ok = count > 0
+    values[ok] = total[ok] / count[ok]
+    values[inp.num_relevant(rel_level) == 0] = 0.0
+    return MetricOutput(values, n_pos > 0)
 
 
 def err(inp: MetricInput, max_grade: float) -> MetricOutput:
@@ -113,9 +216,33 @@ def evalkit_register_metrics(register):
         fn=ndcg,
         uses=_NDCG_USES,
         supports_averaged_ties=True,
+        params=(Param("rel_level", "float", 0.0,
+                      "if > 0: a query with no retrieved document of grade >= rel_level scores 0 "
+                      "(trec_eval ndcg_p's num_rel_ret > 0 test, with -l); 0 = no such test",
+                      minimum=0.0),),
         formula="NDCG@k = DCG@k / IDCG@k",
-        source="Järvelin & Kekäläinen, ACM TOIS 2002",
+        source="Järvelin & Kekäläinen, ACM TOIS 2002; rel_level: trec_eval m_ndcg_p.c",
         description="normalised DCG; the IDCG strategy picks the ideal ranking",
+    ))
+    register(Metric(
+        name="ndcg_rel",
+        fn=ndcg_rel,
+        uses=frozenset({"gain", "discount"}),
+        formula="(sum_{r: gain_r > 0} DCG@r / IDCG@r + (R - R_ret) * DCG / IDCG) / R, "
+                "R = judged documents with gain > 0, R_ret = those retrieved",
+        source="trec_eval m_ndcg_rel.c (experimental measure 'ndcg_rel'); IDCG over judged documents",
+        description="NDCG averaged over the relevant documents; a cutoff truncates the ranking",
+    ))
+    register(Metric(
+        name="rndcg",
+        fn=rndcg,
+        uses=frozenset({"gain", "discount"}),
+        params=(Param("rel_level", "float", 1.0,
+                      "trec_eval -l: a query with no judged document of grade >= rel_level scores 0"),),
+        formula="mean of NDCG@R_j over the R-levels R_j (ranks where the ideal gain drops), plus "
+                "NDCG@num_ret when R + 1 < num_ret",
+        source="trec_eval m_Rndcg.c (experimental measure 'Rndcg'); IDCG over judged documents",
+        description="NDCG averaged at the R-levels of the ideal ranking",
     ))
     register(Metric(
         name="err",

@@ -1,43 +1,269 @@
 """Built-in presets: named flavours that reproduce a library's or a paper's NDCG.
 
-Names are ``LIBRARY.MEASURE``; a cutoff is given as ``@k``.
+Names are ``LIBRARY.MEASURE``; a cutoff is given as ``@k``. Every preset cites the
+source file its flavour was read from; ``docs/flavours.md`` tabulates them.
+
+trec_eval's command-line flags are not presets but flavour conventions; use
+:func:`trec_eval_flavours` to turn a trec_eval command line (``-m ndcg_cut.10 -c
+-M100``) into flavours:
+
+* ``-c`` -> ``missing=zero`` (trec_eval.c evaluates a missing query on a bogus
+  one-document ranking, which scores 0 for every NDCG variant);
+* ``-M n`` -> ``depth=n`` (form_res_rels.c truncates after sorting);
+* ``-J`` -> ``judged_only=yes`` (form_res_rels.c drops ``rel < 0`` and re-ranks);
+* ``-l n`` -> only ``ndcg_p`` (``rel_level``: value set only if ``num_rel_ret > 0``)
+  and ``Rndcg`` (``rel_level``: 0 if ``num_rel == 0``) depend on it; ``ndcg``,
+  ``ndcg_cut`` and ``ndcg_rel`` use the grades themselves.
 """
 
 from __future__ import annotations
+
+import re
+from dataclasses import replace
 
 from ..components import Preset
 from ..hookspecs import hookimpl
 
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+_TE = "usnistgov/trec_eval"
+_PYTE = ("terrierteam/pytrec_eval src/pytrec_eval.cpp (ResultRankingBuilder: "
+         "pair->sim = PyFloat_AsDouble(...), TEXT_RESULTS.sim is a C float in trec_format.h)")
+_SK = "scikit-learn sklearn/metrics/_ranking.py"
+_RANX = "AmenRa/ranx ranx/metrics/ndcg.py"
 
-@hookimpl
-def evalkit_register_presets(register):
-    register(Preset(
+#: trec_eval's NDCG family as canonical flavour strings (no conventions, no cutoff).
+TREC_EVAL_SPECS = {
+    "ndcg": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
+    "ndcg_cut": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
+    "ndcg_p": "ndcg(rel_level=1,gain=linear,discount=jarvelin(base=2),idcg=judged,ties=trec_eval)",
+    "ndcg_rel": "ndcg_rel(gain=linear,discount=log2,ties=trec_eval)",
+    "Rndcg": "rndcg(gain=linear,discount=log2,ties=trec_eval)",
+}
+
+
+def _float32(spec: str) -> str:
+    return spec.replace("ties=trec_eval", "ties=trec_eval(score=float32)")
+
+
+#: Presets, in the order ``evalkit flavours`` lists them.
+PRESETS: tuple[Preset, ...] = (
+    # ------------------------------------------------------------------ trec_eval
+    Preset(
         name="trec_eval.ndcg",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
-        description="trec_eval 'ndcg': linear gain, 1/log2(r+1), IDCG over all judged documents, no cutoff",
-        source="usnistgov/trec_eval m_ndcg.c",
+        spec=TREC_EVAL_SPECS["ndcg"],
+        description="trec_eval 'ndcg': linear gain (grade), 1/log2(r+1), IDCG over all judged "
+                    "documents, no cutoff; ties by docno descending; negative grades gain 0",
+        source=f"{_TE} m_ndcg.c (te_calc_ndcg, log2(i+2) for 0-based i), gain_init.c, form_res_rels.c",
         native_name="ndcg",
-    ))
-    register(Preset(
+    ),
+    Preset(
         name="trec_eval.ndcg_cut",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
-        description="trec_eval 'ndcg_cut.k': as ndcg, DCG and IDCG both cut at k",
-        source="usnistgov/trec_eval m_ndcg_cut.c",
+        spec=TREC_EVAL_SPECS["ndcg_cut"],
+        description="trec_eval 'ndcg_cut.k': as ndcg, DCG and IDCG both cut at k (grades as gains)",
+        source=f"{_TE} m_ndcg_cut.c (te_calc_ndcg_cut)",
         requires_cutoff=True,
         default_cutoffs=TREC_EVAL_CUTOFFS,
         native_name="ndcg_cut_{k}",
-    ))
-    register(Preset(
+    ),
+    Preset(
+        name="trec_eval.ndcg_p",
+        spec=TREC_EVAL_SPECS["ndcg_p"],
+        description="trec_eval 'ndcg_p': original Järvelin-Kekäläinen discount (rank 1: 1, "
+                    "rank r >= 2: 1/log2(r)); 0 unless a document of grade >= -l is retrieved",
+        source=f"{_TE} m_ndcg_p.c (te_calc_ndcg_p: 'if (i > 0) gain / log2(i+1)', "
+               "'if (res_rels.num_rel_ret > 0)')",
+        native_name="ndcg_p",
+    ),
+    Preset(
+        name="trec_eval.ndcg_rel",
+        spec=TREC_EVAL_SPECS["ndcg_rel"],
+        description="trec_eval 'ndcg_rel' (experimental): NDCG averaged over the relevant documents",
+        source=f"{_TE} m_ndcg_rel.c (te_calc_ndcg_rel)",
+        native_name="ndcg_rel",
+    ),
+    Preset(
+        name="trec_eval.Rndcg",
+        spec=TREC_EVAL_SPECS["Rndcg"],
+        description="trec_eval 'Rndcg' (experimental): NDCG averaged at the R-levels of the ideal ranking",
+        source=f"{_TE} m_Rndcg.c (te_calc_Rndcg)",
+        native_name="Rndcg",
+    ),
+    # ------------------------------------------------------------------ pytrec_eval
+    Preset(
+        name="pytrec_eval.ndcg",
+        spec=_float32(TREC_EVAL_SPECS["ndcg"]),
+        description="pytrec_eval 'ndcg': trec_eval's ndcg with scores stored as 32-bit floats "
+                    "(scores equal in float32 tie, then docno descending)",
+        source=f"{_PYTE}; {_TE} m_ndcg.c",
+        native_name="ndcg",
+    ),
+    Preset(
+        name="pytrec_eval.ndcg_cut",
+        spec=_float32(TREC_EVAL_SPECS["ndcg_cut"]),
+        description="pytrec_eval 'ndcg_cut.k': trec_eval's ndcg_cut with float32 scores",
+        source=f"{_PYTE}; {_TE} m_ndcg_cut.c",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="ndcg_cut_{k}",
+    ),
+    Preset(
+        name="pytrec_eval.ndcg_rel",
+        spec=_float32(TREC_EVAL_SPECS["ndcg_rel"]),
+        description="pytrec_eval 'ndcg_rel': trec_eval's ndcg_rel with float32 scores",
+        source=f"{_PYTE}; {_TE} m_ndcg_rel.c",
+        native_name="ndcg_rel",
+    ),
+    Preset(
+        name="pytrec_eval.Rndcg",
+        spec=_float32(TREC_EVAL_SPECS["Rndcg"]),
+        description="pytrec_eval 'Rndcg': trec_eval's Rndcg with float32 scores",
+        source=f"{_PYTE}; {_TE} m_Rndcg.c",
+        native_name="Rndcg",
+    ),
+    # ------------------------------------------------------------------ scikit-learn
+    Preset(
+        name="sklearn.ndcg_score",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
+        description="scikit-learn ndcg_score (ignore_ties=False): LINEAR gain, 1/log2(r+1), "
+                    "IDCG from the row's own labels, tied scores averaged; all-zero rows score 0",
+        source=f"{_SK} ndcg_score, _ndcg_sample_scores, _dcg_sample_scores, _tie_averaged_dcg",
+        native_name="ndcg_score(k={k})",
+    ),
+    Preset(
+        name="sklearn.ndcg_score_ignore_ties",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=numpy_argsort)",
+        description="scikit-learn ndcg_score(ignore_ties=True): ranking = np.argsort(y_score)[:, ::-1] "
+                    "(tie order is numpy's, CPU-dependent)",
+        source=f"{_SK} _dcg_sample_scores ('ranking = np.argsort(y_score)[:, ::-1]')",
+        native_name="ndcg_score(k={k},ignore_ties=True)",
+    ),
+    Preset(
+        name="sklearn.dcg_score",
+        spec="dcg(gain=linear,discount=log2,ties=average)",
+        description="scikit-learn dcg_score (log_base=2, ignore_ties=False); other bases: "
+                    "dcg(discount=log(base=b),ties=average)",
+        source=f"{_SK} dcg_score, _dcg_sample_scores ('discount = 1 / (np.log(np.arange(n) + 2) "
+               "/ np.log(log_base))'), _tie_averaged_dcg",
+        native_name="dcg_score(k={k})",
+    ),
+    Preset(
+        name="sklearn.dcg_score_ignore_ties",
+        spec="dcg(gain=linear,discount=log2,ties=numpy_argsort)",
+        description="scikit-learn dcg_score(ignore_ties=True)",
+        source=f"{_SK} _dcg_sample_scores",
+        native_name="dcg_score(k={k},ignore_ties=True)",
+    ),
+    # ------------------------------------------------------------------ ranx
+    Preset(
+        name="ranx.ndcg",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=stable,missing=zero)",
+        description="ranx 'ndcg' (Järvelin et al. formulation): linear gain, 1/log2(r+1), IDCG from "
+                    "the qrels; judgments below rel_lvl (-l, default 1) count 0: add min_grade=l",
+        source=f"{_RANX} (_dcg jarvelin=True, _idcg = _dcg(qrels, qrels)), ranx/metrics/common.py "
+               "clean_qrels, ranx/data_structures/common.py sort_dict_by_value",
+        native_name="ndcg@{k}",
+    ),
+    Preset(
+        name="ranx.ndcg_burges",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=stable,missing=zero)",
+        description="ranx 'ndcg_burges': exponential gain 2^rel - 1, otherwise as ranx.ndcg",
+        source=f"{_RANX} (_dcg jarvelin=False: '(2**weighted_hit_list - 1)')",
+        native_name="ndcg_burges@{k}",
+    ),
+    # ------------------------------------------------------------------ papers
+    Preset(
         name="jarvelin2002.ndcg",
         spec="ndcg(gain=linear,discount=jarvelin(base=2),idcg=judged,ties=trec_eval)",
         description="Järvelin & Kekäläinen 2002: DCG = rel_1 + sum_{i>=2} rel_i / log2(i)",
         source="Järvelin & Kekäläinen, ACM TOIS 20(4):422-446, 2002",
-    ))
-    register(Preset(
+    ),
+    Preset(
         name="burges2005.ndcg",
         spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)",
         description="Burges et al. 2005: DCG = sum (2^rel_i - 1) / log2(i + 1)",
         source="Burges et al., Learning to Rank using Gradient Descent, ICML 2005",
-    ))
+    ),
+)
+
+
+@hookimpl
+def evalkit_register_presets(register):
+    for preset in PRESETS:
+        register(preset)
+
+
+# --------------------------------------------------------------------------- trec_eval flags
+
+_GAIN_PAIR = re.compile(r"^[+-]?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | None = None,
+                       judged_only: bool = False, rel_level: int = 1, float32: bool = False,
+                       registry=None) -> list[tuple[str, "Flavour"]]:
+    """The flavours of one trec_eval ``-m`` argument under trec_eval's flags.
+
+    :param measure: ``ndcg``, ``ndcg_cut`` / ``ndcg_cut.5,10,23.4``, ``ndcg_p``,
+        ``ndcg_rel``, ``Rndcg``, optionally with gains ``ndcg.1=3,2=9`` (grades not
+        listed keep their own value; gain_init.c).
+    :param complete: ``-c`` (``missing=zero``).
+    :param max_docs: ``-M n`` (``depth=n``).
+    :param judged_only: ``-J`` (``judged_only=yes``).
+    :param rel_level: ``-l n``; changes ``ndcg_p`` and ``Rndcg`` only.
+    :param float32: compare scores as 32-bit floats (pytrec_eval).
+    :returns: ``[(name trec_eval prints, Flavour), ...]``: ``ndcg_cut.5,23.4`` gives
+        ``ndcg_cut_5`` and ``ndcg_cut_23`` (trec_eval reads cutoffs with ``atol``).
+    :raises FlavourError: a measure outside trec_eval's NDCG family or a bad parameter.
+    """
+    from ..errors import FlavourError
+    from ..flavour import parse_flavour
+
+    name, _, params = measure.partition(".")
+    if name not in TREC_EVAL_SPECS:
+        raise FlavourError(f"trec_eval measure '{name}' is not in the NDCG family "
+                           f"({', '.join(TREC_EVAL_SPECS)})")
+    spec = TREC_EVAL_SPECS[name]
+    if float32:
+        spec = _float32(spec)
+    args = []
+    if name == "ndcg_p" and rel_level != 1:
+        spec = spec.replace("rel_level=1", f"rel_level={rel_level}")
+    if name == "Rndcg" and rel_level != 1:
+        args.append(f"rel_level={rel_level}")
+    if complete:
+        args.append("missing=zero")
+    if max_docs is not None:
+        args.append(f"depth={int(max_docs)}")
+    if judged_only:
+        args.append("judged_only=yes")
+    cutoffs: list[int] = []
+    printed = name
+    if name == "ndcg_cut":
+        texts = params.split(",") if params else [str(k) for k in TREC_EVAL_CUTOFFS]
+        try:
+            cutoffs = [int(float(t)) for t in texts]
+        except ValueError:
+            raise FlavourError(f"trec_eval measure {measure!r}: cutoffs must be numbers") from None
+    elif params:
+        pairs = params.split(",")
+        if not all(_GAIN_PAIR.match(p) for p in pairs):
+            raise FlavourError(f"trec_eval measure {measure!r}: gains must be 'grade=gain' pairs")
+        spec = spec.replace("gain=linear", f"gain=map({params})")
+        printed = f"{name}_{params}"
+    if args:
+        spec = spec[:-1] + "," + ",".join(args) + ")"
+    base = parse_flavour(spec, registry)
+    if name == "ndcg_cut":
+        return [(f"ndcg_cut_{k}", base.with_cutoff(k)) for k in cutoffs]
+    return [(printed, base)]
+
+
+def with_conventions(flavour, **conventions):
+    """``flavour`` with conventions set (``missing="zero"``, ``depth=100``), re-validated."""
+    from ..flavour import parse_flavour
+
+    text = str(flavour.without_cutoff())
+    extra = ",".join(f"{k}={v}" for k, v in conventions.items())
+    text = f"{text[:-1]},{extra})" if text.endswith(")") else f"{text}({extra})"
+    out = parse_flavour(text)
+    return replace(out, k=flavour.k)

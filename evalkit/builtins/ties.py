@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import TiePolicy
+from ..components import Param, TiePolicy
 from ..engine.problem import SortKeys
 from ..hookspecs import hookimpl
 
@@ -21,8 +21,42 @@ def input_order(keys: SortKeys) -> np.ndarray:
     return np.lexsort((keys.line, keys.query))
 
 
-def trec_eval(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((-keys.docno, -keys.score, keys.query))
+def _scores(keys: SortKeys, score: str) -> np.ndarray:
+    """Scores at the precision a library stores them: ``float32`` rounds each
+    ``float64`` score to the nearest ``float32`` (as a C ``float sim`` does)."""
+    if score == "float32":
+        return keys.score.astype(np.float32).astype(np.float64)
+    return keys.score
+
+
+def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
+    return np.lexsort((-keys.docno, -_scores(keys, score), keys.query))
+
+
+def stable(keys: SortKeys) -> np.ndarray:
+    return np.lexsort((keys.line, -keys.score, keys.query))
+
+
+def numpy_argsort(keys: SortKeys) -> np.ndarray:
+    """``np.argsort(scores)[::-1]`` per query, scores in input order (scikit-learn's
+    ``ignore_ties=True``). Queries of equal length are sorted together as the rows of
+    one 2-D array (numpy sorts each row independently), so the loop runs over
+    distinct query lengths, never over queries."""
+    base = np.lexsort((keys.line, keys.query))  # by query, then input order
+    query = keys.query[base]
+    n = len(base)
+    if n == 0:
+        return base
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    out = np.empty(n, dtype=np.int64)
+    score = keys.score[base]
+    for length in np.unique(lengths):
+        first = starts[lengths == length]
+        idx = first[:, None] + np.arange(length)[None, :]  # (queries, length)
+        order = np.argsort(score[idx], axis=1)[:, ::-1]
+        out[idx] = base[np.take_along_axis(idx, order, axis=1)]
+    return out
 
 
 def by_score(keys: SortKeys) -> np.ndarray:
@@ -42,9 +76,30 @@ def evalkit_register_tie_policies(register):
     register(TiePolicy(
         name="trec_eval",
         fn=trec_eval,
+        params=(Param("score", "str", "float64",
+                      "precision the scores are compared at: float64, or float32 as pytrec_eval "
+                      "stores them (C 'float sim' in trec_format.h; more ties)",
+                      choices=("float64", "float32")),),
         formula="sort by score descending, then docno descending (strcmp); rank column ignored",
-        source="trec_eval form_res_rels.c comp_sim_docno",
+        source="trec_eval form_res_rels.c comp_sim_docno; pytrec_eval src/pytrec_eval.cpp "
+               "(pair->sim = PyFloat_AsDouble(...) into TEXT_RESULTS.sim, a float)",
         description="deterministic trec_eval ordering",
+    ))
+    register(TiePolicy(
+        name="stable",
+        fn=stable,
+        formula="sort by score descending; tied documents keep their input order",
+        source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
+               "insertion sort, hence stable, for queries of at most 15 documents)",
+        description="stable sort by score (ranx Run for short lists)",
+    ))
+    register(TiePolicy(
+        name="numpy_argsort",
+        fn=numpy_argsort,
+        formula="per query: np.argsort(scores in input order)[::-1]",
+        source="scikit-learn metrics/_ranking.py _dcg_sample_scores(ignore_ties=True): "
+               "ranking = np.argsort(y_score)[:, ::-1]",
+        description="numpy's default argsort, reversed: tie order depends on the numpy build and CPU",
     ))
     register(TiePolicy(
         name="input",

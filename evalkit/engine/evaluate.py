@@ -73,7 +73,8 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
     ``NaN`` where a convention leaves the query out."""
     fl = resolved.flavour
-    ranked = problem.ranked(resolved.ties, resolved.ties_kw)
+    ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
+                            judged_only=fl.convention("judged_only") == "yes")
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:
@@ -90,6 +91,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         discount=resolved.discount,
         idcg=resolved.idcg,
         subtopics=intents,
+        min_grade=fl.convention("min_grade"),
     )
     out = resolved.metric.fn(inp, **resolved.metric_kw)
     values = np.array(out.values, dtype=np.float64)

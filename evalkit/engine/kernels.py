@@ -36,11 +36,13 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return total - base[seg]
 
 
-def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray) -> np.ndarray:
+def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray,
+               min_grade: float = 0.0) -> np.ndarray:
     """Gains of ``grade`` (``NaN`` = unjudged): unjudged and negative grades give 0,
-    as in trec_eval; the others go through ``gain``."""
+    as in trec_eval; so do grades below ``min_grade`` (ranx's ``rel_lvl``, whose
+    ``clean_qrels`` drops judgments below the level); the others go through ``gain``."""
     out = np.zeros(len(grade), dtype=np.float64)
-    ok = grade >= 0  # False for NaN
+    ok = grade >= max(min_grade, 0.0)  # False for NaN
     if ok.any():
         out[ok] = gain(grade[ok])
     return out
@@ -118,6 +120,8 @@ class MetricInput:
     discount: Callable[[np.ndarray], np.ndarray] | None = None
     idcg: Callable[[IdealContext], np.ndarray] | None = None
     subtopics: object | None = None
+    #: the flavour's ``min_grade`` convention: grades below it give gain 0
+    min_grade: float = 0.0
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -152,12 +156,12 @@ class MetricInput:
     # ------------------------------------------------------------- gain helpers
     def ranked_gain(self) -> np.ndarray:
         if "ranked_gain" not in self._cache:
-            self._cache["ranked_gain"] = apply_gain(self.gain, self.ranked.grade)
+            self._cache["ranked_gain"] = apply_gain(self.gain, self.ranked.grade, self.min_grade)
         return self._cache["ranked_gain"]
 
     def judged_gain(self) -> np.ndarray:
         if "judged_gain" not in self._cache:
-            self._cache["judged_gain"] = apply_gain(self.gain, self.judged_grade)
+            self._cache["judged_gain"] = apply_gain(self.gain, self.judged_grade, self.min_grade)
         return self._cache["judged_gain"]
 
     def dcg(self) -> np.ndarray:

@@ -103,9 +103,23 @@ class Problem:
     def n_queries(self) -> int:
         return len(self.qids)
 
-    def ranked(self, policy, params: dict) -> RankedList:
+    def ranked(self, policy, params: dict, *, depth: int | None = None,
+               judged_only: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
-        computed once per policy and parameters and then reused."""
+        computed once per policy and parameters and then reused.
+
+        :param depth: keep only the first ``depth`` documents of each query after
+            sorting (trec_eval ``-M``; ``None`` keeps all).
+        :param judged_only: drop unjudged documents (no grade, or a negative grade)
+            after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
+        """
+        if depth is not None or judged_only:
+            key = (policy.name, tuple(sorted(params.items())), depth, bool(judged_only))
+            hit = self._ranked.get(key)
+            if hit is None:
+                hit = restrict(self.ranked(policy, params), depth, judged_only)
+                self._ranked[key] = hit
+            return hit
         cache_key = (policy.name, tuple(sorted(params.items())))
         hit = self._ranked.get(cache_key)
         if hit is not None:
@@ -133,6 +147,42 @@ class Problem:
         )
         self._ranked[cache_key] = ranked
         return ranked
+
+
+def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> RankedList:
+    """Keep part of each query's ranking and renumber the ranks (vectorised).
+
+    ``depth``: positions with rank > depth are dropped (trec_eval ``-M``: form_res_rels.c
+    truncates to ``max_num_docs_per_topic`` right after sorting by score and docno).
+    ``judged_only``: positions whose grade is NaN or negative are then dropped and the
+    remaining documents ranked 1, 2, ... in their original order (trec_eval ``-J``:
+    form_res_rels.c keeps ``rel >= 0`` sorted by the original rank). Tie blocks are
+    renumbered so block ids stay dense.
+    """
+    keep = np.ones(len(ranked.rank), dtype=bool)
+    if depth is not None:
+        keep &= ranked.rank <= depth
+    if judged_only:
+        keep &= ranked.grade >= 0  # False for NaN (unjudged)
+    if keep.all():
+        return ranked
+    query = ranked.query[keep]
+    n_queries = ranked.n_queries
+    offsets = offsets_from_sorted(query, n_queries)
+    rank = np.arange(len(query), dtype=np.int64) - offsets[query] + 1
+    old_block = ranked.block[keep]
+    new_block = np.ones(len(query), dtype=bool)
+    if len(query) > 1:
+        new_block[1:] = old_block[1:] != old_block[:-1]
+    return RankedList(
+        offsets=offsets,
+        query=query,
+        rank=rank,
+        grade=ranked.grade[keep],
+        docno=ranked.docno[keep],
+        block=np.cumsum(new_block) - 1,
+        averaged=ranked.averaged,
+    )
 
 
 def build_problem(qrels: Qrels, run: Run) -> Problem:
