@@ -92,6 +92,14 @@ def test_graded_scaled_by_the_querys_largest_grade(reg):
     assert res.values[0, 0, 0] == pytest.approx(0.5 * (2 / 4 + 0.25 * 1 / 4))
 
 
+def test_min_grade_convention(reg):
+    qrels, run = _one_query([1, 3, 2])
+    res = evaluate(qrels, run, ["rbp(p=0.5,min_grade=2)", "rbp(p=0.5)"], registry=reg)
+    # grade 1 at rank 1 drops out; the scale stays the largest grade, 3
+    assert res.values[0, :, 0] == pytest.approx([0.5 * (0.5 * 3 / 3 + 0.25 * 2 / 3),
+                                                 0.5 * (1 / 3 + 0.5 * 3 / 3 + 0.25 * 2 / 3)])
+
+
 def test_average_ties_is_the_mean_over_orderings(reg):
     grades = [2, 0, 1, 0]
     scores = [1.0, 1.0, 1.0, 0.5]  # the first three are tied

@@ -14,8 +14,8 @@ grades are the gains (grade ``g`` -> ``g``), and when the largest grade present 
 the query's qrels exceeds 1 every gain is divided by that largest grade
 (min-max normalisation with minimum 0, "per email conversation with Alistair
 Moffat" in m_rbp.c). So ``rel_r = g_r / max(1, max judged grade of the query)``.
-Unjudged documents and negative grades give 0. For binary qrels this is the paper's
-``r_i in {0, 1}``.
+Unjudged documents, negative grades and grades below the flavour's ``min_grade``
+convention give 0. For binary qrels this is the paper's ``r_i in {0, 1}``.
 
 No Python loop over queries or documents: both kernels work on the arrays of a
 whole run at once (see :class:`evalkit.engine.kernels.MetricInput`).
@@ -65,14 +65,16 @@ def rbp_discount(ranks: np.ndarray, p: float) -> np.ndarray:
 def graded_relevance(inp: MetricInput) -> np.ndarray:
     """``rel_r`` of every ranked position, trec_eval's ``m_rbp.c`` scaling.
 
-    ``rel_r = g_r / max(1, G_q)`` where ``g_r`` is the position's grade (0 if unjudged
-    or negative) and ``G_q`` the largest grade in query ``q``'s qrels.
+    ``rel_r = g_r / max(1, G_q)`` where ``g_r`` is the position's grade (0 if unjudged,
+    negative, or below the flavour's ``min_grade`` convention) and ``G_q`` the largest
+    grade in query ``q``'s qrels.
 
     :returns: ``float64`` of shape ``(n,)`` with values in [0, 1].
     """
     ranked = inp.ranked
     grade = ranked.grade
-    g = np.where(grade > 0, grade, 0.0)  # NaN > 0 is False: unjudged -> 0
+    ok = grade >= max(inp.min_grade, 0.0)  # NaN compares False: unjudged -> 0
+    g = np.where(ok, grade, 0.0)
     top = np.ones(inp.n_queries)  # max(1, G_q)
     if len(inp.judged_grade):
         np.maximum.at(top, segment_ids(inp.judged_offsets), inp.judged_grade)
