@@ -28,6 +28,7 @@ from .io import read_qrels, read_run, read_subtopic_qrels
 from .presets import expand_spec
 from .registry import build_registry, default_registry
 from .results import Results
+from .runner import run_config
 
 __version__ = "0.1.0"
 
@@ -36,5 +37,5 @@ __all__ = [
     "IdcgStrategy", "InputFormatError", "Metric", "MetricOutput", "Param", "Preset", "Qrels",
     "RegistryError", "Results", "Run", "SubtopicQrels", "TiePolicy", "build_registry",
     "default_registry", "evaluate", "expand_spec", "hookimpl", "parse_flavour", "read_qrels",
-    "read_run", "read_subtopic_qrels", "__version__",
+    "read_run", "read_subtopic_qrels", "run_config", "__version__",
 ]

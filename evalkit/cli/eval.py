@@ -1,0 +1,141 @@
+"""``evalkit eval QRELS RUN [RUN ...] -m SPEC ...``: evaluate runs directly.
+
+``--format tsv`` prints trec_eval's lines ``measure<TAB>qid<TAB>value`` (the measure
+padded to 22 characters, 4 decimals, ``all`` for the mean), per-query lines first
+with ``-q``, as ``trec_eval -q`` prints them; the measure name is the preset's
+native name (``ndcg_cut_10``) or else the canonical flavour string. With more than
+one run every line starts with the run name and a tab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+
+from tabulate import tabulate
+
+HELP = "evaluate runs against qrels under one or more measure specs"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "eval",
+        help=HELP,
+        description=HELP + ". SPEC is a canonical flavour string "
+        "('ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10') or a preset name with an "
+        "optional cutoff ('trec_eval.ndcg_cut@10'); see `evalkit flavours`.",
+    )
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz)")
+    p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append", required=True,
+                   help="measure spec; repeat for several")
+    p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                   help="table (default), tsv (trec_eval lines) or json")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+    return p
+
+
+def _names(paths: list[str], runs) -> list[str]:
+    """Run names: the runid column; file names if two runids clash; else the paths."""
+    from ..runner.config import run_name_from_file
+
+    names = [r.name for r in runs]
+    if len(set(names)) == len(names):
+        return names
+    names = [run_name_from_file(os.path.basename(p)) for p in paths]
+    if len(set(names)) == len(names):
+        return names
+    return list(paths)
+
+
+def _value(v: float, digits: int = 4) -> str:
+    return "-" if math.isnan(v) else f"{v:.{digits}f}"
+
+
+def tsv_lines(results, measures, per_query: bool) -> list[str]:
+    """trec_eval-style lines for every run (see module docstring)."""
+    lines = []
+    prefix_runs = len(results.systems) > 1
+    means = results.means()
+    for s, system in enumerate(results.systems):
+        pre = f"{system}\t" if prefix_runs else ""
+        if per_query:
+            for q, qid in enumerate(results.qids):
+                for f, m in enumerate(measures):
+                    v = results.values[s, f, q]
+                    if not math.isnan(v):
+                        lines.append(f"{pre}{m.native:<22}\t{qid}\t{v:.4f}")
+        for f, m in enumerate(measures):
+            v = means[s, f]
+            if not math.isnan(v):
+                lines.append(f"{pre}{m.native:<22}\tall\t{v:.4f}")
+    return lines
+
+
+def table_text(results, measures, per_query: bool, digits: int) -> str:
+    headers = [m.label for m in measures]
+    means = results.means()
+    multi = len(results.systems) > 1
+    if not per_query:
+        rows = [[system] + [_value(v, digits) for v in means[s]] for s, system in enumerate(results.systems)]
+        return tabulate(rows, headers=["run"] + headers, tablefmt="simple", disable_numparse=True)
+    rows = []
+    for s, system in enumerate(results.systems):
+        for q, qid in enumerate(results.qids):
+            vals = results.values[s, :, q]
+            if not all(math.isnan(v) for v in vals):
+                rows.append(([system] if multi else []) + [qid] + [_value(v, digits) for v in vals])
+        rows.append(([system] if multi else []) + ["all"] + [_value(v, digits) for v in means[s]])
+    return tabulate(rows, headers=(["run"] if multi else []) + ["qid"] + headers, tablefmt="simple",
+                    disable_numparse=True)
+
+
+def json_text(results, measures, per_query: bool) -> str:
+    from .. import __version__
+
+    def num(v):
+        return None if math.isnan(v) else float(v)
+
+    means = results.means()
+    data = {
+        "evalkit_version": __version__,
+        "measures": [{"label": m.label, "native": m.native, "canonical": str(m.flavour)} for m in measures],
+        "runs": {},
+    }
+    for s, system in enumerate(results.systems):
+        entry = {"all": {m.label: num(means[s, f]) for f, m in enumerate(measures)},
+                 "num_q": {m.label: int(c) for m, c in zip(measures, results.counts()[s])}}
+        if per_query:
+            entry["per_query"] = {
+                str(qid): {m.label: num(results.values[s, f, q]) for f, m in enumerate(measures)}
+                for q, qid in enumerate(results.qids)
+                if not all(math.isnan(v) for v in results.values[s, :, q])
+            }
+        data["runs"][system] = entry
+    return json.dumps(data, indent=1, allow_nan=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engine.evaluate import evaluate
+    from ..io import read_qrels, read_run
+    from . import registry_for
+    from .specs import expand_measures
+
+    registry = registry_for(args)
+    measures = expand_measures(args.measures, registry)
+    qrels = read_qrels(args.qrels)
+    runs = [read_run(p) for p in args.runs]
+    runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
+    results = evaluate(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
+                       registry=registry)
+    if args.format == "tsv":
+        text = "\n".join(tsv_lines(results, measures, args.per_query))
+    elif args.format == "json":
+        text = json_text(results, measures, args.per_query)
+    else:
+        text = table_text(results, measures, args.per_query, args.digits)
+    print(text)
+    return 0

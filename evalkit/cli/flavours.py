@@ -1,0 +1,76 @@
+"""``evalkit flavours``: the named presets, their composition (canonical flavour
+string), description, source and the formulas of the components they compose."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+HELP = "list the named presets (LIBRARY.MEASURE) with their composition and formulas"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("flavours", help=HELP, description=HELP + ".")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    return p
+
+
+def _parts(flavour, registry) -> list[tuple[str, str, str]]:
+    """``(family, component as written, formula)`` for the metric and each component."""
+    metric = registry.metric(flavour.metric)
+    out = [("metric", flavour.metric, metric.formula)]
+    for family in ("gain", "discount", "idcg", "ties"):
+        ref = getattr(flavour, family)
+        if ref is not None:
+            out.append((family, str(ref), registry.get(family, ref.name).formula))
+    return out
+
+
+def preset_info(preset, registry) -> dict:
+    from ..flavour import parse_flavour
+
+    flavour = parse_flavour(preset.spec, registry)
+    return {
+        "name": preset.name,
+        "composition": str(flavour) + ("@k" if preset.requires_cutoff else ""),
+        "requires_cutoff": preset.requires_cutoff,
+        "default_cutoffs": list(preset.default_cutoffs),
+        "native_name": preset.native_name,
+        "description": preset.description,
+        "source": preset.source,
+        "origin": preset.origin,
+        "formulas": {family: {"component": comp, "formula": formula}
+                     for family, comp, formula in _parts(flavour, registry)},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import registry_for
+
+    registry = registry_for(args)
+    presets = [registry.preset(n) for n in registry.names("preset")]
+    infos = [preset_info(p, registry) for p in presets]
+    if args.format == "json":
+        print(json.dumps(infos, indent=1, ensure_ascii=False))
+        return 0
+    blocks = []
+    for info in infos:
+        head = info["name"] + ("@k" if info["requires_cutoff"] else "")
+        lines = [head, f"  composition: {info['composition']}"]
+        if info["default_cutoffs"]:
+            lines.append(f"  default cutoffs: {', '.join(map(str, info['default_cutoffs']))}")
+        if info["native_name"]:
+            lines.append(f"  native name: {info['native_name']}")
+        if info["description"]:
+            lines.append(f"  {info['description']}")
+        if info["source"]:
+            lines.append(f"  source: {info['source']}")
+        lines.append(f"  origin: {info['origin']}")
+        width = max(len(f"{fam} {c['component']}") for fam, c in info["formulas"].items())
+        for family, comp in info["formulas"].items():
+            lines.append(f"    {(family + ' ' + comp['component']):<{width}}  {comp['formula']}")
+        blocks.append("\n".join(lines))
+    print("\n\n".join(blocks))
+    print("\nUse a preset as -m NAME@k (evalkit eval) or as a flavour spec in a config; "
+          "any canonical flavour string works too.")
+    return 0

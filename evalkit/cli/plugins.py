@@ -1,0 +1,86 @@
+"""``evalkit plugins``: every registered component by family, with its parameters,
+formula and origin (built-in or the distribution and entry point it came from)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tabulate import tabulate
+
+HELP = "list every component (gain, discount, IDCG strategy, tie policy, metric) and its origin"
+
+FAMILY_TITLES = {
+    "gain": "Gains (grade -> gain)",
+    "discount": "Discounts (rank -> weight)",
+    "idcg": "IDCG strategies (which documents form the ideal ranking)",
+    "ties": "Tie policies (order of documents with equal scores)",
+    "metric": "Metrics",
+}
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("plugins", help=HELP, description=HELP + ".")
+    p.add_argument("--family", choices=tuple(FAMILY_TITLES), help="only this family")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
+    return p
+
+
+def format_params(component) -> str:
+    """``base=2.0, ...`` (name=default; ``name`` alone when required)."""
+    parts = [p.name if p.default is None else f"{p.name}={p.default}" for p in component.params]
+    if getattr(component, "numeric_keys", None):
+        parts.append(component.numeric_keys)
+    return ", ".join(parts) or "-"
+
+
+def component_info(component) -> dict:
+    info = {
+        "name": component.name,
+        "parameters": [
+            {"name": p.name, "kind": p.kind, "default": p.default, "description": p.description,
+             **({"choices": list(p.choices)} if p.choices else {})}
+            for p in component.params
+        ],
+        "formula": component.formula,
+        "source": component.source,
+        "description": component.description,
+        "origin": component.origin,
+    }
+    if component.family == "metric":
+        info["uses"] = sorted(component.uses)
+    if component.family == "ties":
+        info["averaged"] = bool(component.averaged)
+    return info
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import registry_for
+
+    registry = registry_for(args)
+    families = [args.family] if args.family else list(FAMILY_TITLES)
+    if args.format == "json":
+        data = {f: [component_info(registry.get(f, n)) for n in registry.names(f)] for f in families}
+        data["third_party_plugins"] = dict(registry.plugins)
+        print(json.dumps(data, indent=1, default=str))
+        return 0
+    blocks = []
+    for family in families:
+        rows = []
+        for name in registry.names(family):
+            c = registry.get(family, name)
+            label = name
+            if family == "metric" and c.uses:
+                label += f"  [{', '.join(sorted(c.uses))}]"
+            if family == "ties" and c.averaged:
+                label += "  [expected value]"
+            rows.append([label, format_params(c), c.formula, c.origin])
+        blocks.append(f"{FAMILY_TITLES[family]}\n\n"
+                      + tabulate(rows, headers=["name", "parameters (default)", "formula", "origin"],
+                                 tablefmt="simple", disable_numparse=True))
+    if registry.plugins:
+        blocks.append("Third-party plugins loaded: " + "; ".join(registry.plugins.values()))
+    else:
+        blocks.append("Third-party plugins loaded: none")
+    print("\n\n".join(blocks))
+    return 0

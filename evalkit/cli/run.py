@@ -1,0 +1,52 @@
+"""``evalkit run CONFIG.yaml``: compare systems under flavours, print, write files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "run",
+        help=HELP,
+        description=HELP + ". Paths in the config are relative to the config file's directory.",
+    )
+    p.add_argument("config", metavar="CONFIG.yaml", help="the config file")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="write the report files here (relative to the current directory); "
+                        "overrides output.dir of the config")
+    p.add_argument("--formats", nargs="+", metavar="FORMAT",
+                   help="output formats (markdown, csv, json); overrides output.formats")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the printed tables (default 4)")
+    p.add_argument("--max-flips", type=int, default=5,
+                   help="flipped system pairs printed per flavour pair (default 5; the files list all)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report.render import RENDERERS, to_text
+    from ..report.write import write_report
+    from ..runner import load_config, run_config
+    from ..errors import ConfigError
+    from . import registry_for
+
+    registry = registry_for(args)
+    if args.formats:
+        unknown = [f for f in args.formats if f not in RENDERERS]
+        if unknown:
+            raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
+    config = load_config(args.config, registry=registry)
+    report = run_config(config, registry=registry)
+    print(to_text(report, digits=args.digits, max_flips=args.max_flips))
+    directory = args.output_dir if args.output_dir is not None else config.output_dir
+    formats = args.formats or list(config.formats)
+    if directory is None:
+        print("\nevalkit: no output.dir in the config and no --output-dir: report files not written",
+              file=sys.stderr)
+        return 0
+    paths = write_report(report, directory, formats)
+    print("\nWrote " + ", ".join(str(p) for p in paths))
+    return 0

@@ -1,0 +1,357 @@
+"""The report of a comparison: a data object that computes, never prints.
+
+A :class:`Report` holds the :class:`~evalkit.results.Results` of several systems
+under several flavours, the flavour labels and canonical strings, the config's
+metadata, the evalkit version and the optional baseline run. Its views are computed
+on demand: the means table (systems x flavours), the per-query long table, the
+differences from the baseline and the **flavour agreement** (does the choice of
+flavour change the conclusion?). Rendering to text, Markdown, CSV and JSON lives in
+:mod:`evalkit.report.render`; writing files in :mod:`evalkit.report.write`
+(the split ranx uses between its ``Report`` data and its output code).
+
+Later additions (significance tests, more output formats) add views here and
+renderers in :data:`evalkit.report.render.RENDERERS` without reshaping this class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..results import Results
+
+#: Means are rounded to this many decimals before systems are ordered, so that two
+#: flavours that are mathematically equal but summed in another order (differences
+#: of ~1e-16) do not produce spurious order flips.
+ORDER_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """How two flavours order the systems.
+
+    :param first, second: flavour labels.
+    :param tau: Kendall's tau-b between the systems' means under the two flavours
+        (``scipy.stats.kendalltau``; Kendall 1945 tau-b corrects for ties); ``NaN``
+        when undefined (fewer than two systems, or every system tied under one flavour).
+    :param p_value: scipy's two-sided p-value for tau (``NaN`` when undefined).
+    :param n_pairs: number of system pairs compared (systems with a mean under both).
+    :param flips: system pairs whose order is strictly reversed, each as
+        ``(ahead under first, ahead under second)``.
+    :param best_first, best_second: the system(s) with the highest mean under each.
+    :param verdict: one line summarising the above.
+    """
+
+    first: str
+    second: str
+    tau: float
+    p_value: float
+    n_pairs: int
+    flips: tuple[tuple[str, str], ...]
+    best_first: tuple[str, ...]
+    best_second: tuple[str, ...]
+    verdict: str
+
+    @property
+    def same_best(self) -> bool:
+        return set(self.best_first) == set(self.best_second)
+
+
+@dataclass(frozen=True)
+class BaselineChange:
+    """A system that beats the baseline under some flavours and loses under others."""
+
+    system: str
+    better_under: tuple[str, ...]
+    worse_under: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Flavour agreement over all pairs of flavours.
+
+    :param pairs: one :class:`PairAgreement` per unordered pair of flavours, in label order.
+    :param best: ``{label: systems with the highest mean}``.
+    :param baseline_changes: systems whose win/loss against the baseline depends on the flavour.
+    :param changes_conclusion: ``True`` if the best system differs between flavours or
+        a system's comparison with the baseline changes sign.
+    :param statement: one sentence saying whether the flavour changes the conclusion.
+    """
+
+    systems: tuple[str, ...]
+    labels: tuple[str, ...]
+    pairs: tuple[PairAgreement, ...]
+    best: Mapping[str, tuple[str, ...]]
+    baseline: str | None
+    baseline_changes: tuple[BaselineChange, ...]
+    changes_conclusion: bool
+    statement: str
+
+    def pair(self, first: str, second: str) -> PairAgreement:
+        for p in self.pairs:
+            if (p.first, p.second) == (first, second):
+                return p
+            if (p.first, p.second) == (second, first):
+                return PairAgreement(p.second, p.first, p.tau, p.p_value, p.n_pairs,
+                                     tuple((b, a) for a, b in p.flips), p.best_second, p.best_first,
+                                     p.verdict)
+        raise KeyError(f"no flavour pair {first!r}, {second!r} (flavours: {', '.join(self.labels)})")
+
+
+def _best(column: np.ndarray, systems: Sequence[str]) -> tuple[str, ...]:
+    ok = ~np.isnan(column)
+    if not ok.any():
+        return ()
+    top = np.max(column[ok])
+    return tuple(s for s, v, good in zip(systems, column, ok) if good and v == top)
+
+
+def _names(systems: Sequence[str]) -> str:
+    return ", ".join(systems) if systems else "none"
+
+
+def flavour_agreement(
+    means: np.ndarray,
+    systems: Sequence[str],
+    labels: Sequence[str],
+    baseline: str | None = None,
+) -> Agreement:
+    """Compare the system orderings that each flavour induces.
+
+    :param means: ``float64`` ``(s, f)`` mean per system and flavour (``NaN`` = no
+        value; such a system is left out of the pairs involving that flavour).
+    :param systems: ``s`` system names; :param labels: ``f`` flavour labels.
+    :param baseline: optional system name; systems whose comparison with it changes
+        sign between flavours are reported.
+    :returns: :class:`Agreement`. For each pair of flavours: Kendall's tau-b of the two
+        columns (``scipy.stats.kendalltau``, ``variant="b"``) and the system pairs
+        ``(i, j)`` with ``(m_a[i] - m_a[j]) * (m_b[i] - m_b[j]) < 0`` (ties are not flips).
+        Means are rounded to :data:`ORDER_DECIMALS` decimals first.
+    :raises ValueError: shapes of ``means``, ``systems`` and ``labels`` disagree, or
+        ``baseline`` is not a system.
+    """
+    from scipy.stats import kendalltau
+
+    systems, labels = tuple(systems), tuple(labels)
+    m = np.round(np.asarray(means, dtype=np.float64), ORDER_DECIMALS)
+    if m.shape != (len(systems), len(labels)):
+        raise ValueError(f"means has shape {m.shape}, expected ({len(systems)}, {len(labels)})")
+    best = {label: _best(m[:, f], systems) for f, label in enumerate(labels)}
+    pairs = []
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            ok = ~np.isnan(m[:, a]) & ~np.isnan(m[:, b])
+            idx = np.flatnonzero(ok)
+            x, y = m[idx, a], m[idx, b]
+            if len(idx) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0:
+                res = kendalltau(x, y, variant="b")
+                tau, p = float(res.statistic), float(res.pvalue)
+            else:
+                tau, p = float("nan"), float("nan")
+            dx = np.sign(x[:, None] - x[None, :])
+            dy = np.sign(y[:, None] - y[None, :])
+            ii, jj = np.nonzero(np.triu(dx * dy < 0, 1))
+            flips = tuple(
+                (systems[idx[i]], systems[idx[j]]) if dx[i, j] > 0 else (systems[idx[j]], systems[idx[i]])
+                for i, j in zip(ii, jj)
+            )
+            n_pairs = len(idx) * (len(idx) - 1) // 2
+            ba, bb = best[labels[a]], best[labels[b]]
+            pairs.append(PairAgreement(labels[a], labels[b], tau, p, n_pairs, flips, ba, bb,
+                                       _verdict(labels[a], labels[b], tau, flips, n_pairs, ba, bb)))
+
+    changes: list[BaselineChange] = []
+    if baseline is not None:
+        if baseline not in systems:
+            raise ValueError(f"baseline {baseline!r} is not one of the systems ({_names(systems)})")
+        base = m[systems.index(baseline)]
+        for s, name in enumerate(systems):
+            if name == baseline:
+                continue
+            d = m[s] - base
+            better = tuple(l for l, v in zip(labels, d) if v > 0)
+            worse = tuple(l for l, v in zip(labels, d) if v < 0)
+            if better and worse:
+                changes.append(BaselineChange(name, better, worse))
+
+    best_sets = {frozenset(v) for v in best.values()}
+    changes_conclusion = len(best_sets) > 1 or bool(changes)
+    statement = _statement(systems, labels, best, pairs, baseline, changes)
+    return Agreement(systems, labels, tuple(pairs), best, baseline, tuple(changes),
+                     changes_conclusion, statement)
+
+
+def _verdict(a, b, tau, flips, n_pairs, best_a, best_b) -> str:
+    if n_pairs == 0:
+        return "fewer than two systems have a value under both flavours: nothing to compare"
+    tau_text = "τ undefined (all systems tie under one flavour)" if np.isnan(tau) else f"τ = {tau:.3f}"
+    if not flips:
+        order = "no system pair flips"
+    else:
+        order = f"{len(flips)} of {n_pairs} system pairs flip"
+    if set(best_a) == set(best_b):
+        best = f"same best system ({_names(best_a)})"
+    else:
+        best = f"best system differs: {_names(best_a)} under {a}, {_names(best_b)} under {b}"
+    return f"{tau_text}; {order}; {best}"
+
+
+def _statement(systems, labels, best, pairs, baseline, changes) -> str:
+    if len(systems) < 2:
+        return "Only one system: there is no ordering for the flavours to disagree on."
+    if len(labels) < 2:
+        return "Only one flavour: there is nothing to compare it with."
+    parts = []
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for label, b in best.items():
+        groups.setdefault(b, []).append(label)
+    flipping = [p for p in pairs if p.flips]
+    if len(groups) > 1:
+        detail = "; ".join(f"{_names(b)} under {', '.join(ls)}" for b, ls in groups.items())
+        parts.append(f"The choice of flavour changes the conclusion: the best system is {detail}.")
+    elif flipping:
+        worst = min(pairs, key=lambda p: (np.inf if np.isnan(p.tau) else p.tau, -len(p.flips)))
+        tau = "undefined" if np.isnan(worst.tau) else f"{worst.tau:.3f}"
+        parts.append(
+            f"The choice of flavour does not change the best system ({_names(next(iter(groups)))} under "
+            f"every flavour), but it reorders others: {len(flipping)} of {len(pairs)} flavour pairs flip "
+            f"at least one system pair (lowest τ = {tau}, {worst.first} vs {worst.second}, "
+            f"{len(worst.flips)} flips)."
+        )
+    else:
+        parts.append(
+            f"The choice of flavour does not change the conclusion: every flavour orders the "
+            f"{len(systems)} systems the same way (best: {_names(next(iter(groups)))})."
+        )
+    if baseline is not None:
+        if changes:
+            detail = "; ".join(
+                f"{c.system} (better under {', '.join(c.better_under)}; worse under {', '.join(c.worse_under)})"
+                for c in changes
+            )
+            parts.append(f"Against the baseline {baseline}, the verdict depends on the flavour for: {detail}.")
+        else:
+            parts.append(f"Every system compares with the baseline {baseline} the same way under every flavour.")
+    return " ".join(parts)
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """Results of comparing systems under flavours, with computed views.
+
+    :param results: per-query values ``(s, f, q)``; ``results.labels`` are the flavour
+        labels, ``results.flavours`` the :class:`~evalkit.flavour.Flavour` values.
+    :param baseline: name of the baseline system or ``None``.
+    :param metadata: JSON-friendly facts about the inputs (config file, qrels and run
+        paths, flavour specs, output settings, title).
+    :param version: the evalkit version that produced the report.
+    :raises ValueError: ``baseline`` is not one of the systems.
+    """
+
+    results: Results
+    baseline: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    version: str = ""
+
+    def __post_init__(self):
+        if not self.version:
+            from .. import __version__
+
+            object.__setattr__(self, "version", __version__)
+        if self.baseline is not None and self.baseline not in self.results.systems:
+            raise ValueError(f"baseline {self.baseline!r} is not one of the systems "
+                             f"({', '.join(self.results.systems)})")
+
+    # ----------------------------------------------------------------- basic facts
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return self.results.systems
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.results.labels
+
+    @property
+    def canonical(self) -> tuple[str, ...]:
+        """Canonical flavour strings, one per label."""
+        return tuple(str(f) for f in self.results.flavours)
+
+    @property
+    def qids(self) -> np.ndarray:
+        return self.results.qids
+
+    @property
+    def title(self) -> str:
+        return self.metadata.get("title") or "evalkit report"
+
+    # ----------------------------------------------------------------- views
+    @cached_property
+    def means(self) -> np.ndarray:
+        """Mean over included queries, ``float64`` ``(s, f)``."""
+        return self.results.means()
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Queries included in each mean, ``int64`` ``(s, f)``."""
+        return self.results.counts()
+
+    def means_records(self) -> list[dict[str, Any]]:
+        """Wide table: one dict per system, ``{"system": name, label: mean, ...}``."""
+        return [
+            {"system": s, **{l: float(v) for l, v in zip(self.labels, row)}}
+            for s, row in zip(self.systems, self.means)
+        ]
+
+    def per_query_records(self) -> list[dict[str, Any]]:
+        """Long table: ``{"system", "flavour", "canonical", "qid", "value"}`` per included query."""
+        return self.results.to_records()
+
+    @cached_property
+    def deltas(self) -> np.ndarray | None:
+        """``means - means[baseline]``, ``float64`` ``(s, f)``; ``None`` without a baseline."""
+        if self.baseline is None:
+            return None
+        return self.means - self.means[self.systems.index(self.baseline)]
+
+    @cached_property
+    def agreement(self) -> Agreement:
+        """Flavour agreement of the systems' orderings (see :func:`flavour_agreement`)."""
+        return flavour_agreement(self.means, self.systems, self.labels, self.baseline)
+
+    @property
+    def changes_conclusion(self) -> bool:
+        return self.agreement.changes_conclusion
+
+    def system_order(self, by: int | str = 0) -> list[int]:
+        """System indices sorted by the mean under flavour ``by`` (descending, ``NaN``
+        last, ties in input order)."""
+        f = self.results.flavour_index(by)
+        col = self.means[:, f]
+        key = np.where(np.isnan(col), np.inf, -np.round(col, ORDER_DECIMALS))
+        return [int(i) for i in np.argsort(key, kind="stable")]
+
+    # ----------------------------------------------------------------- output
+    def render(self, fmt: str) -> dict[str, str]:
+        """``{file name: text}`` of output format ``fmt`` (see :data:`RENDERERS`)."""
+        from .render import render
+
+        return render(self, fmt)
+
+    def write(self, directory=None, formats: Sequence[str] | None = None):
+        """Write the report files atomically (see :func:`evalkit.report.write.write_report`).
+
+        Defaults: the config's ``output.dir`` and ``output.formats``.
+        :raises ValueError: no directory given and none in the config.
+        """
+        from .write import write_report
+
+        if directory is None:
+            directory = self.metadata.get("output_dir")
+            if directory is None:
+                raise ValueError("no output directory: give one or set output.dir in the config")
+        if formats is None:
+            formats = self.metadata.get("formats") or None
+        return write_report(self, directory, formats)

@@ -1,0 +1,481 @@
+"""Loading and validating ``evalkit run`` configs (YAML).
+
+A config names the qrels, the runs (by path or glob), the flavours (by display name),
+an optional baseline run and where the report goes::
+
+    qrels: ../data/qrels.txt
+    runs:
+      - name: bm25
+        path: ../data/bm25.run
+      - glob: ../data/runs/input.*.gz        # each file becomes a run named by its file
+    cutoffs: [10, 100]                       # flavours without their own cutoffs get these
+    flavours:
+      trec: trec_eval.ndcg_cut               # preset  -> columns trec@10, trec@100
+      exp2: "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)"
+      full: {spec: trec_eval.ndcg, cutoffs: null}   # no cutoff
+    baseline: bm25
+    output: {dir: ../out/example, formats: [markdown, csv, json]}
+
+Paths rule: **every path in the config (qrels, subtopic_qrels, run paths, globs and
+``output.dir``) is relative to the directory holding the config file**, so a config
+gives the same result from any working directory. Command-line paths
+(``--output-dir``) are relative to the current directory as usual. A config given as
+an in-memory mapping resolves its paths against ``base_dir`` (default: the current
+directory).
+
+The YAML is read with :func:`yaml.safe_load` semantics (``SafeLoader``; nothing is
+ever ``eval``-ed) and validated by the JSON Schema in ``config.schema.json``
+(:mod:`jsonschema`). Every error is a :class:`evalkit.errors.ConfigError` whose
+message reads ``FILE:LINE: KEY.PATH: what is wrong``; the line comes from the node
+start marks of :func:`yaml.compose`.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import jsonschema
+import yaml
+
+from ..errors import ConfigError, FlavourError
+from ..flavour import Flavour
+from ..presets import expand_spec
+
+FORMATS = ("markdown", "csv", "json")
+
+KeyPath = Sequence[str | int]
+
+
+@lru_cache(maxsize=1)
+def config_schema() -> dict:
+    """The JSON Schema (draft 2020-12) that configs are validated against."""
+    text = resources.files(__package__).joinpath("config.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """One system of the config: display ``name`` and resolved file ``path``;
+    ``key`` is the config key path it came from (for error messages)."""
+
+    name: str
+    path: Path
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class FlavourEntry:
+    """One evaluated flavour: display ``label`` (``name`` or ``name@k``), the
+    :class:`Flavour`, and the ``spec`` string the config gave."""
+
+    label: str
+    flavour: Flavour
+    spec: str
+    name: str
+
+    @property
+    def canonical(self) -> str:
+        return str(self.flavour)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated config with every path resolved and every flavour parsed.
+
+    :param source: the config file (``str``) or ``"<mapping>"``.
+    :param base_dir: directory the config's relative paths are resolved against.
+    :param output_dir: resolved ``output.dir`` or ``None`` (nothing is written).
+    :param formats: output formats (subset of ``markdown``, ``csv``, ``json``).
+    :param raw: the config mapping as loaded (for the report's metadata).
+    """
+
+    source: str
+    base_dir: Path
+    qrels: Path
+    runs: tuple[RunEntry, ...]
+    flavours: tuple[FlavourEntry, ...]
+    subtopic_qrels: Path | None = None
+    baseline: str | None = None
+    output_dir: Path | None = None
+    formats: tuple[str, ...] = FORMATS
+    title: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(f.label for f in self.flavours)
+
+    @property
+    def run_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.runs)
+
+
+# ----------------------------------------------------------------------------- lines
+
+
+class _Locator:
+    """Maps key paths (``["runs", 1, "path"]``) to 1-based line numbers using the
+    node tree of :func:`yaml.compose`. Without a node tree (in-memory mapping) it
+    gives no line."""
+
+    def __init__(self, source: str, root: yaml.Node | None):
+        self.source = source
+        self.root = root
+
+    def line(self, path: KeyPath) -> int | None:
+        node = self.root
+        if node is None:
+            return None
+        line = node.start_mark.line + 1
+        for part in path:
+            if isinstance(node, yaml.MappingNode):
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                        line = key_node.start_mark.line + 1
+                        node = value_node
+                        break
+                else:
+                    return line
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
+                return line
+        return line
+
+    def value_line(self, path: KeyPath) -> int | None:
+        """Line of the value at ``path`` (for a multi-line value, where it starts)."""
+        node = self.root
+        if node is None:
+            return None
+        for part in path:
+            nxt = None
+            if isinstance(node, yaml.MappingNode):
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                        nxt = value_node
+                        break
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                nxt = node.value[part]
+            if nxt is None:
+                return self.line(path)
+            node = nxt
+        return node.start_mark.line + 1
+
+    def error(self, path: KeyPath, message: str, *, value: bool = False) -> ConfigError:
+        line = self.value_line(path) if value else self.line(path)
+        where = self.source + (f":{line}" if line is not None else "")
+        key = format_key(path)
+        return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
+
+
+def format_key(path: KeyPath) -> str:
+    """``["runs", 1, "path"]`` -> ``"runs[1].path"``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _check_duplicate_keys(node: yaml.Node | None, source: str) -> None:
+    """``yaml.safe_load`` silently keeps the last of two equal keys; refuse them."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                line = key_node.start_mark.line + 1
+                if key_node.value in seen:
+                    raise ConfigError(
+                        f"{source}:{line}: key '{key_node.value}' appears twice "
+                        f"(first at line {seen[key_node.value]})"
+                    )
+                seen[key_node.value] = line
+            _check_duplicate_keys(value_node, source)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _check_duplicate_keys(item, source)
+
+
+# ----------------------------------------------------------------------------- schema
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[list, str, bool]:
+    """``(key path, message, point at the value?)`` for a schema violation."""
+    path = list(error.absolute_path)
+    v = error.validator
+    if v == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        extra = sorted(str(k) for k in error.instance if k not in known)
+        if extra:
+            return path + [extra[0]], f"unknown key '{extra[0]}' (known: {', '.join(known)})", False
+    if v == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]
+        if missing:
+            return path, f"missing required key '{missing[0]}'", False
+    if "propertyNames" in error.absolute_schema_path:
+        return path + [str(error.instance)], f"invalid name {error.instance!r}: no spaces or '@' allowed", False
+    if v in ("oneOf", "anyOf"):
+        hint = error.schema.get("x-error")
+        # errors of the branch that has the right type (a type error at a branch's
+        # root only says that the other branch was meant)
+        ctx = [e for e in error.context
+               if not (e.validator == "type" and len(e.relative_schema_path) <= 2)]
+        sub = jsonschema.exceptions.best_match(ctx) if ctx else None
+        if sub is not None and sub.validator in ("oneOf", "anyOf", "not"):
+            sub = None
+        if sub is not None and sub.validator != "required":
+            return _describe(sub)
+        if hint:
+            detail = f" ({_describe(sub)[1]})" if sub is not None else ""
+            return path, f"{hint}; got {_short(error.instance)}{detail}", False
+        if sub is not None:
+            return _describe(sub)
+    if v == "enum":
+        allowed = ", ".join(map(str, error.validator_value))
+        return path, f"{_short(error.instance)} is not one of: {allowed}", True
+    if v == "type":
+        want = error.validator_value
+        want = [want] if isinstance(want, str) else want
+        want = " or ".join(_YAML_TYPES.get(w, w) for w in want)
+        return path, f"expected {_article(want)}, got {_short(error.instance)}", True
+    return path, error.message, True
+
+
+def _schema_error(error: jsonschema.ValidationError, loc: _Locator) -> ConfigError:
+    path, message, value = _describe(error)
+    return loc.error(path, message, value=value)
+
+
+_YAML_TYPES = {"object": "mapping", "array": "list", "null": "null"}
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _validate(data: Any, loc: _Locator) -> None:
+    if not isinstance(data, dict):
+        raise loc.error([], f"a config must be a mapping with keys qrels, runs, flavours; got {_short(data)}")
+    validator = jsonschema.Draft202012Validator(config_schema())
+    errors = list(validator.iter_errors(data))
+    if errors:
+        # report the error that comes first in the file
+        errors.sort(key=lambda e: (loc.line(list(e.absolute_path)) or 0, len(e.absolute_path)))
+        raise _schema_error(errors[0], loc)
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def run_name_from_file(filename: str) -> str:
+    """A run's name from its file name: ``input.InexpC2.gz`` -> ``InexpC2`` (a leading
+    ``input.``, TREC's submission prefix, and a trailing ``.gz`` are removed)."""
+    name = filename
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    if name.startswith("input.") and len(name) > len("input."):
+        name = name[len("input."):]
+    return name
+
+
+def _resolve(base: Path, text: str) -> Path:
+    return (base / os.path.expanduser(text)).resolve() if not os.path.isabs(text) else Path(text)
+
+
+def _existing(base: Path, text: str, key: KeyPath, loc: _Locator, what: str) -> Path:
+    path = _resolve(base, text)
+    if not path.is_file():
+        raise loc.error(key, f"{what} file not found: {path} (paths are relative to {base})", value=True)
+    return path
+
+
+def _runs(data: dict, base: Path, loc: _Locator) -> tuple[RunEntry, ...]:
+    out: list[RunEntry] = []
+    for i, entry in enumerate(data["runs"]):
+        key = ["runs", i]
+        if "path" in entry:
+            path = _existing(base, entry["path"], key + ["path"], loc, "run")
+            name = entry.get("name") or run_name_from_file(path.name)
+            out.append(RunEntry(name, path, format_key(key)))
+            continue
+        pattern = entry["glob"]
+        regex = None
+        if "name_pattern" in entry:
+            try:
+                regex = re.compile(entry["name_pattern"])
+            except re.error as exc:
+                raise loc.error(key + ["name_pattern"], f"invalid regular expression: {exc}", value=True) from None
+            if regex.groups != 1:
+                raise loc.error(key + ["name_pattern"],
+                                f"name_pattern needs exactly one group (...), it has {regex.groups}", value=True)
+        full = pattern if os.path.isabs(pattern) else str(base / os.path.expanduser(pattern))
+        files = sorted(p for p in globlib.glob(full, recursive=True) if os.path.isfile(p))
+        if not files:
+            raise loc.error(key + ["glob"], f"no file matches {full}", value=True)
+        for f in files:
+            fname = os.path.basename(f)
+            if regex is None:
+                name = run_name_from_file(fname)
+            else:
+                m = regex.search(fname)
+                if m is None or not m.group(1):
+                    raise loc.error(key + ["name_pattern"],
+                                    f"file name {fname!r} does not match {regex.pattern!r}", value=True)
+                name = m.group(1)
+            out.append(RunEntry(name, Path(f).resolve(), format_key(key)))
+    seen: dict[str, RunEntry] = {}
+    for i, r in enumerate(out):
+        if r.name in seen:
+            first = seen[r.name]
+            raise loc.error(
+                _parse_key(r.key),
+                f"two runs are named {r.name!r} ({first.path} from {first.key} and {r.path} from {r.key}); "
+                f"give distinct names (name:, or name_pattern: for globs)",
+            )
+        seen[r.name] = r
+    return tuple(out)
+
+
+def _parse_key(key: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", key):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
+    top = data.get("cutoffs")
+    out: list[FlavourEntry] = []
+    where: dict[str, list] = {}
+    for name, value in data["flavours"].items():
+        key = ["flavours", name]
+        if isinstance(value, str):
+            spec, spec_key, own, has_own = value, key, None, False
+        else:
+            spec, spec_key = value["spec"], key + ["spec"]
+            has_own, own = "cutoffs" in value, value.get("cutoffs")
+        has_at = "@" in spec
+        if has_own and own is not None and has_at:
+            raise loc.error(key + ["cutoffs"], f"the spec {spec!r} already has a cutoff (@k); "
+                                               f"give it either there or in cutoffs, not both")
+        cutoffs = own if has_own else (None if has_at else top)
+        try:
+            flavours = expand_spec(spec, registry, cutoffs=cutoffs)
+        except FlavourError as exc:
+            raise loc.error(spec_key, str(exc), value=True) from None
+        labelled = cutoffs is not None or len(flavours) > 1
+        for fl in flavours:
+            label = f"{name}@{fl.k}" if labelled and fl.k is not None else name
+            out.append(FlavourEntry(label, fl, spec, name))
+            where[label] = key
+    labels: dict[str, FlavourEntry] = {}
+    canon: dict[Flavour, FlavourEntry] = {}
+    for entry in out:
+        if entry.label in labels:
+            raise loc.error(where[entry.label], f"two flavours are labelled {entry.label!r}")
+        if entry.flavour in canon:
+            first = canon[entry.flavour]
+            raise loc.error(
+                where[entry.label],
+                f"{entry.label!r} is the same flavour as {first.label!r} ({entry.flavour}); list it once",
+            )
+        labels[entry.label] = entry
+        canon[entry.flavour] = entry
+    return tuple(out)
+
+
+def load_config(
+    config: str | os.PathLike | Mapping[str, Any],
+    *,
+    registry=None,
+    base_dir: str | os.PathLike | None = None,
+) -> Config:
+    """Read, validate and resolve a config.
+
+    :param config: path of a YAML file, or an already-loaded mapping.
+    :param registry: component registry (default: :func:`evalkit.default_registry`).
+    :param base_dir: for a mapping, the directory relative paths are resolved against
+        (default: the current directory); ignored for files (their own directory).
+    :returns: a :class:`Config` with existing input files, parsed flavours and labels.
+    :raises ConfigError: invalid YAML, schema violation, unknown component or
+        parameter in a spec, missing file, empty glob, duplicate run or flavour names,
+        unknown baseline. The message names the file, the line and the key path.
+    :raises FileNotFoundError: the config file itself does not exist.
+    """
+    if registry is None:
+        from ..registry import default_registry
+
+        registry = default_registry()
+    if isinstance(config, Mapping):
+        data: Any = dict(config)
+        source = "<mapping>"
+        base = Path(base_dir if base_dir is not None else os.getcwd()).resolve()
+        loc = _Locator(source, None)
+    else:
+        path = Path(config)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no such config file") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not valid UTF-8 text: {exc}") from None
+        source = str(path)
+        base = path.resolve().parent
+        try:
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = f":{mark.line + 1}" if mark is not None else ""
+            problem = " ".join(p for p in (exc.context, exc.problem) if p)
+            raise ConfigError(f"{source}{line}: invalid YAML: {problem}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: invalid YAML: {exc}") from None
+        _check_duplicate_keys(root, source)
+        loc = _Locator(source, root)
+    if data is None:
+        raise ConfigError(f"{source}: the config is empty; it needs qrels, runs and flavours")
+    _validate(data, loc)
+
+    qrels = _existing(base, data["qrels"], ["qrels"], loc, "qrels")
+    subtopic = None
+    if "subtopic_qrels" in data:
+        subtopic = _existing(base, data["subtopic_qrels"], ["subtopic_qrels"], loc, "subtopic qrels")
+    runs = _runs(data, base, loc)
+    flavours = _flavours(data, registry, loc)
+    baseline = data.get("baseline")
+    if baseline is not None and baseline not in {r.name for r in runs}:
+        raise loc.error(["baseline"], f"baseline {baseline!r} is not one of the runs "
+                                      f"(runs: {', '.join(r.name for r in runs)})", value=True)
+    output = data.get("output", {})
+    out_dir = _resolve(base, output["dir"]) if "dir" in output else None
+    formats = tuple(output.get("formats", FORMATS))
+    return Config(
+        source=source,
+        base_dir=base,
+        qrels=qrels,
+        runs=runs,
+        flavours=flavours,
+        subtopic_qrels=subtopic,
+        baseline=baseline,
+        output_dir=out_dir,
+        formats=formats,
+        title=data.get("title"),
+        raw=data,
+    )
