@@ -23,6 +23,9 @@ def pytest_configure(config):
     # when pytest is run with another rootdir/config.
     config.addinivalue_line("markers", "shared: needs ../shared/data beside the checkout")
     config.addinivalue_line("markers", "slow: evaluates the full Robust 2003 set")
+    config.addinivalue_line(
+        "markers", "integration: installs a package into a fresh virtual environment (runs by default)"
+    )
 
 
 def shared_path(*parts: str) -> Path:
