@@ -1,0 +1,295 @@
+"""The ``evalkit`` command line, called in-process through ``main([...])``."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import textwrap
+
+import numpy as np
+import pytest
+
+import evalkit
+from evalkit import build_registry, evaluate, read_qrels, read_run
+from evalkit.cli import COMMANDS, main
+from evalkit.cli.explain import explain_query
+from evalkit.cli.specs import expand_measure
+
+# A small hand-checked example: d5 (grade 1) is judged but not returned.
+QRELS = "q1 0 d1 3\nq1 0 d2 2\nq1 0 d3 0\nq1 0 d4 0\nq1 0 d5 1\nq2 0 x 1\n"
+RUN = "q1 Q0 d1 1 4.0 sys\nq1 Q0 d2 2 3.0 sys\nq1 Q0 d3 3 2.0 sys\nq1 Q0 d4 4 1.0 sys\nq2 Q0 x 1 1.0 sys\n"
+RUN_TIED = "q1 Q0 d1 1 3.0 tied\nq1 Q0 d2 2 3.0 tied\nq1 Q0 d3 3 2.0 tied\nq1 Q0 d4 4 1.0 tied\n"
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return build_registry(disable_plugins=True)
+
+
+@pytest.fixture
+def small(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "sys.run").write_text(RUN)
+    (tmp_path / "tied.run").write_text(RUN_TIED)
+    return tmp_path
+
+
+def trec_eval_lines(path, measures):
+    """Lines of a trec_eval output file for the given measure names, in file order."""
+    out = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if parts and parts[0] in measures:
+            out.append(line)
+    return out
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# ----------------------------------------------------------------------------- eval
+
+
+@pytest.mark.shared
+def test_eval_tsv_reproduces_trec_eval_per_query(trec_eval_dir, capsys):
+    code, out, err = run_cli(capsys, "--no-plugins", "eval", str(trec_eval_dir / "qrels.test"),
+                             str(trec_eval_dir / "results.test"), "-m", "trec_eval.ndcg",
+                             "-m", "trec_eval.ndcg_cut@10", "-q", "--format", "tsv")
+    assert code == 0, err
+    expected = trec_eval_lines(trec_eval_dir / "out.test.aq", {"ndcg", "ndcg_cut_10"})
+    assert len(expected) == 8  # 3 queries + all, two measures
+    assert out.splitlines() == expected  # same text, same order (per query, then all)
+
+
+@pytest.mark.shared
+def test_eval_tsv_preset_default_cutoffs(trec_eval_dir, capsys):
+    """trec_eval.ndcg_cut without @k gives trec_eval's nine ndcg_cut_k measures."""
+    code, out, err = run_cli(capsys, "eval", str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test"),
+                             "-m", "trec_eval.ndcg_cut", "--format", "tsv")
+    assert code == 0, err
+    names = {f"ndcg_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)}
+    expected = [l for l in trec_eval_lines(trec_eval_dir / "out.test.a", names)]
+    assert sorted(out.splitlines()) == sorted(expected)
+    assert len(expected) == 9
+
+
+@pytest.mark.shared
+def test_eval_several_runs_prefix_the_run_name(trec_eval_dir, tmp_path, capsys):
+    shutil.copy(trec_eval_dir / "results.test", tmp_path / "a.run")
+    shutil.copy(trec_eval_dir / "results.test", tmp_path / "b.run")
+    code, out, _ = run_cli(capsys, "eval", str(trec_eval_dir / "qrels.test"), str(tmp_path / "a.run"),
+                           str(tmp_path / "b.run"), "-m", "trec_eval.ndcg", "--format", "tsv")
+    assert code == 0
+    # both files have runid STANDARD, so the file names tell them apart
+    assert out.splitlines() == ["a.run\tndcg                  \tall\t0.4021",
+                                "b.run\tndcg                  \tall\t0.4021"]
+
+
+def test_eval_table_and_json_match_evaluate(small, capsys, registry):
+    spec = "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@3"
+    code, out, _ = run_cli(capsys, "eval", str(small / "qrels.txt"), str(small / "sys.run"), "-m", spec,
+                           "-m", "trec_eval.ndcg", "--format", "json", "-q")
+    assert code == 0
+    data = json.loads(out)
+    res = evaluate(read_qrels(small / "qrels.txt"), [read_run(small / "sys.run")], [spec, "trec_eval.ndcg"],
+                   registry=registry)
+    assert data["evalkit_version"] == evalkit.__version__
+    assert [m["native"] for m in data["measures"]] == [spec, "ndcg"]
+    assert data["runs"]["sys"]["all"][spec] == res.mean("sys", 0)
+    assert data["runs"]["sys"]["per_query"]["q1"]["trec_eval.ndcg"] == res.per_query("sys", 1)["q1"]
+    # by hand: q1 linear/log2/judged, no cutoff: (3 + 2/log2 3) / (3 + 2/log2 3 + 1/log2 4)
+    dcg = 3 + 2 / math.log2(3)
+    assert data["runs"]["sys"]["per_query"]["q1"]["trec_eval.ndcg"] == pytest.approx(dcg / (dcg + 0.5))
+
+    code, out, _ = run_cli(capsys, "eval", str(small / "qrels.txt"), str(small / "sys.run"), "-m", "trec_eval.ndcg")
+    assert code == 0
+    assert "trec_eval.ndcg" in out and f"{res.mean('sys', 1):.4f}" in out
+
+
+def test_expand_measure_native_names(registry):
+    assert [(m.label, m.native) for m in expand_measure("trec_eval.ndcg_cut@10", registry)] == \
+        [("trec_eval.ndcg_cut@10", "ndcg_cut_10")]
+    assert [m.native for m in expand_measure("trec_eval.ndcg", registry)] == ["ndcg"]
+    # a cutoff on a preset whose native measure has none: no native name to borrow
+    (m,) = expand_measure("trec_eval.ndcg@10", registry)
+    assert m.native == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10"
+    labels = [m.label for m in expand_measure("trec_eval.ndcg_cut", registry)]
+    assert labels[:2] == ["trec_eval.ndcg_cut@5", "trec_eval.ndcg_cut@10"]
+
+
+# ----------------------------------------------------------------------------- plugins, flavours
+
+
+def test_plugins_lists_components(capsys):
+    code, out, _ = run_cli(capsys, "plugins", "--no-plugins")
+    assert code == 0
+    for title in ("Gains", "Discounts", "IDCG strategies", "Tie policies", "Metrics"):
+        assert title in out
+    assert "d(r) = 1 / log2(r + 1)" in out
+    jarvelin = next(l for l in out.splitlines() if l.startswith("jarvelin"))
+    assert "base=2.0" in jarvelin and "evalkit (built-in)" in jarvelin
+    assert "Third-party plugins loaded: none" in out
+
+    code, out, _ = run_cli(capsys, "--no-plugins", "plugins", "--format", "json", "--family", "discount")
+    data = json.loads(out)
+    jar = next(c for c in data["discount"] if c["name"] == "jarvelin")
+    assert jar["parameters"][0]["name"] == "base" and jar["parameters"][0]["default"] == 2.0
+    assert jar["origin"] == "evalkit (built-in)"
+
+
+def test_flavours_lists_presets(capsys):
+    code, out, _ = run_cli(capsys, "--no-plugins", "flavours")
+    assert code == 0
+    (block,) = [b for b in out.split("\n\n") if b.splitlines()[0] == "trec_eval.ndcg_cut@k"]
+    assert "composition: ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@k" in block
+    assert "native name: ndcg_cut_{k}" in block
+    assert "d(r) = 1 / log2(r + 1)" in block
+    assert "burges2005.ndcg" in out and "g(rel) = 2^rel - 1" in out
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+def test_explain_by_hand(small, capsys):
+    code, out, _ = run_cli(capsys, "explain", str(small / "qrels.txt"), str(small / "sys.run"),
+                           "--query", "q1", "-m", "trec_eval.ndcg_cut@3")
+    assert code == 0
+    dcg = 3 + 2 / math.log2(3)
+    idcg = dcg + 1 / math.log2(4)  # d5 (grade 1) is judged, not returned: it is in the ideal list
+    last = out.strip().splitlines()[-1]
+    assert last == f"DCG@3 = {dcg:.4f}   IDCG@3 = {idcg:.4f}   NDCG@3 = DCG/IDCG = {dcg / idcg:.4f}"
+    rows = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
+    assert [r[1] for r in rows] == ["d1", "d2", "d3"]
+    assert [float(r[6]) for r in rows] == pytest.approx([3.0, 2 / math.log2(3), 0.0], abs=1e-4)
+    assert [float(r[-1]) for r in rows] == pytest.approx([3.0, 3 + 2 / math.log2(3), idcg], abs=1e-4)
+
+
+def test_explain_average_ties_by_hand(small, registry):
+    ex = explain_query(read_qrels(small / "qrels.txt"), read_run(small / "tied.run"), "q1",
+                       "ndcg(ties=average,idcg=returned)@4", registry)
+    mean_disc = (1 + 1 / math.log2(3)) / 2  # ranks 1 and 2 tie
+    assert [r.discount for r in ex.rows[:2]] == pytest.approx([mean_disc, mean_disc])
+    assert ex.dcg == pytest.approx(5 * mean_disc)
+    assert ex.idcg == pytest.approx(3 + 2 / math.log2(3))  # returned grades 3,2,0,0
+    assert ex.value == pytest.approx(5 * mean_disc / (3 + 2 / math.log2(3)))
+
+
+@pytest.mark.parametrize("spec", [
+    "trec_eval.ndcg",
+    "trec_eval.ndcg_cut@2",
+    "ndcg(gain=exp2,discount=jarvelin(base=3),idcg=returned,ties=average)@3",
+    "ndcg(gain=exp2,discount=natural,idcg=returned_top_k,ties=pessimistic)@2",
+    "dcg(gain=exp2,discount=log2,ties=trec_eval)@3",
+])
+def test_explain_value_equals_evaluate(small, registry, spec):
+    qrels, run = read_qrels(small / "qrels.txt"), read_run(small / "tied.run")
+    res = evaluate(qrels, [run], [spec], registry=registry)
+    ex = explain_query(qrels, run, "q1", spec, registry)
+    assert ex.value == res.per_query("tied", 0)["q1"]
+    contributions = [r.contribution for r in ex.rows if r.contribution is not None]
+    assert sum(contributions) == pytest.approx(ex.dcg)
+    if ex.idcg is not None:
+        assert ex.dcg / ex.idcg == pytest.approx(ex.value)
+        ideal = [r.ideal_contribution for r in ex.rows if r.ideal_contribution is not None]
+        assert sum(ideal) == pytest.approx(ex.idcg)
+
+
+@pytest.mark.shared
+def test_explain_matches_trec_eval(trec_eval_dir, capsys, registry):
+    qrels, run = trec_eval_dir / "qrels.test", trec_eval_dir / "results.test"
+    code, out, _ = run_cli(capsys, "explain", str(qrels), str(run), "--query", "302", "-m", "trec_eval.ndcg_cut@10")
+    assert code == 0
+    assert out.strip().endswith("NDCG@10 = DCG/IDCG = 0.7530")  # out.test.aq: ndcg_cut_10 302 0.7530
+    ex = explain_query(read_qrels(qrels), read_run(run), "301", "trec_eval.ndcg", registry)
+    res = evaluate(read_qrels(qrels), [read_run(run)], ["trec_eval.ndcg"], registry=registry)
+    assert ex.value == res.per_query(0, 0)["301"]
+    assert f"{ex.value:.4f}" == "0.1584"  # out.test.aq: ndcg 301
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def write_config(small, extra=""):
+    path = small / "c.yaml"
+    path.write_text(textwrap.dedent("""
+        qrels: qrels.txt
+        runs:
+          - {name: good, path: sys.run}
+          - {name: tied, path: tied.run}
+        cutoffs: [2, 4]
+        flavours:
+          trec: trec_eval.ndcg_cut
+          exp2: "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)"
+    """) + extra)
+    return path
+
+
+def test_run_prints_and_writes(small, capsys, registry):
+    cfg = write_config(small, "baseline: good\n")
+    code, out, err = run_cli(capsys, "run", str(cfg), "--output-dir", str(small / "out"))
+    assert code == 0, err
+    assert "trec@2" in out and "exp2@4" in out and "good (baseline)" in out
+    assert "Flavour agreement" in out
+    files = sorted(p.name for p in (small / "out").iterdir())
+    assert files == ["means.csv", "per_query.csv", "report.json", "report.md"]
+    data = json.loads((small / "out" / "report.json").read_text())
+    report = evalkit.run_config(cfg, registry=registry)
+    assert data["means"]["tied"]["trec@4"] == report.results.mean("tied", "trec@4")
+    assert data["agreement"]["statement"] in out
+
+
+def test_run_formats_and_no_output_dir(small, capsys):
+    cfg = write_config(small)
+    code, _, _ = run_cli(capsys, "run", str(cfg), "--output-dir", str(small / "o2"), "--formats", "csv")
+    assert code == 0
+    assert sorted(p.name for p in (small / "o2").iterdir()) == ["means.csv", "per_query.csv"]
+    code, out, err = run_cli(capsys, "run", str(cfg))
+    assert code == 0 and "not written" in err and "Flavour agreement" in out
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "{d}/missing.txt", "{d}/sys.run", "-m", "ndcg"], "missing.txt"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "ndcg(gain=exp3)"], "unknown gain 'exp3'"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "nosuch.preset@3"], "unknown preset 'nosuch.preset'"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "ndcg@3", "-m", "trec_eval.ndcg_cut@3"], "repeats the flavour"),
+    (["eval", "{d}/qrels.txt", "{d}/bad.run", "-m", "ndcg"], "bad.run:2: field 'score'"),
+    (["explain", "{d}/qrels.txt", "{d}/sys.run", "--query", "q9", "-m", "ndcg"], "query 'q9'"),
+    (["explain", "{d}/qrels.txt", "{d}/sys.run", "--query", "q1", "-m", "ap@3"], "metric 'ap'"),
+    (["explain", "{d}/qrels.txt", "{d}/sys.run", "--query", "q1", "-m", "trec_eval.ndcg_cut"], "give one cutoff"),
+    (["run", "{d}/bad.yaml"], "bad.yaml:2: runs[0].glob: no file matches"),
+    (["run", "{d}/absent.yaml"], "no such config file"),
+])
+def test_errors_exit_2_without_traceback(small, capsys, argv, message):
+    (small / "bad.run").write_text("q1 Q0 d1 1 1.0 x\nq1 Q0 d2 2 high x\n")
+    (small / "bad.yaml").write_text("qrels: qrels.txt\nruns: [{glob: 'none-*.run'}]\nflavours: {a: ndcg}\n")
+    code, out, err = run_cli(capsys, *[a.format(d=small) for a in argv])
+    assert code == 2
+    assert err.startswith("evalkit: error: "), err
+    assert message in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_usage_errors_and_help(capsys):
+    code, _, err = run_cli(capsys, "nosuchcommand")
+    assert code == 2 and "invalid choice" in err
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0
+    for name in COMMANDS:
+        assert name in out
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and evalkit.__version__ in out
+
+
+def test_console_script_entry_point():
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "evalkit"]
+    assert ep.value == "evalkit.cli:main"
+    assert ep.load() is main
