@@ -7,7 +7,6 @@ import math
 import shutil
 import textwrap
 
-import numpy as np
 import pytest
 
 import evalkit

@@ -64,6 +64,10 @@ def _fmt(v: float, digits: int, signed: bool = False) -> str:
     return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def _system_name(report: Report, name: str) -> str:
     return f"{name} (baseline)" if name == report.baseline else name
 
@@ -176,7 +180,7 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5) -> str:
         "",
         flavour_legend(report),
         "",
-        f"Mean over queries ({len(report.systems)} systems, {q} qrels queries; "
+        f"Mean over queries ({_count(len(report.systems), 'system')}, {_count(q, 'qrels query', 'qrels queries')}; "
         f"sorted by {report.labels[0]})",
         "",
         to_table(report, digits=digits),
@@ -197,7 +201,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
         facts.append(f"config {code(md['config'])}")
     if md.get("qrels"):
         facts.append(f"qrels {code(md['qrels'])}")
-    facts.append(f"{len(report.systems)} systems, {len(report.qids)} qrels queries")
+    facts.append(f"{_count(len(report.systems), 'system')}, {_count(len(report.qids), 'qrels query', 'qrels queries')}")
     out += [" · ".join(facts), ""]
     out += ["## Flavours", "",
             tabulate([[label, code(c)] for label, c in zip(report.labels, report.canonical)],
