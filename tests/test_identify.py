@@ -1,0 +1,143 @@
+"""``evalkit identify``: numbers produced by trec_eval, pytrec_eval, scikit-learn and
+ranx on Robust 2003 runs are traced back to the preset that reproduces them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import evalkit
+from evalkit.cli import main
+from evalkit.errors import EvalkitError
+from evalkit.identify import identify, parse_reported, read_reported_table
+from evalkit.io.trec import read_qrels, read_run
+
+from conftest import shared_path
+
+pytestmark = pytest.mark.shared
+
+RUN = "humR03dc"  # a Robust 2003 run without tied scores, 100 topics, depth 100
+
+
+@pytest.fixture(scope="module")
+def qrels():
+    return read_qrels(shared_path("trectools_robust03", "robust03_qrels.txt"))
+
+
+@pytest.fixture(scope="module")
+def run():
+    return read_run(shared_path("trectools_robust03", "runs", f"input.{RUN}.gz"))
+
+
+def names(result):
+    return [a.name for a in result.matches]
+
+
+# --------------------------------------------------------------------------- parsing
+def test_parse_reported_precision():
+    r = parse_reported("0.4021")
+    assert r.value == 0.4021 and r.tolerance == pytest.approx(5e-5)
+    assert r.matches(0.40214999) and r.matches(0.40205) and not r.matches(0.40216)
+    p = parse_reported("40.21")  # > 1: a percentage
+    assert p.value == pytest.approx(0.4021) and p.tolerance == pytest.approx(5e-5)
+    assert parse_reported("40.2%").tolerance == pytest.approx(5e-4)
+    assert parse_reported("0.43").tolerance == pytest.approx(5e-3)
+    with pytest.raises(EvalkitError):
+        parse_reported("abc")
+
+
+def test_read_reported_table_errors(tmp_path):
+    good = read_reported_table("# paper, table 2\nA 0.41\nB 0.3\n")
+    assert list(good) == ["A", "B"] and good["B"].tolerance == pytest.approx(0.05)
+    bad = tmp_path / "t.txt"
+    bad.write_text("A 0.4\nB\n")
+    with pytest.raises(EvalkitError, match=r"t\.txt:2"):
+        read_reported_table(str(bad))
+
+
+# --------------------------------------------------------------------------- libraries
+def test_trec_eval_number_from_its_own_test_suite():
+    """trec_eval's out.test.a prints ndcg 0.4021 for results.test (README sanity line)."""
+    d = shared_path("trec_eval_test")
+    res = identify(read_qrels(d / "qrels.test"), read_run(d / "results.test"), "0.4021")
+    assert res.matches[0].name == "trec_eval.ndcg"
+
+
+def test_pytrec_eval_number_is_identified(qrels, run):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    q = {}
+    for qid, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
+        q.setdefault(qid, {})[d] = int(g)
+    r = {}
+    for qid, d, s in zip(run.qid, run.docno, run.score):
+        r.setdefault(qid, {})[d] = float(s)
+    per_q = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10"}).evaluate(r)
+    value = f"{np.mean([m['ndcg_cut_10'] for m in per_q.values()]):.4f}"
+    res = identify(qrels, run, value, k=10)
+    assert "pytrec_eval.ndcg_cut@10" in names(res)
+    assert res.matches[0].name == "trec_eval.ndcg_cut@10"  # the most common reading first
+
+
+def test_sklearn_number_is_identified(qrels, run):
+    metrics = pytest.importorskip("sklearn.metrics")
+    judged = qrels.to_dict()
+    rows: dict = {}
+    for qid, d, s in zip(run.qid, run.docno, run.score):
+        if qid in judged:
+            t, sc = rows.setdefault(qid, ([], []))
+            t.append(max(judged[qid].get(d, 0.0), 0.0))
+            sc.append(s)
+    value = np.mean([metrics.ndcg_score([t], [s], k=10) for t, s in rows.values()])
+    res = identify(qrels, run, f"{value:.4f}", k=10)
+    assert "sklearn.ndcg_score@10" in names(res)
+    # with linear gain and IDCG over the returned list, trec_eval's reading must not match
+    assert "trec_eval.ndcg_cut@10" not in names(res)
+
+
+def test_ranx_number_is_identified(qrels, run):
+    ranx = pytest.importorskip("ranx")
+    q = {}
+    for qid, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
+        q.setdefault(qid, {})[d] = int(g)
+    r = {}
+    for qid, d, s in zip(run.qid, run.docno, run.score):
+        r.setdefault(qid, {})[d] = float(s)
+    value = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), "ndcg_burges@20", make_comparable=True)
+    res = identify(qrels, run, f"{value:.4f}", k=20)
+    assert "ranx.ndcg_burges@20" in names(res)
+    assert "trec_eval.ndcg_cut@20" not in names(res)  # exponential gain differs on 0/1/2 grades
+
+
+def test_table_of_several_systems(qrels):
+    runs = [read_run(shared_path("trectools_robust03", "runs", f"input.{n}.gz")) for n in ("humR03dc", "uic0301")]
+    res = evalkit.evaluate(qrels, runs, ["trec_eval.ndcg_cut@10"])
+    table = {r.name: f"{res.mean(i, 0):.4f}" for i, r in enumerate(runs)}
+    out = identify(qrels, runs, table, k=10)
+    assert out.matches[0].name == "trec_eval.ndcg_cut@10"
+    assert out.systems == tuple(table)
+    with pytest.raises(EvalkitError, match="without a run"):
+        identify(qrels, runs, {"nope": "0.3"}, k=10)
+
+
+def test_no_match_reports_closest(qrels, run):
+    res = identify(qrels, run, "0.9999", k=10)
+    assert res.matches == () and len(res.closest) == 10
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_identify(capsys, tmp_path):
+    d = shared_path("trec_eval_test")
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"), "--value", "0.3016", "--k", "10",
+               "--limit", "3"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert out.splitlines()[3].split()[1] == "trec_eval.ndcg_cut@10"
+    table = tmp_path / "reported.txt"
+    table.write_text("STANDARD 0.2299\n")  # out.test.aqcM ndcg_cut_100 (-c; -M100 does not change @100)
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.trunc"), "--table", str(table),
+               "--k", "100", "--format", "json"])
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert data["matches"][0]["name"] == "trec_eval.ndcg_cut@100 with missing=zero"
