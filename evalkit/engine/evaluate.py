@@ -102,14 +102,17 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         )
     missing = ~problem.in_run
     empty = fl.convention("empty")
+    rule = fl.convention("missing")
     undefined = ~defined
+    if rule == "skip":
+        # a qrels query absent from the run is left out, relevant documents or not
+        undefined &= ~missing
     if undefined.any():
         if empty == "error":
             bad = ", ".join(map(str, problem.qids[undefined][:5]))
             raise EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
         values[undefined] = {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
-    rule = fl.convention("missing")
-    affected = missing & defined
+    affected = missing & defined if rule == "zero" else missing
     if affected.any():
         if rule == "error":
             bad = ", ".join(map(str, problem.qids[affected][:5]))

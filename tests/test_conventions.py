@@ -1,0 +1,149 @@
+"""The ``empty`` (IDCG = 0) and ``missing`` (qrels query absent from the run)
+conventions: what each query scores, which queries the mean covers, and errors that
+name the queries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import evalkit
+from evalkit.errors import EvaluationError, FlavourError
+
+# q1: a relevant document retrieved at rank 2 -> NDCG = 1/log2(3)
+# q2: judged, nothing relevant (IDCG = 0) and retrieved
+# q3: relevant judged document, absent from the run
+# q4: nothing relevant and absent from the run
+# q9: in the run only (no judgments): never evaluated
+QRELS = evalkit.Qrels.from_rows([
+    ("q1", "a", 0), ("q1", "b", 2),
+    ("q2", "a", 0), ("q2", "b", -1),
+    ("q3", "a", 1),
+    ("q4", "a", 0),
+])
+RUN = evalkit.Run.from_rows([
+    ("q1", "a", 2.0), ("q1", "b", 1.0),
+    ("q2", "a", 2.0), ("q2", "c", 1.0),
+    ("q9", "a", 1.0),
+])
+Q1 = 1 / np.log2(3)
+
+
+def per_query(spec):
+    res = evalkit.evaluate(QRELS, RUN, [spec])
+    return dict(zip(res.qids, res.values[0, 0])), res.means()[0, 0], res.counts()[0, 0]
+
+
+def test_defaults_match_trec_eval():
+    """Default: empty=zero, missing=skip: mean over q1, q2 (queries in both)."""
+    values, mean, count = per_query("ndcg")
+    assert list(values) == ["q1", "q2", "q3", "q4"]  # the qrels' queries
+    assert values["q1"] == pytest.approx(Q1)
+    assert values["q2"] == 0.0
+    assert np.isnan(values["q3"]) and np.isnan(values["q4"])
+    assert count == 2
+    assert mean == pytest.approx(Q1 / 2)
+
+
+def test_missing_query_without_relevant_documents_is_skipped():
+    """Regression: q4 (absent from the run, no relevant document) used to score the
+    ``empty`` value (0) under ``missing=skip`` and so entered the mean, unlike
+    trec_eval/pytrec_eval, which average over queries present in the run."""
+    values, mean, count = per_query("ndcg(missing=skip)")
+    assert np.isnan(values["q4"])
+    values, mean, count = per_query("ndcg(empty=one,missing=skip)")
+    assert np.isnan(values["q4"])
+    assert values["q2"] == 1.0
+    assert count == 2
+    assert mean == pytest.approx((Q1 + 1) / 2)
+
+
+@pytest.mark.parametrize("empty, q2, count, mean", [
+    ("zero", 0.0, 2, Q1 / 2),
+    ("one", 1.0, 2, (Q1 + 1) / 2),
+    ("skip", np.nan, 1, Q1),
+])
+def test_empty_conventions(empty, q2, count, mean):
+    values, got_mean, got_count = per_query(f"ndcg(empty={empty})")
+    if np.isnan(q2):
+        assert np.isnan(values["q2"])
+    else:
+        assert values["q2"] == q2
+    assert values["q1"] == pytest.approx(Q1)
+    assert got_count == count
+    assert got_mean == pytest.approx(mean)
+
+
+def test_empty_error_names_the_query():
+    with pytest.raises(EvaluationError, match="q2"):
+        per_query("ndcg(empty=error)")
+
+
+@pytest.mark.parametrize("missing, count, mean", [
+    ("skip", 2, Q1 / 2),
+    ("zero", 4, Q1 / 4),  # q3 -> 0, q4 -> IDCG = 0 -> empty=zero -> 0
+])
+def test_missing_conventions(missing, count, mean):
+    values, got_mean, got_count = per_query(f"ndcg(missing={missing})")
+    assert got_count == count
+    assert got_mean == pytest.approx(mean)
+    if missing == "zero":
+        assert values["q3"] == 0.0 and values["q4"] == 0.0
+
+
+def test_missing_zero_with_empty_skip_and_one():
+    """Under missing=zero, a missing query with nothing relevant follows ``empty``."""
+    values, mean, count = per_query("ndcg(missing=zero,empty=skip)")
+    assert values["q3"] == 0.0
+    assert np.isnan(values["q4"]) and np.isnan(values["q2"])
+    assert count == 2 and mean == pytest.approx(Q1 / 2)
+    values, mean, count = per_query("ndcg(missing=zero,empty=one)")
+    assert values["q3"] == 0.0 and values["q4"] == 1.0 and values["q2"] == 1.0
+    assert mean == pytest.approx((Q1 + 1 + 0 + 1) / 4)
+
+
+def test_missing_error_names_the_queries():
+    with pytest.raises(EvaluationError) as err:
+        per_query("ndcg(missing=error)")
+    assert "q3" in str(err.value) and "q4" in str(err.value)
+    assert "run" in str(err.value)
+
+
+def test_no_missing_query_no_error():
+    run = evalkit.Run.from_rows([(q, "a", 1.0) for q in ("q1", "q2", "q3", "q4")])
+    res = evalkit.evaluate(QRELS, run, ["ndcg(missing=error)"])
+    assert res.counts()[0, 0] == 4
+
+
+def test_conventions_apply_to_binary_metrics():
+    """recall/ap are undefined without relevant documents (empty applies); precision
+    is always defined, so only ``missing`` changes it."""
+    res = evalkit.evaluate(QRELS, RUN, ["recall(empty=skip)", "ap(empty=one)", "precision(missing=zero)@2"])
+    rec = dict(zip(res.qids, res.values[0, 0]))
+    ap = dict(zip(res.qids, res.values[0, 1]))
+    prec = dict(zip(res.qids, res.values[0, 2]))
+    assert rec["q1"] == 1.0 and np.isnan(rec["q2"])
+    assert ap["q1"] == 0.5 and ap["q2"] == 1.0
+    assert prec == {"q1": 0.5, "q2": 0.0, "q3": 0.0, "q4": 0.0}
+
+
+def test_run_only_queries_are_ignored():
+    res = evalkit.evaluate(QRELS, RUN, ["ndcg(missing=zero)"])
+    assert "q9" not in set(res.qids)
+
+
+@pytest.mark.parametrize("spec", ["ndcg(empty=maybe)", "ndcg(missing=one)", "ndcg(missing=3)"])
+def test_invalid_convention_lists_choices(spec):
+    with pytest.raises(FlavourError) as err:
+        evalkit.parse_flavour(spec)
+    msg = str(err.value)
+    assert "must be one of" in msg
+
+
+def test_conventions_in_canonical_form():
+    f = evalkit.parse_flavour("ndcg(missing=zero,empty=skip)@5")
+    assert f.convention("missing") == "zero" and f.convention("empty") == "skip"
+    assert evalkit.parse_flavour(str(f)) == f
+    assert "empty=skip" in str(f) and "missing=zero" in str(f)
+    # defaults are not written
+    assert "empty" not in str(evalkit.parse_flavour("ndcg(empty=zero,missing=skip)"))
