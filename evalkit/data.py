@@ -10,6 +10,11 @@ length ``n``:
 * ``line``: ``int64`` 1-based line numbers in the source file (for error messages).
 
 They are plain values: evaluation never mutates them.
+
+Internally :class:`Qrels` and :class:`Run` keep the string columns as Arrow string
+arrays and the query ids as integer codes over a sorted vocabulary (a 10-million-line
+run would otherwise hold 20 million Python ``str`` objects); the ``qid``, ``docno``
+and ``line`` attributes are built from them on first access and cached.
 """
 
 from __future__ import annotations
@@ -31,6 +36,17 @@ def _obj(values: Iterable[Any]) -> np.ndarray:
     return arr
 
 
+def _strings(values: Any):
+    """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``."""
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        from .engine.factorize import as_arrow
+
+        return as_arrow(values)
+    return _obj(values)
+
+
 def _floats(values: Iterable[Any], source: str, field_name: str) -> np.ndarray:
     out = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
     try:
@@ -50,7 +66,8 @@ def _floats(values: Iterable[Any], source: str, field_name: str) -> np.ndarray:
 
 
 def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: str, what: str) -> None:
-    """Raise if a (qid, docno) pair occurs twice; name both lines."""
+    """Raise if a (qid, docno) pair occurs twice; name both lines (exact, by sorting
+    the factorised pairs; reports the pair first in (qid, docno) order)."""
     if len(qid) < 2:
         return
     from .engine.factorize import factorize
@@ -71,35 +88,153 @@ def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: 
         )
 
 
-@dataclass(frozen=True, eq=False)
-class Qrels:
-    """Relevance judgments: ``(qid, docno) -> grade``. See module docstring for columns."""
+class _Columns:
+    """Shared machinery of :class:`Qrels` and :class:`Run`: lazy string columns,
+    query codes and the hash index of ``(qid, docno)`` pairs."""
 
-    qid: np.ndarray
-    docno: np.ndarray
-    grade: np.ndarray
-    line: np.ndarray
-    source: str = "<memory>"
+    _what = "row"
+
+    def _init_strings(self, qid, docno, line) -> None:
+        self._qid_in = qid          # object array, Arrow array or None (then codes/vocab)
+        self._docno_in = docno      # object array or Arrow array
+        self._qid_obj = qid if isinstance(qid, np.ndarray) else None
+        self._docno_obj = docno if isinstance(docno, np.ndarray) else None
+        self._line = None if line is None else np.asarray(line, np.int64)
+        self._qcodes = None
+        self._qvocab = None
+        self._pairs = None
+        self._n = len(docno)
 
     def __len__(self) -> int:
-        return len(self.qid)
+        return self._n
+
+    # ---------------------------------------------------------------- public columns
+    @property
+    def qid(self) -> np.ndarray:
+        """Query id of every row: ``object`` array of ``str``, shape ``(n,)``."""
+        if self._qid_obj is None:
+            codes, vocab = self._qid_codes()
+            self._qid_obj = vocab[codes] if len(codes) else np.empty(0, dtype=object)
+        return self._qid_obj
+
+    @property
+    def docno(self) -> np.ndarray:
+        """Document id of every row: ``object`` array of ``str``, shape ``(n,)``."""
+        if self._docno_obj is None:
+            from .engine.factorize import to_objects
+
+            self._docno_obj = to_objects(self._docno_in)
+        return self._docno_obj
+
+    @property
+    def line(self) -> np.ndarray:
+        """1-based line number of every row in its source: ``int64`` ``(n,)``."""
+        if self._line is None:
+            self._line = np.arange(1, self._n + 1, dtype=np.int64)
+        return self._line
 
     @property
     def qids(self) -> np.ndarray:
         """Sorted unique query ids (``object`` array of ``str``)."""
-        return np.unique(self.qid) if len(self.qid) else np.empty(0, dtype=object)
+        return self._qid_codes()[1].copy()
+
+    # ---------------------------------------------------------------- engine helpers
+    def _qid_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes int64 (n,), vocab object (u,))``: ``vocab`` sorted, ``vocab[codes] == qid``."""
+        if self._qcodes is None:
+            from .engine.factorize import encode
+
+            self._qcodes, self._qvocab = encode(self._qid_in)
+            self._qid_in = None  # the codes and vocabulary say it all
+        return self._qcodes, self._qvocab
+
+    def _docno_arrow(self):
+        from .engine.factorize import as_arrow
+
+        if not hasattr(self._docno_in, "buffers"):
+            self._docno_in = as_arrow(self._docno_in)
+        return self._docno_in
+
+    def _pair_hashes(self) -> np.ndarray:
+        from .engine.factorize import pair_hash, string_hash
+
+        codes, vocab = self._qid_codes()
+        return pair_hash(string_hash(vocab)[codes], string_hash(self._docno_arrow()))
+
+    def _pair_index(self) -> tuple[np.ndarray, int, np.ndarray]:
+        """``(packed, shift, hashes)``: ``hashes`` are the ``(qid, docno)`` pair hashes
+        (``uint64`` ``(n,)``); ``packed`` holds ``(hash >> shift) << shift | row``
+        sorted, so equal high bits find candidate equal pairs with one ``np.sort``."""
+        if self._pairs is None:
+            h = self._pair_hashes()
+            n = len(h)
+            shift = max(1, int(n - 1).bit_length()) if n else 1
+            s = np.uint64(shift)
+            packed = (h >> s) << s
+            packed |= np.arange(n, dtype=np.uint64)
+            packed.sort()
+            self._pairs = (packed, shift, h)
+        return self._pairs
+
+    def _check_unique_fast(self, source: str, what: str) -> None:
+        """Raise :class:`InputFormatError` on a duplicate ``(qid, docno)``, with exactly
+        the message of :func:`_check_unique` (which runs on the candidate rows only)."""
+        if self._n < 2:
+            return
+        packed, shift, _ = self._pair_index()
+        s = np.uint64(shift)
+        high = packed >> s
+        eq = high[1:] == high[:-1]
+        if not eq.any():
+            return
+        same = np.flatnonzero(eq)
+        mask = np.uint64((1 << shift) - 1)
+        rows = np.unique(np.concatenate((packed[same] & mask, packed[same + 1] & mask)).astype(np.int64))
+        from .engine.factorize import take, to_objects
+
+        codes, vocab = self._qid_codes()
+        docno = to_objects(take(self._docno_arrow(), rows))
+        _check_unique(vocab[codes[rows]], docno, self.line[rows], source, what)
+
+
+class Qrels(_Columns):
+    """Relevance judgments: ``(qid, docno) -> grade``. See module docstring for columns.
+
+    :param qid, docno: ``object`` arrays of ``str`` (or Arrow string arrays), ``(n,)``.
+    :param grade: ``float64`` ``(n,)``. :param line: ``int64`` ``(n,)`` or ``None`` (1..n).
+    """
+
+    _what = "judgment"
+
+    def __init__(self, qid, docno, grade, line=None, source: str = "<memory>"):
+        self._init_strings(qid, docno, line)
+        self.grade = grade
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Qrels({self._n} judgments, source={self.source!r})"
 
     @classmethod
     def from_columns(cls, qid, docno, grade, *, source: str = "<memory>", line=None) -> "Qrels":
         """Build from columns; raises :class:`InputFormatError` on a non-numeric grade
         or a duplicate ``(qid, docno)``."""
-        qid, docno = _obj(qid), _obj(docno)
+        qid, docno = _strings(qid), _strings(docno)
         grade = _floats(grade, source, "grade")
         if not (len(qid) == len(docno) == len(grade)):
             raise InputFormatError(source, None, None, "qid, docno and grade columns differ in length")
-        line = np.arange(1, len(qid) + 1, dtype=np.int64) if line is None else np.asarray(line, np.int64)
-        _check_unique(qid, docno, line, source, "judgment")
-        return cls(qid, docno, grade, line, source)
+        line = None if line is None else np.asarray(line, np.int64)
+        out = cls(qid, docno, grade, line, source)
+        out._check_unique_fast(source, "judgment")
+        return out
+
+    @classmethod
+    def _from_codes(cls, qcodes, qvocab, docno, grade, *, source, line=None) -> "Qrels":
+        """Internal: build from query codes over a sorted vocabulary and an Arrow
+        docno column (the fast reader's output); checks duplicates."""
+        out = cls(None, docno, grade, line, source)
+        out._qcodes, out._qvocab = qcodes, qvocab
+        out._check_unique_fast(source, "judgment")
+        return out
 
     @classmethod
     def from_rows(cls, rows, *, source: str = "<memory>") -> "Qrels":
@@ -174,36 +309,46 @@ class SubtopicQrels:
         return qrels, topic, prob
 
 
-@dataclass(frozen=True, eq=False)
-class Run:
+class Run(_Columns):
     """A system's ranked results. Ranks are derived from scores by the tie policy;
-    the file's rank column is ignored, as trec_eval ignores it."""
+    the file's rank column is ignored, as trec_eval ignores it.
 
-    qid: np.ndarray
-    docno: np.ndarray
-    score: np.ndarray
-    line: np.ndarray
-    name: str = "run"
-    source: str = "<memory>"
+    :param qid, docno: ``object`` arrays of ``str`` (or Arrow string arrays), ``(n,)``.
+    :param score: ``float64`` ``(n,)``. :param line: ``int64`` ``(n,)`` or ``None`` (1..n).
+    """
 
-    def __len__(self) -> int:
-        return len(self.qid)
+    _what = "document"
 
-    @property
-    def qids(self) -> np.ndarray:
-        return np.unique(self.qid) if len(self.qid) else np.empty(0, dtype=object)
+    def __init__(self, qid, docno, score, line=None, name: str = "run", source: str = "<memory>"):
+        self._init_strings(qid, docno, line)
+        self.score = score
+        self.name = name
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {self._n} rows, source={self.source!r})"
 
     @classmethod
     def from_columns(cls, qid, docno, score, *, name="run", source="<memory>", line=None) -> "Run":
         """Build from columns; raises :class:`InputFormatError` on a non-finite score
         or a duplicate ``(qid, docno)`` (trec_eval refuses those too)."""
-        qid, docno = _obj(qid), _obj(docno)
+        qid, docno = _strings(qid), _strings(docno)
         score = _floats(score, source, "score")
         if not (len(qid) == len(docno) == len(score)):
             raise InputFormatError(source, None, None, "qid, docno and score columns differ in length")
-        line = np.arange(1, len(qid) + 1, dtype=np.int64) if line is None else np.asarray(line, np.int64)
-        _check_unique(qid, docno, line, source, "document")
-        return cls(qid, docno, score, line, name, source)
+        line = None if line is None else np.asarray(line, np.int64)
+        out = cls(qid, docno, score, line, name, source)
+        out._check_unique_fast(source, "document")
+        return out
+
+    @classmethod
+    def _from_codes(cls, qcodes, qvocab, docno, score, *, name, source, line=None) -> "Run":
+        """Internal: build from query codes over a sorted vocabulary and an Arrow
+        docno column (the fast reader's output); checks duplicates."""
+        out = cls(None, docno, score, line, name, source)
+        out._qcodes, out._qvocab = qcodes, qvocab
+        out._check_unique_fast(source, "document")
+        return out
 
     @classmethod
     def from_rows(cls, rows, *, name="run", source="<memory>") -> "Run":
@@ -215,4 +360,8 @@ class Run:
         return cls.from_columns(*cols, name=name, source=source)
 
     def renamed(self, name: str) -> "Run":
-        return Run(self.qid, self.docno, self.score, self.line, name, self.source)
+        """The same rows under another system name (shares the columns)."""
+        out = object.__new__(Run)
+        out.__dict__.update(self.__dict__)
+        out.name = name
+        return out

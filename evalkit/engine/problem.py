@@ -10,12 +10,11 @@ Everything is columnar: no Python loop over queries or documents.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..data import Qrels, Run
-from .factorize import factorize
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
@@ -32,22 +31,177 @@ def offsets_from_sorted(ids: np.ndarray, n_segments: int) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+def _concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + l) for s, l in zip(starts, lengths)])``, vectorised."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
 class SortKeys:
     """Per-row sort keys handed to tie policies (all shape ``(n,)``).
 
     :param query: ``int64`` query index (position in :attr:`Problem.qids`).
     :param score: ``float64`` score, higher first.
-    :param docno: ``int64`` docno code in ``strcmp`` order.
+    :param docno: ``int64`` docno code in ``strcmp`` order. When the keys are built
+        from a run, the codes are computed on first access (they cost a sort of all
+        the run's docnos); :meth:`docno_key` orders a few rows without them.
     :param line: ``int64`` input order.
     :param grade: ``float64`` grade, ``NaN`` if unjudged.
+
+    The helpers :meth:`score_order`, :meth:`query_order` and :meth:`refine_ties` give
+    tie policies the usual orders in ``O(n)`` when the run is already sorted (a TREC
+    file usually is), and by a stable ``np.lexsort`` otherwise.
     """
 
-    query: np.ndarray
-    score: np.ndarray
-    docno: np.ndarray
-    line: np.ndarray
-    grade: np.ndarray
+    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None):
+        self.query = query
+        self.score = score
+        self.line = line
+        self.grade = grade
+        self._docno = None if docno is None else np.asarray(docno)
+        self._docno_vocab = None
+        # (Arrow string array, rows or None): the docno of row i is strings[rows[i]]
+        self._docno_strings = docno_strings
+        if docno is None and docno_strings is None:
+            raise TypeError("SortKeys needs docno codes or docno_strings")
+
+    @property
+    def docno(self) -> np.ndarray:
+        if self._docno is None:
+            from .factorize import encode
+
+            strings, rows = self._docno_strings
+            if rows is not None:
+                from .factorize import take
+
+                strings = take(strings, rows)
+            self._docno, self._docno_vocab = encode(strings)
+        return self._docno
+
+    @property
+    def docno_vocab(self) -> np.ndarray | None:
+        """Sorted docno strings when the codes came from strings (``docno_vocab[code]``)."""
+        if self._docno is None:
+            self.docno
+        return self._docno_vocab
+
+    def docno_key(self, rows: np.ndarray) -> np.ndarray:
+        """``int64`` values ordering ``rows`` by docno in ``strcmp`` order (equal docnos,
+        equal values); only those rows' strings are read."""
+        if self._docno is not None:
+            return self._docno[rows]
+        from .factorize import take, to_objects
+
+        strings, src = self._docno_strings
+        text = to_objects(take(strings, rows if src is None else src[rows]))
+        if len(text) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(text, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+    def _line_increasing(self) -> bool:
+        line = self.line
+        return len(line) < 2 or bool(np.all(line[1:] > line[:-1]))
+
+    def _blocks_in_query_order(self, within_ok: np.ndarray | None) -> np.ndarray | None:
+        """If rows form one contiguous block per query, each already in the wanted
+        order (``within_ok[i]``: row ``i + 1`` may follow row ``i``), return the order
+        that lays the blocks out by query; else ``None``."""
+        q = self.query
+        n = len(q)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        new_q = q[1:] != q[:-1]
+        if within_ok is not None and not np.all(within_ok | new_q):
+            return None
+        if not self._line_increasing():
+            return None
+        starts = np.flatnonzero(np.concatenate(([True], new_q)))
+        bq = q[starts]
+        if len(bq) == 1 or np.all(bq[1:] > bq[:-1]):
+            return np.arange(n, dtype=np.int64)
+        perm = np.argsort(bq, kind="stable")
+        if np.any(bq[perm][1:] == bq[perm][:-1]):
+            return None  # a query in several blocks
+        lengths = np.diff(np.append(starts, n))
+        return _concat_ranges(starts[perm], lengths[perm])
+
+    def query_order(self) -> np.ndarray:
+        """Rows grouped by query (ascending), input (``line``) order within a query."""
+        out = self._blocks_in_query_order(None)
+        return out if out is not None else np.lexsort((self.line, self.query))
+
+    def score_order(self, score: np.ndarray | None = None) -> np.ndarray:
+        """Rows by query ascending, then score descending, ties in ``line`` order:
+        ``np.lexsort((line, -score, query))``, in ``O(n)`` when already so sorted.
+
+        :param score: ``float64`` ``(n,)`` scores to use instead of :attr:`score`.
+        """
+        s = self.score if score is None else score
+        if len(s) > 1:
+            within = s[1:] <= s[:-1]
+            out = self._blocks_in_query_order(within)
+            if out is not None:
+                return out
+        return np.lexsort((self.line, -s, self.query))
+
+    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key) -> np.ndarray:
+        """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``
+        ascending, stably (rows with equal keys keep their order).
+
+        :param key: ``(n,)`` array, or a callable ``rows -> values`` called once with
+            the tied rows only (so a costly key is computed for the ties alone).
+        """
+        s = (self.score if score is None else score)[order]
+        q = self.query[order]
+        if len(order) < 2:
+            return order
+        same = (s[1:] == s[:-1]) & (q[1:] == q[:-1])
+        if not same.any():
+            return order
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        pos = np.flatnonzero(tied)
+        block = np.cumsum(np.concatenate(([True], ~same)))[pos]
+        rows = order[pos]
+        values = key(rows) if callable(key) else np.asarray(key)[rows]
+        out = order.copy()
+        out[pos] = rows[np.lexsort((values, block))]
+        return out
+
+
+class _LazyCodes:
+    """``keys.docno[index]`` computed on first use: an array-like (``np.asarray``
+    works; indexing returns another lazy view). Docno codes cost a sort of all the
+    run's docno strings, which no built-in metric needs."""
+
+    dtype = np.dtype(np.int64)
+    ndim = 1
+
+    def __init__(self, keys: SortKeys, index: np.ndarray):
+        self._keys, self._index = keys, index
+
+    def __array__(self, dtype=None, copy=None):
+        out = self._keys.docno[self._index]
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self._index),)
+
+    def __getitem__(self, item):
+        if isinstance(item, (int, np.integer)):
+            return self._keys.docno[self._index[item]]
+        return _LazyCodes(self._keys, self._index[item])
+
+    def __iter__(self):
+        return iter(np.asarray(self))
 
 
 @dataclass(frozen=True)
@@ -79,7 +233,6 @@ class RankedList:
         return np.diff(self.offsets)
 
 
-@dataclass
 class Problem:
     """One run joined with qrels.
 
@@ -88,16 +241,29 @@ class Problem:
     :param judged_grade: ``float64`` ``(m,)`` grades of every judged document, by query.
     :param keys: the run's rows restricted to evaluated queries, as :class:`SortKeys`.
     :param in_run: ``bool`` ``(q,)``: the query has at least one ranked document.
-    :param docno_vocab: ``object`` array; ``docno_vocab[code]`` is the docno string.
+    :param docno_vocab: ``object`` array; ``docno_vocab[code]`` is the docno string
+        (``None``: taken from ``keys`` on first access).
+
+    ``cache`` is a scratch dict shared by every flavour evaluated on this problem
+    (gains, discounts and ideal rankings computed once, see
+    :class:`evalkit.engine.kernels.MetricInput`).
     """
 
-    qids: np.ndarray
-    judged_offsets: np.ndarray
-    judged_grade: np.ndarray
-    keys: SortKeys
-    in_run: np.ndarray
-    docno_vocab: np.ndarray = None
-    _ranked: dict = field(default_factory=dict, repr=False)
+    def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None):
+        self.qids = qids
+        self.judged_offsets = judged_offsets
+        self.judged_grade = judged_grade
+        self.keys = keys
+        self.in_run = in_run
+        self._docno_vocab = docno_vocab
+        self._ranked: dict = {}
+        self.cache: dict = {}
+
+    @property
+    def docno_vocab(self) -> np.ndarray:
+        if self._docno_vocab is None:
+            self._docno_vocab = self.keys.docno_vocab
+        return self._docno_vocab
 
     @property
     def n_queries(self) -> int:
@@ -141,7 +307,7 @@ class Problem:
             query=query,
             rank=rank,
             grade=keys.grade[order],
-            docno=keys.docno[order],
+            docno=_LazyCodes(keys, order),
             block=block,
             averaged=bool(policy.averaged),
         )
@@ -185,46 +351,72 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> Ranked
     )
 
 
+def _run_grades(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.ndarray) -> np.ndarray:
+    """Grade of every run row (``NaN`` = unjudged): ``float64`` ``(n_run,)``.
+
+    Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
+    hash index, built once for its duplicate check, is searched for every judgment);
+    each candidate is then confirmed exactly: same query, same docno string.
+    """
+    grade = np.full(len(run), np.nan)
+    if len(run) == 0 or len(qrels) == 0:
+        return grade
+    from .factorize import strings_equal
+
+    packed, shift, h_run = run._pair_index()
+    h_q = qrels._pair_index()[2]
+    s = np.uint64(shift)
+    high = packed >> s
+    q_high = h_q >> s
+    q_order = np.argsort(q_high)
+    q_sorted = q_high[q_order]
+    lo = np.searchsorted(high, q_sorted, "left")
+    hi = np.searchsorted(high, q_sorted, "right")
+    count = hi - lo
+    cand_q = np.repeat(q_order, count)
+    cand_r = (packed[_concat_ranges(lo, count)] & np.uint64((1 << shift) - 1)).astype(np.int64)
+    ok = (h_run[cand_r] == h_q[cand_q]) & (run_query[cand_r] == qrels_query[cand_q]) & (run_query[cand_r] >= 0)
+    cand_q, cand_r = cand_q[ok], cand_r[ok]
+    ok = strings_equal(run._docno_arrow(), cand_r, qrels._docno_arrow(), cand_q)
+    grade[cand_r[ok]] = qrels.grade[cand_q[ok]]
+    return grade
+
+
 def build_problem(qrels: Qrels, run: Run) -> Problem:
-    """Join ``run`` with ``qrels`` (vectorised; one sort of the string columns).
+    """Join ``run`` with ``qrels`` (vectorised; no sort of the docno strings).
 
     Run queries absent from the qrels are dropped; qrels queries absent from the run
     get an empty ranking (the ``missing`` convention decides their score).
     """
-    (q_qrels, q_run), qvocab = factorize(qrels.qid, run.qid)
-    # evaluated queries: those of the qrels, in sorted order
-    present = np.zeros(len(qvocab), dtype=bool)
-    present[q_qrels] = True
-    remap = np.cumsum(present) - 1
-    qids = qvocab[present]
+    q_qrels, qids = qrels._qid_codes()  # evaluated queries: the qrels', sorted
     nq = len(qids)
+    q_run, run_vocab = run._qid_codes()
+    remap = np.full(len(run_vocab), -1, dtype=np.int64)
+    if nq and len(run_vocab):
+        pos = np.minimum(np.searchsorted(qids, run_vocab), nq - 1)
+        hit = qids[pos] == run_vocab
+        remap[hit] = pos[hit]
+    rq_all = remap[q_run] if len(q_run) else np.zeros(0, dtype=np.int64)
 
-    jq = remap[q_qrels]
-    jorder = np.argsort(jq, kind="stable")
-    judged_offsets = offsets_from_sorted(jq[jorder], nq)
-    judged_grade = qrels.grade[jorder]
+    if len(q_qrels) < 2 or np.all(q_qrels[1:] >= q_qrels[:-1]):
+        jq, judged_grade = q_qrels, qrels.grade
+    else:
+        jorder = np.argsort(q_qrels, kind="stable")
+        jq, judged_grade = q_qrels[jorder], qrels.grade[jorder]
+    judged_offsets = offsets_from_sorted(jq, nq)
 
-    keep = present[q_run] if len(q_run) else np.zeros(0, dtype=bool)
-    rq = remap[q_run[keep]]
-    (d_qrels, d_run), dvocab = factorize(qrels.docno, run.docno[keep])
-    nd = len(dvocab) + 1
-    qrels_key = jq * nd + d_qrels
-    run_key = rq * nd + d_run
-    korder = np.argsort(qrels_key, kind="stable")
-    sorted_keys = qrels_key[korder]
-    pos = np.searchsorted(sorted_keys, run_key)
-    pos_c = np.minimum(pos, max(len(sorted_keys) - 1, 0))
-    found = (pos < len(sorted_keys)) & (sorted_keys[pos_c] == run_key) if len(sorted_keys) else np.zeros(len(run_key), bool)
-    grade = np.full(len(run_key), np.nan)
-    grade[found] = qrels.grade[korder[pos_c[found]]]
-
-    keys = SortKeys(
-        query=rq.astype(np.int64),
-        score=run.score[keep],
-        docno=d_run.astype(np.int64),
-        line=np.flatnonzero(keep).astype(np.int64),
-        grade=grade,
-    )
+    grade = _run_grades(qrels, run, rq_all, q_qrels)
+    keep = rq_all >= 0
+    docno = run._docno_arrow()
+    if keep.all():
+        keys = SortKeys(query=rq_all, score=run.score, line=np.arange(len(rq_all), dtype=np.int64),
+                        grade=grade, docno_strings=(docno, None))
+        rq = rq_all
+    else:
+        rows = np.flatnonzero(keep).astype(np.int64)
+        rq = rq_all[rows]
+        keys = SortKeys(query=rq, score=run.score[rows], line=rows, grade=grade[rows],
+                        docno_strings=(docno, rows))
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
-    return Problem(qids, judged_offsets, judged_grade, keys, in_run, dvocab)
+    return Problem(qids, judged_offsets, judged_grade, keys, in_run)

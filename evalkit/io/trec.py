@@ -58,6 +58,93 @@ def _read_text(source: Source) -> tuple[str, str]:
     return _decode(raw, str(path)), str(path)
 
 
+def _read_raw(source: Source) -> tuple[bytes | None, str | None, str]:
+    """Return ``(raw_bytes, text, display_name)``: ``raw_bytes`` when the source gave
+    bytes (a path, gzip or binary stream), else ``text`` (a literal or text stream)."""
+    if hasattr(source, "read"):
+        data = source.read()
+        name = str(getattr(source, "name", "<stream>"))
+        return (data, None, name) if isinstance(data, bytes) else (None, data, name)
+    if isinstance(source, str) and "\n" in source:
+        return None, source, "<string>"
+    path = Path(source)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(str(path), None, None, f"corrupt gzip data: {exc}") from None
+    return raw, None, str(path)
+
+
+# Bytes that make a file non-canonical for the fast reader: other whitespace than
+# one space or one tab between fields (str.split() splits on all of them), NUL.
+_ODD_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
+
+
+def _fast_table(raw: bytes, names: tuple[str, ...], types: dict):
+    """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
+
+    Canonical: ASCII; fields separated by exactly one space (or exactly one tab, if
+    the file has no space); no blank, comment or whitespace-only lines; exactly
+    ``len(names)`` fields on every line; every typed field parses. On such files
+    ``str.split()`` and the CSV reader split identically, and Arrow's float parser
+    rounds correctly as ``float()`` does, so the result equals the exact reader's.
+    Returns ``None`` for anything else (the caller then runs the exact line-by-line
+    reader, which also produces the error message and line number).
+    """
+    if not raw or not raw.isascii():
+        return None
+    if b"\t" in raw:
+        if b" " in raw:
+            return None
+        delim = b"\t"
+    else:
+        delim = b" "
+    if raw[:1] in (delim, b"\n", b"#") or raw.endswith(delim):
+        return None
+    for odd in _ODD_BYTES + (delim + delim, b"\n" + delim, delim + b"\n", b"\n\n", b"\n#"):
+        if odd in raw:
+            return None
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(raw),
+            read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char=False, double_quote=False,
+                                            escape_char=False, newlines_in_values=False,
+                                            ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                                null_values=[], true_values=[], false_values=[],
+                                                strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    if table.num_rows != n_lines:
+        return None
+    return table
+
+
+def _fast_numbers(column, integer: bool = False) -> np.ndarray | None:
+    """Float64 values of a parsed column, or ``None`` if one is not finite (or not an
+    integer when ``integer``): the exact reader then names the line."""
+    from ..engine.factorize import numpy_view
+
+    out = numpy_view(column)
+    if not np.isfinite(out).all():
+        return None
+    if integer and not (out == np.round(out)).all():
+        return None
+    return out
+
+
 def _decode(raw: bytes, name: str) -> str:
     try:
         return raw.decode("utf-8")
@@ -120,7 +207,21 @@ def read_qrels(source: Source) -> Qrels:
     :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment.
     :raises FileNotFoundError: the path does not exist.
     """
-    text, name = _read_text(source)
+    raw, text, name = _read_raw(source)
+    if raw is None and text.isascii():
+        raw = text.encode("ascii")
+    if raw is not None:
+        import pyarrow as pa
+
+        table = _fast_table(raw, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(),
+                                                "grade": pa.float64()})
+        grade = None if table is None else _fast_numbers(table["grade"], integer=True)
+        if grade is not None:
+            from ..engine.factorize import as_arrow, encode
+
+            qcodes, qvocab = encode(table["qid"])
+            return Qrels._from_codes(qcodes, qvocab, as_arrow(table["docno"]), grade, source=name)
+        text = _decode(raw, name)
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
@@ -146,7 +247,23 @@ def read_run(source: Source, name: str | None = None) -> Run:
     :raises InputFormatError: fewer than 6 fields, non-numeric or non-finite score,
         a document retrieved twice for one query.
     """
-    text, src = _read_text(source)
+    raw, text, src = _read_raw(source)
+    if raw is None and text.isascii():
+        raw = text.encode("ascii")
+    if raw is not None:
+        import pyarrow as pa
+
+        table = _fast_table(raw, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(),
+                                              "score": pa.float64()})
+        score = None if table is None else _fast_numbers(table["score"])
+        if score is not None:
+            from ..engine.factorize import as_arrow, encode
+
+            if name is None:
+                name = raw[: raw.find(b"\n")].split()[5].decode() if b"\n" in raw else raw.split()[5].decode()
+            qcodes, qvocab = encode(table["qid"])
+            return Run._from_codes(qcodes, qvocab, as_arrow(table["docno"]), score, name=name, source=src)
+        text = _decode(raw, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
         qid = [r[0] for r in rows]

@@ -1,0 +1,332 @@
+"""Run every benchmark workload against every installed peer; print medians and ratios.
+
+    python benchmarks/run.py                      # W1, W2, W3 and scaling (1M, 3M, 10M lines)
+    python benchmarks/run.py --sizes 1000000      # quick: every workload at 1M lines
+    python benchmarks/run.py --repeat 5 --json results.json
+
+Each measurement runs in a fresh Python process (so peak memory is that job's own),
+``--repeat`` times; the table shows the median wall time of the *job* (reading the
+files and evaluating; imports and interpreter start are excluded), the peak resident
+memory of the process, the value computed, and the ratio ``peer time / evalkit time``.
+The data files are generated first if missing (``benchmarks/generate.py``).
+
+Workloads (see ``benchmarks/README.md``):
+
+* W1: read qrels + run, mean NDCG@10 as trec_eval's ``ndcg_cut.10``.
+* W2: same files, 48 flavours (gains linear/exp2/map x discounts log2/jarvelin x IDCG
+  judged/returned x cutoffs 5, 10, 20, 100) in one call. Peers compute the subset
+  of those they support (noted in the table).
+* W3: dense ``y_true``/``y_score`` (10,000 x 100), NDCG@10 with tie averaging, vs
+  scikit-learn's ``ndcg_score(ignore_ties=False)``.
+* scaling: W1 at every size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+W2_GAINS = ("linear", "exp2", "map(1=1,2=3,3=7)")
+W2_DISCOUNTS = ("log2", "jarvelin(base=2)")
+W2_IDCG = ("judged", "returned")
+W2_CUTOFFS = (5, 10, 20, 100)
+
+
+def w2_flavours() -> list[str]:
+    return [f"ndcg(gain={g},discount={d},idcg={i},ties=trec_eval)@{k}"
+            for g in W2_GAINS for d in W2_DISCOUNTS for i in W2_IDCG for k in W2_CUTOFFS]
+
+
+# --------------------------------------------------------------------------- jobs
+# Each job returns (value, note); it runs in its own process, timed from its start.
+
+def job_evalkit_w1(run_path, qrels_path):
+    import numpy as np
+
+    import evalkit
+
+    qrels = evalkit.read_qrels(qrels_path)
+    run = evalkit.read_run(run_path)
+    res = evalkit.evaluate(qrels, run, "trec_eval.ndcg_cut@10")
+    return float(np.nanmean(res.values[0, 0])), "trec_eval.ndcg_cut@10"
+
+
+def job_evalkit_w2(run_path, qrels_path):
+    import numpy as np
+
+    import evalkit
+
+    qrels = evalkit.read_qrels(qrels_path)
+    run = evalkit.read_run(run_path)
+    res = evalkit.evaluate(qrels, run, w2_flavours())
+    means = np.nanmean(res.values[0], axis=1)
+    assert len(means) == 48
+    # report the trec_eval ndcg_cut.10 flavour, for comparison with peers
+    i = w2_flavours().index("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10")
+    return float(means[i]), "48 flavours"
+
+
+def _pytrec_eval_read(run_path, qrels_path):
+    import pytrec_eval
+
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    return qrels, run
+
+
+def job_pytrec_eval_w1(run_path, qrels_path):
+    import pytrec_eval
+
+    qrels, run = _pytrec_eval_read(run_path, qrels_path)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    # trec_eval's mean is over the qrels' queries that the run answers
+    values = [m["ndcg_cut_10"] for m in per_query.values()]
+    return sum(values) / len(values), "ndcg_cut.10 (parse_qrel/parse_run)"
+
+
+def job_pytrec_eval_w2(run_path, qrels_path):
+    import pytrec_eval
+
+    qrels, run = _pytrec_eval_read(run_path, qrels_path)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5,10,20,100"}).evaluate(run)
+    values = [m["ndcg_cut_10"] for m in per_query.values()]
+    return sum(values) / len(values), "4 of 48 (linear/log2/judged only)"
+
+
+def job_ranx_w1(run_path, qrels_path):
+    from ranx import Qrels, Run, evaluate
+
+    qrels = Qrels.from_file(str(qrels_path), kind="trec")
+    run = Run.from_file(str(run_path), kind="trec")
+    return float(evaluate(qrels, run, "ndcg@10")), "ndcg@10 (from_file)"
+
+
+def job_ranx_w2(run_path, qrels_path):
+    from ranx import Qrels, Run, evaluate
+
+    qrels = Qrels.from_file(str(qrels_path), kind="trec")
+    run = Run.from_file(str(run_path), kind="trec")
+    metrics = [f"{m}@{k}" for m in ("ndcg", "ndcg_burges") for k in W2_CUTOFFS]
+    out = evaluate(qrels, run, metrics)
+    return float(out["ndcg@10"]), "8 of 48 (ndcg, ndcg_burges)"
+
+
+def job_ir_measures_w1(run_path, qrels_path):
+    import ir_measures
+    from ir_measures import nDCG
+
+    qrels = ir_measures.read_trec_qrels(str(qrels_path))
+    run = ir_measures.read_trec_run(str(run_path))
+    out = ir_measures.calc_aggregate([nDCG @ 10], qrels, run)
+    return float(out[nDCG @ 10]), "nDCG@10 (read_trec_*)"
+
+
+def job_ir_measures_w2(run_path, qrels_path):
+    import ir_measures
+    from ir_measures import nDCG
+
+    qrels = ir_measures.read_trec_qrels(str(qrels_path))
+    run = ir_measures.read_trec_run(str(run_path))
+    measures = [nDCG @ k for k in W2_CUTOFFS] + [nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7}) @ k for k in W2_CUTOFFS]
+    out = ir_measures.calc_aggregate(measures, qrels, run)
+    return float(out[nDCG @ 10]), "8 of 48 (nDCG, nDCG(gains=map))"
+
+
+def _arrays():
+    import numpy as np
+
+    data = np.load(DATA / "arrays.npz")
+    return data["y_true"], data["y_score"]
+
+
+def job_evalkit_w3(y_true, y_score):
+    import evalkit.arrays as ea
+
+    return float(ea.score(y_true, y_score, k=10).mean()), "arrays.score(k=10)"
+
+
+def job_sklearn_w3(y_true, y_score):
+    from sklearn.metrics import ndcg_score
+
+    return float(ndcg_score(y_true, y_score, k=10, ignore_ties=False)), "ndcg_score(ignore_ties=False)"
+
+
+JOBS = {
+    ("W1", "evalkit"): job_evalkit_w1,
+    ("W1", "pytrec_eval"): job_pytrec_eval_w1,
+    ("W1", "ranx"): job_ranx_w1,
+    ("W1", "ir_measures"): job_ir_measures_w1,
+    ("W2", "evalkit"): job_evalkit_w2,
+    ("W2", "pytrec_eval"): job_pytrec_eval_w2,
+    ("W2", "ranx"): job_ranx_w2,
+    ("W2", "ir_measures"): job_ir_measures_w2,
+    ("W3", "evalkit"): job_evalkit_w3,
+    ("W3", "sklearn"): job_sklearn_w3,
+}
+PEER_MODULES = {"evalkit": "evalkit", "pytrec_eval": "pytrec_eval", "ranx": "ranx",
+                "ir_measures": "ir_measures", "sklearn": "sklearn"}
+
+
+def _child(workload: str, tool: str, size: int) -> None:
+    """Run one job in this process and print a JSON line."""
+    import resource
+
+    fn = JOBS[(workload, tool)]
+    if workload == "W3":
+        args = _arrays()
+        __import__(PEER_MODULES[tool])  # imports are not timed
+    else:
+        args = (DATA / f"run_{size}.txt", DATA / f"qrels_{size}.txt")
+        __import__(PEER_MODULES[tool])
+        if tool == "sklearn":
+            import sklearn.metrics  # noqa: F401
+    start = time.perf_counter()
+    value, note = fn(*args)
+    seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "value": value, "note": note}))
+
+
+def _measure(workload: str, tool: str, size: int, repeat: int) -> dict | None:
+    rows = []
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, __file__, "--_child", workload, tool, str(size)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"  {workload} {tool} {size}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
+            return None
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return {
+        "seconds": statistics.median(r["seconds"] for r in rows),
+        "all_seconds": [r["seconds"] for r in rows],
+        "peak_mb": statistics.median(r["peak_mb"] for r in rows),
+        "value": rows[0]["value"],
+        "note": rows[0]["note"],
+    }
+
+
+def _installed(tool: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(PEER_MODULES[tool]) is not None
+
+
+def machine() -> str:
+    import numpy
+
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    versions = [f"Python {platform.python_version()}", f"numpy {numpy.__version__}"]
+    for mod in ("pyarrow", "pytrec_eval", "ranx", "ir_measures", "sklearn", "numba"):
+        try:
+            from importlib.metadata import version
+
+            dist = {"pytrec_eval": "pytrec_eval-terrier", "sklearn": "scikit-learn"}.get(mod, mod)
+            versions.append(f"{mod} {version(dist)}")
+        except Exception:
+            pass
+    return f"{cpu}, {os.cpu_count()} cores, {mem} RAM; " + ", ".join(versions)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="evalkit benchmarks (issue 4)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 3_000_000, 10_000_000],
+                    help="run sizes in lines for W1/scaling; W2 uses the largest")
+    ap.add_argument("--workloads", nargs="+", default=["W1", "W2", "W3"], choices=["W1", "W2", "W3"])
+    ap.add_argument("--peers", nargs="+", default=None, help="tools to run (default: all installed)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None, help="also write the raw numbers here")
+    ap.add_argument("--_child", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args._child:
+        _child(args._child[0], args._child[1], int(args._child[2]))
+        return 0
+
+    from generate import write_arrays, write_files  # noqa: E402  (benchmarks/ on sys.path)
+
+    for n in args.sizes:
+        write_files(n, DATA)
+    write_arrays(DATA)
+    tools = args.peers or [t for t in PEER_MODULES if _installed(t)]
+    print(f"machine: {machine()}")
+    results = []
+    largest = max(args.sizes)
+    plan = []
+    if "W1" in args.workloads:
+        plan += [("W1", n) for n in sorted(args.sizes)]
+    if "W2" in args.workloads:
+        plan.append(("W2", largest))
+    if "W3" in args.workloads:
+        plan.append(("W3", 0))
+    # warm-up (numba caches, file cache), not measured
+    for wl, n in plan:
+        for tool in tools:
+            if (wl, tool) in JOBS and wl != "W3" and n == min(args.sizes):
+                subprocess.run([sys.executable, __file__, "--_child", wl, tool, str(n)], capture_output=True)
+    for wl, n in plan:
+        base = None
+        for tool in ["evalkit"] + [t for t in tools if t != "evalkit"]:
+            if tool not in tools or (wl, tool) not in JOBS:
+                continue
+            print(f"  running {wl} {tool} {n or ''} ...", file=sys.stderr, flush=True)
+            m = _measure(wl, tool, n, args.repeat)
+            if m is None:
+                continue
+            m.update(workload=wl, tool=tool, lines=n)
+            if tool == "evalkit":
+                base = m
+            results.append(m)
+    w1_single = {r["lines"]: r["seconds"] for r in results if r["workload"] == "W1" and r["tool"] == "evalkit"}
+    ek = {(r["workload"], r["lines"]): r for r in results if r["tool"] == "evalkit"}
+
+    header = "| workload | lines | tool | median s | x evalkit time | peak MB | mean value | |value - evalkit| | computes |"
+    print()
+    print(header)
+    print("|" + "---|" * 9)
+    for r in results:
+        e = ek.get((r["workload"], r["lines"]))
+        ratio = r["seconds"] / e["seconds"] if e else float("nan")
+        diff = abs(r["value"] - e["value"]) if e else float("nan")
+        lines = f"{r['lines']:,}" if r["lines"] else "10,000 x 100"
+        print(f"| {r['workload']} | {lines} | {r['tool']} | {r['seconds']:.2f} | {ratio:.2f} | "
+              f"{r['peak_mb']:.0f} | {r['value']:.12f} | {diff:.1e} | {r['note']} |")
+    if ("W2", largest) in ek and largest in w1_single:
+        print(f"\nW2 (48 flavours) / W1 (1 flavour) evalkit time at {largest:,} lines: "
+              f"{ek[('W2', largest)]['seconds'] / w1_single[largest]:.2f}")
+    if len(w1_single) > 1:
+        sizes = sorted(w1_single)
+        print("evalkit W1 seconds per million lines: " + ", ".join(
+            f"{n / 1e6:g}M: {w1_single[n] / (n / 1e6):.3f}" for n in sizes))
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine(), "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.exit(main())
