@@ -6,6 +6,7 @@ import numpy as np
 
 from ..components import IdcgStrategy
 from ..engine.kernels import IdealContext, ideal_dcg
+from ..errors import FlavourError
 from ..hookspecs import hookimpl
 
 
@@ -20,6 +21,14 @@ def returned(ctx: IdealContext) -> np.ndarray:
 def returned_top_k(ctx: IdealContext) -> np.ndarray:
     if ctx.k is None:
         return returned(ctx)
+    if ctx.ranked.averaged:
+        # which documents are "the first k" depends on the order of tied documents, so
+        # DCG / IDCG is not linear in the averaged discounts: E[NDCG] is not computed
+        raise FlavourError(
+            "idcg=returned_top_k with a cutoff cannot be combined with an averaged tie policy "
+            "(the ideal depends on how ties are broken); use idcg=returned or idcg=judged, "
+            "or a deterministic tie policy"
+        )
     keep = ctx.ranked.rank <= ctx.k
     counts = np.bincount(ctx.ranked.query[keep], minlength=ctx.ranked.n_queries)
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
