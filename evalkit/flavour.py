@@ -263,7 +263,7 @@ def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
         p.i += 1
         k = int(tok[1])
         if k < 1:
-            raise p.error("the cutoff after '@' must be >= 1")
+            raise p.error("the cutoff after '@' must be >= 1", tok[2])
     if p.peek() is not None:
         raise p.error(f"unexpected {p.peek()[1]!r}")
     return name, args, k
