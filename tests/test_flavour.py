@@ -1,0 +1,297 @@
+"""Flavour values: canonical form and round trip, defaults, errors (unknown names
+listed, syntax errors with a position), hashing and equality, ``Flavour.of``,
+preset expansion."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import evalkit
+from evalkit import Flavour, FlavourError, build_registry, expand_spec, parse_flavour
+from evalkit.flavour import CONVENTIONS
+
+REG = build_registry(disable_plugins=True)
+
+
+def parse(text):
+    return parse_flavour(text, REG)
+
+
+# --------------------------------------------------------------------------- strategies
+def _values(param):
+    """A strategy of valid values for a declared :class:`~evalkit.Param`."""
+    if param.kind == "str":
+        return st.sampled_from(param.choices) if param.choices else st.sampled_from(["a", "b"])
+    lo = param.minimum
+    if lo is None:
+        base = [0.0, 0.5, 1.0, 2.0, 3.0]
+    else:
+        base = [lo + d for d in (0.5, 1.0, 2.5, 7.0)] + ([] if param.exclusive_minimum else [lo])
+    hi = getattr(param, "maximum", None)
+    if hi is not None:
+        base = [b for b in base if b < hi] + ([] if getattr(param, "exclusive_maximum", False) else [hi])
+    if param.kind == "int":
+        base = sorted({int(b) + (1 if param.exclusive_minimum and lo is not None and int(b) <= lo else 0)
+                       for b in base})
+    return st.sampled_from(sorted(set(base)))
+
+
+def _fmt(v):
+    if isinstance(v, float) and v.is_integer() and random.random() < 0.5:
+        return str(int(v))  # 2 and 2.0 must give the same flavour
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+@st.composite
+def component(draw, family):
+    name = draw(st.sampled_from(REG.names(family)))
+    comp = REG.get(family, name)
+    args = []
+    for p in comp.params:
+        if draw(st.booleans()):
+            args.append(f"{p.name}={_fmt(draw(_values(p)))}")
+    if comp.numeric_keys is not None and draw(st.booleans()):
+        table = draw(st.dictionaries(st.integers(0, 4), st.sampled_from([0.0, 1.0, 3.0, 4.5, 9.0]),
+                                     min_size=1, max_size=3))
+        args += [f"{g}={_fmt(v)}" for g, v in table.items()]
+    return f"{name}({','.join(args)})" if args else name
+
+
+@st.composite
+def flavour_text(draw):
+    metric_name = draw(st.sampled_from(REG.names("metric")))
+    metric = REG.metric(metric_name)
+    args = []
+    for p in metric.params:
+        if draw(st.booleans()):
+            args.append(f"{p.name}={_fmt(draw(_values(p)))}")
+    for family in ("gain", "discount", "idcg"):
+        if family in metric.uses and draw(st.booleans()):
+            args.append(f"{family}={draw(component(family))}")
+    if draw(st.booleans()):
+        ties = draw(component("ties"))
+        if REG.get("ties", ties.split("(")[0]).averaged and not metric.supports_averaged_ties:
+            ties = "trec_eval"
+        args.append(f"ties={ties}")
+    for name, conv in CONVENTIONS.items():
+        if draw(st.booleans()):
+            args.append(f"{name}={_fmt(draw(_values(conv)))}")
+    random.Random(draw(st.integers(0, 1000))).shuffle(args)
+    k = draw(st.one_of(st.none(), st.integers(1, 1000)))
+    text = metric_name + (f"({','.join(args)})" if args else "")
+    return text + (f"@{k}" if k is not None else "")
+
+
+# --------------------------------------------------------------------------- round trip
+@settings(max_examples=150, deadline=None)
+@given(flavour_text())
+def test_canonical_round_trip(text):
+    f = parse(text)
+    canon = str(f)
+    g = parse(canon)
+    assert g == f and hash(g) == hash(f)
+    assert str(g) == canon
+    assert parse(f) is f  # a Flavour passes through
+    metric = REG.metric(f.metric)
+    # every component the metric uses is written explicitly
+    for family in ("gain", "discount", "idcg"):
+        assert (f"{family}=" in canon) == (family in metric.uses)
+    assert "ties=" in canon
+
+
+@settings(max_examples=60, deadline=None)
+@given(flavour_text(), st.integers(0, 100))
+def test_argument_order_does_not_matter(text, seed):
+    f = parse(text)
+    head, _, rest = str(f).partition("(")
+    if not rest:
+        return
+    body, _, k = rest.rpartition(")")
+    # split the top-level arguments and shuffle them
+    depth, cur, parts = 0, "", []
+    for ch in body:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    parts.append(cur)
+    random.Random(seed).shuffle(parts)
+    assert parse(f"{head}({','.join(parts)}){k}") == f
+
+
+# --------------------------------------------------------------------------- defaults
+def test_defaults_are_filled_and_written():
+    f = parse("ndcg")
+    assert str(f) == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)"
+    assert f == parse("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,empty=zero,missing=skip)")
+    assert f.k is None
+    assert f.convention("empty") == "zero" and f.convention("missing") == "skip"
+
+
+def test_default_parameters_are_omitted():
+    assert str(parse("ndcg(discount=jarvelin(base=2))@5")) == \
+        "ndcg(gain=linear,discount=jarvelin,idcg=judged,ties=trec_eval)@5"
+    assert str(parse("ndcg(discount=jarvelin(base=3.0))")) == \
+        "ndcg(gain=linear,discount=jarvelin(base=3),idcg=judged,ties=trec_eval)"
+    assert str(parse("err(max_grade=4)@20")) == "err(ties=trec_eval)@20"
+    assert str(parse("err(max_grade=3)@20")) == "err(max_grade=3,ties=trec_eval)@20"
+    assert str(parse("precision(threshold=2)@10")) == "precision(threshold=2,ties=trec_eval)@10"
+
+
+def test_int_and_float_parameters_are_equal():
+    assert parse("ndcg(discount=log(base=2.0))") == parse("ndcg(discount=log)")
+    assert parse("ap(threshold=2)") == parse("ap(threshold=2.0)")
+    assert parse("ap(threshold=2)") != parse("ap(threshold=2.5)")
+
+
+def test_gain_map_canonical_order():
+    f = parse("ndcg(gain=map(4=4.5,2=9,1=3))")
+    assert str(f.gain) == "map(1=3,2=9,4=4.5)"
+    assert f == parse("ndcg(gain=map(1=3,2=9.0,4=4.5))")
+    assert f != parse("ndcg(gain=map(1=3,2=9))")
+
+
+def test_metric_without_components():
+    f = parse("precision@10")
+    assert f.gain is None and f.discount is None and f.idcg is None
+    assert str(f) == "precision(ties=trec_eval)@10"
+
+
+# --------------------------------------------------------------------------- hashing
+def test_flavours_are_hashable_dict_keys():
+    a = parse("ndcg(gain=exp2)@10")
+    b = parse("ndcg(idcg=judged,gain=exp2,ties=trec_eval)@10")
+    c = parse("ndcg(gain=exp2)@5")
+    table = {a: 1, c: 2}
+    assert table[b] == 1
+    assert len({a, b, c}) == 2
+    assert a.with_cutoff(5) == c and c.without_cutoff() == a.without_cutoff()
+    assert a.without_cutoff().k is None
+    with pytest.raises(AttributeError):
+        a.k = 3  # frozen
+
+
+def test_flavour_of():
+    f = Flavour.of("ndcg", 10, gain="exp2", discount=("jarvelin", {"base": 3}), registry=REG)
+    assert f == parse("ndcg(gain=exp2,discount=jarvelin(base=3))@10")
+    assert Flavour.of("ap", threshold=2, registry=REG) == parse("ap(threshold=2)")
+    assert Flavour.of(registry=REG) == parse("ndcg")
+    assert Flavour.of("ndcg", empty="skip", registry=REG).convention("empty") == "skip"
+    with pytest.raises(FlavourError):
+        Flavour.of("ndcg", gain="nope", registry=REG)
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True, "3"])
+def test_with_cutoff_rejects_bad_k(k):
+    with pytest.raises(FlavourError):
+        parse("ndcg").with_cutoff(k)
+
+
+# --------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("text, family, name", [
+    ("nope", "metric", "nope"),
+    ("ndcg(gain=quadratic)", "gain", "quadratic"),
+    ("ndcg(discount=log3)", "discount", "log3"),
+    ("ndcg(idcg=corpus)", "idcg", "corpus"),
+    ("ndcg(ties=random)", "ties", "random"),
+])
+def test_unknown_names_list_known_ones(text, family, name):
+    with pytest.raises(FlavourError) as err:
+        parse(text)
+    msg = str(err.value)
+    assert f"unknown {family} '{name}'" in msg
+    for known in REG.names(family):
+        assert known in msg
+
+
+@pytest.mark.parametrize("text, known", [
+    ("ndcg(discount=jarvelin(b=2))", ["base"]),
+    ("ndcg(colour=red)", ["gain", "discount", "idcg", "ties", "empty", "missing"]),
+    ("ap(thresh=2)", ["threshold"]),
+    ("ndcg(gain=exp2(base=3))", ["none"]),
+])
+def test_unknown_parameter_lists_known_ones(text, known):
+    with pytest.raises(FlavourError) as err:
+        parse(text)
+    msg = str(err.value)
+    assert "no parameter" in msg
+    for k in known:
+        assert k in msg
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("ndcg(discount=jarvelin(base=1))", "must be > 1"),
+    ("ndcg(discount=log(base=0.5))", "must be > 1"),
+    ("ndcg(discount=log(base=abc))", "must be a number"),
+    ("err(max_grade=0)", "must be > 0"),
+    ("precision(gain=exp2)", "does not use a gain"),
+    ("ap(ties=average)", "exact only for metrics that sum over positions"),
+    ("err(ties=average)", "exact only for metrics that sum over positions"),
+    ("ndcg(gain=exp2,gain=linear)", "given twice"),
+    ("ndcg(discount=log(base=2,base=3))", "given twice"),
+    ("trec_eval.ndcg", "preset"),
+    ("", "non-empty"),
+])
+def test_invalid_values(text, msg):
+    with pytest.raises(FlavourError, match=msg.replace("(", r"\(")):
+        parse(text)
+
+
+@pytest.mark.parametrize("text, position", [
+    ("ndcg(", 5),
+    ("ndcg(gain=exp2", 14),
+    ("ndcg(gain=)", 10),
+    ("ndcg)@3", 4),
+    ("ndcg(gain=exp2)@1.5", 16),
+    ("ndcg@k", 5),
+    ("nd cg", 3),
+    ("ndcg(gain=exp2,,)", 15),
+    ("ndcg$", 4),
+    ("ndcg@0", 5),
+    ("ndcg@-2", 5),
+])
+def test_syntax_errors_give_position(text, position):
+    with pytest.raises(FlavourError) as err:
+        parse(text)
+    msg = str(err.value)
+    assert f"at position {position}" in msg, msg
+    assert repr(text) in msg
+
+
+# --------------------------------------------------------------------------- presets
+def test_expand_preset_with_default_cutoffs():
+    fl = expand_spec("trec_eval.ndcg_cut", REG)
+    assert [f.k for f in fl] == [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    assert all(f.without_cutoff() == parse("ndcg") for f in fl)
+    assert expand_spec("trec_eval.ndcg_cut@10", REG) == [parse("ndcg@10")]
+    assert expand_spec("trec_eval.ndcg", REG) == [parse("ndcg")]
+    assert expand_spec("burges2005.ndcg@5", REG) == [parse("ndcg(gain=exp2)@5")]
+    assert expand_spec("jarvelin2002.ndcg", REG) == [parse("ndcg(discount=jarvelin(base=2))")]
+    assert expand_spec("ndcg(gain=exp2)", REG, cutoffs=[1, 3]) == [parse("ndcg(gain=exp2)@1"),
+                                                                    parse("ndcg(gain=exp2)@3")]
+
+
+def test_unknown_preset_lists_known():
+    with pytest.raises(FlavourError) as err:
+        expand_spec("trec_eval.ndgc", REG)
+    assert "trec_eval.ndcg_cut" in str(err.value)
+
+
+def test_every_preset_parses_to_a_canonical_flavour():
+    for name in REG.names("preset"):
+        for f in expand_spec(name, REG, cutoffs=None if not REG.preset(name).requires_cutoff else [10]):
+            assert parse(str(f)) == f
+
+
+def test_evaluate_rejects_duplicate_flavours():
+    qrels = evalkit.Qrels.from_rows([("q", "d", 1)])
+    run = evalkit.Run.from_rows([("q", "d", 1.0)])
+    with pytest.raises(FlavourError, match="twice"):
+        evalkit.evaluate(qrels, run, ["ndcg@10", "trec_eval.ndcg_cut@10"], registry=REG)
