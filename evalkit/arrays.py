@@ -51,7 +51,8 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         from .registry import default_registry
 
         registry = default_registry()
-    flavours = expand_spec(flavour, registry)
+    # an explicit k is the cutoff, also for presets with several default cutoffs
+    flavours = expand_spec(flavour, registry, cutoffs=None if k is None else [k])
     if len(flavours) != 1:
         raise ValueError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff")
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
