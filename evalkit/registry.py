@@ -37,6 +37,8 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.ties",
     "evalkit.builtins.metrics",
     "evalkit.builtins.presets",
+    "evalkit.builtins.presets_ml",
+    "evalkit.builtins.diversity",
 )
 
 _HOOK_FOR_FAMILY = {

@@ -141,7 +141,10 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     log_continue = np.log1p(-stop)
     before = segment_cumsum(log_continue, r.offsets) - log_continue
     contrib = stop * np.exp(before) / r.rank
-    return MetricOutput(inp.per_query(contrib), _all(inp.n_queries))
+    # undefined (the ``empty`` convention applies) when no judged document has a grade
+    # > 0: gdeval.pl leaves such topics out; with the default empty=zero ERR is 0 as before
+    defined = inp.num_relevant(np.nextafter(0.0, 1.0)) > 0
+    return MetricOutput(inp.per_query(contrib), defined)
 
 
 def precision(inp: MetricInput, threshold: float) -> MetricOutput:

@@ -33,8 +33,8 @@ def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
     return np.lexsort((-keys.docno, -_scores(keys, score), keys.query))
 
 
-def stable(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((keys.line, -keys.score, keys.query))
+def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
+    return np.lexsort((keys.line, -_scores(keys, score), keys.query))
 
 
 def numpy_argsort(keys: SortKeys) -> np.ndarray:
@@ -88,6 +88,10 @@ def evalkit_register_tie_policies(register):
     register(TiePolicy(
         name="stable",
         fn=stable,
+        params=(Param("score", "str", "float64",
+                      "precision the scores are compared at: float64, or float32 as XGBoost "
+                      "stores its predictions (HostDeviceVector<float>)",
+                      choices=("float64", "float32")),),
         formula="sort by score descending; tied documents keep their input order",
         source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
                "insertion sort, hence stable, for queries of at most 15 documents)",

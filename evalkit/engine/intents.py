@@ -25,6 +25,9 @@ class IntentProblem:
     :param prob: ``float64`` ``(p,)`` intent probabilities (sum to 1 per topic).
     :param ranked: :class:`RankedList` over the ``p`` pseudo-queries.
     :param judged_grade, judged_offsets: the intents' judgments.
+    :param judged_docno: ``int64`` ``(m,)`` code of each judged document, shared by all
+        intents of a topic; codes follow ``strcmp`` order of the docnos (used by the
+        diversity metrics' greedy ideal ranking and its docno tie-break).
     """
 
     topic: np.ndarray
@@ -32,6 +35,7 @@ class IntentProblem:
     ranked: RankedList
     judged_grade: np.ndarray
     judged_offsets: np.ndarray
+    judged_docno: np.ndarray | None = None
 
     @classmethod
     def build(cls, problem: Problem, subtopics: SubtopicQrels, ranked: RankedList) -> "IntentProblem":
@@ -90,7 +94,7 @@ class IntentProblem:
             block=np.unique(block, return_inverse=True)[1].reshape(-1) if len(block) else block,
             averaged=ranked.averaged,
         )
-        return cls(topic, prob, expanded, judged_grade, judged_offsets)
+        return cls(topic, prob, expanded, judged_grade, judged_offsets, d_j.astype(np.int64))
 
 
 def _docnos(problem: Problem, ranked: RankedList, src: np.ndarray) -> np.ndarray:
