@@ -278,6 +278,8 @@ def candidate_flavours(registry, k: int | None = None,
                if metric.supports_averaged_ties or not registry.get("ties", t.name).averaged]
     for g, d, i, t in itertools.product(families["gain"], families["discount"], families["idcg"], ties_ok):
         for ck in ks:
+            if i.name == "returned_top_k" and ck is not None and registry.get("ties", t.name).averaged:
+                continue  # refused by the returned_top_k strategy (not an expectation over ties)
             fl = Flavour(metric="ndcg", k=ck, gain=g, discount=d, idcg=i, ties=t,
                          conventions=(("missing", "zero"), ("empty", "skip")))
             fl = replace(fl, conventions=_canonical_conventions(fl.conventions))
