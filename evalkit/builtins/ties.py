@@ -18,7 +18,7 @@ def _filled(grade: np.ndarray) -> np.ndarray:
 
 
 def input_order(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((keys.line, keys.query))
+    return keys.query_order()  # np.lexsort((keys.line, keys.query)), O(n) when grouped
 
 
 def _scores(keys: SortKeys, score: str) -> np.ndarray:
@@ -30,11 +30,14 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
 
 
 def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
-    return np.lexsort((-keys.docno, -_scores(keys, score), keys.query))
+    # np.lexsort((-keys.docno, -score, keys.query)); docnos are compared for tied rows only
+    s = _scores(keys, score)
+    return keys.refine_ties(keys.score_order(s), s, lambda rows: -keys.docno_key(rows))
 
 
 def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
-    return np.lexsort((keys.line, -_scores(keys, score), keys.query))
+    s = _scores(keys, score)
+    return keys.score_order(s)  # np.lexsort((keys.line, -s, keys.query))
 
 
 def numpy_argsort(keys: SortKeys) -> np.ndarray:
@@ -42,7 +45,7 @@ def numpy_argsort(keys: SortKeys) -> np.ndarray:
     ``ignore_ties=True``). Queries of equal length are sorted together as the rows of
     one 2-D array (numpy sorts each row independently), so the loop runs over
     distinct query lengths, never over queries."""
-    base = np.lexsort((keys.line, keys.query))  # by query, then input order
+    base = keys.query_order()  # by query, then input order
     query = keys.query[base]
     n = len(base)
     if n == 0:
@@ -60,15 +63,17 @@ def numpy_argsort(keys: SortKeys) -> np.ndarray:
 
 
 def by_score(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((keys.line, -keys.score, keys.query))
+    return keys.score_order()  # np.lexsort((keys.line, -keys.score, keys.query))
 
 
 def optimistic(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query))
+    # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query))
+    return keys.refine_ties(keys.score_order(), None, lambda rows: -_filled(keys.grade[rows]))
 
 
 def pessimistic(keys: SortKeys) -> np.ndarray:
-    return np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query))
+    # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query))
+    return keys.refine_ties(keys.score_order(), None, lambda rows: _filled(keys.grade[rows]))
 
 
 @hookimpl

@@ -145,7 +145,7 @@ def string_hash(values: Any) -> np.ndarray:
     words = np.ndarray(shape=(hi - lo + 1,), dtype="<u8", buffer=region, strides=(1,))
     rel = starts - lo
     h = lengths.astype(np.uint64) * _GOLDEN
-    _mix(h)
+    shortest = int(lengths.min())
     for j in range(n_words):
         # only strings longer than 8 * j bytes have a word j, so a string's hash does
         # not depend on the other strings of the column
@@ -155,7 +155,8 @@ def string_hash(values: Any) -> np.ndarray:
         pos = rel + 8 * j if active is None else rel[active] + 8 * j
         w = words[pos].byteswap()  # big-endian: the first byte is the most significant
         rem = lengths - 8 * j if active is None else lengths[active] - 8 * j
-        w &= _KEEP[np.clip(rem, 0, 8)]
+        if shortest < 8 * (j + 1):  # some strings end inside word j: zero the bytes after
+            w &= _KEEP[np.clip(rem, 0, 8)]
         if active is None:
             h ^= w
             _mix(h)
