@@ -184,9 +184,11 @@ FIXTURE_FLAVOURS = {
     ("pytrec_eval", "nDCG"): "ndcg(gain=linear)",
     ("pytrec_eval", "nDCG@3"): "ndcg(gain=linear)@3",
     ("pytrec_eval", "nDCG(gains={0:1,1:4})"): "ndcg(gain=map(0=1,1=4))",
+    # ndeval's ERR-IA (alpha = 0.5, collection-independent normalisation) over subtopics
+    ("pyndeval", "ERR-IA@20"): "err_ia(alpha=0.5,norm=independent)@20",
 }
-#: rows evalkit cannot express yet (Rprec: no metric; ERR-IA: a later issue)
-NOT_EXPRESSIBLE = {("ranx", "Rprec"), ("pyndeval", "ERR-IA@20")}
+#: rows evalkit cannot express yet (Rprec: no metric)
+NOT_EXPRESSIBLE = {("ranx", "Rprec")}
 SOURCE = "source (terrierteam/ir_measures @ dc04a88)"
 
 
@@ -213,10 +215,22 @@ def test_ir_measures_fixture_rows_known(ir_measures_dir):
 def test_ir_measures_fixture(ir_measures_dir, library, measure):
     rows = [r for r in _fixture_rows(ir_measures_dir) if (_library(r), r["measure"]) == (library, measure)]
     assert rows
+    spec = FIXTURE_FLAVOURS[(library, measure)]
+    if spec.split("(")[0].split("@")[0] not in evalkit.default_registry().names("metric"):
+        pytest.skip(f"metric for {library} {measure} not available yet")
     for row in rows:
-        qrels = evalkit.read_qrels(ir_measures_dir / row["fixture_qrels"].split("[")[0])
         run = evalkit.read_run(ir_measures_dir / row["fixture_run"].split("[")[0])
-        res = evalkit.evaluate(qrels, run, [FIXTURE_FLAVOURS[(library, measure)]])
+        path = ir_measures_dir / row["fixture_qrels"].split("[")[0]
+        subtopics = None
+        if library == "pyndeval":  # subtopic qrels: topic subtopic docno grade
+            subtopics = evalkit.read_subtopic_qrels(path)
+            best: dict = {}
+            for t, d, g in zip(subtopics.qid, subtopics.docno, subtopics.grade):
+                best[(t, d)] = max(best.get((t, d), g), g)
+            qrels = evalkit.Qrels.from_rows([(t, d, g) for (t, d), g in best.items()])
+        else:
+            qrels = evalkit.read_qrels(path)
+        res = evalkit.evaluate(qrels, run, [spec], subtopics=subtopics)
         # ranx's rows use topic 0 alone; its per-query value does not depend on topic 1
         got = res.means()[0, 0] if row["topic"] == "mean" else res.per_query(0, 0)[row["topic"]]
         assert got == pytest.approx(float(row["expected"]), abs=float(row["tolerance"])), (
