@@ -179,7 +179,7 @@ def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields
         if n < min_fields or (max_fields is not None and n > max_fields):
             expect = f"{min_fields}" if max_fields == min_fields else f"at least {min_fields}"
             raise InputFormatError(
-                name, number, None,
+                name, number, fields[n] if n < min_fields else None,  # the first missing field
                 f"expected {expect} whitespace-separated fields ({' '.join(fields)}), found {n}",
             )
         rows.append(parts)
