@@ -139,8 +139,8 @@ def test_too_few_fields(tmp_path, canonical):
     sep = " " if canonical else "\t "
     text = f"301{sep}0{sep}d1{sep}1\n301{sep}0{sep}d2\n"
     exc, path = _error(read_qrels, text, tmp_path)
-    assert exc.path == path and exc.line == 2
-    assert path in str(exc) and ":2" in str(exc)
+    assert exc.path == path and exc.line == 2 and exc.field == "grade"  # the first missing field
+    assert path in str(exc) and ":2" in str(exc) and "field 'grade'" in str(exc)
     assert "found 3" in str(exc)
 
 
@@ -151,7 +151,7 @@ def test_too_many_qrels_fields(tmp_path):
 
 def test_run_too_few_fields(tmp_path):
     exc, path = _error(read_run, "301 Q0 d1 1 2.0 x\n301 Q0 d2 2 1.0 x\n301 Q0 d3 3 0.5\n", tmp_path)
-    assert exc.path == path and exc.line == 3 and "found 5" in str(exc)
+    assert exc.path == path and exc.line == 3 and exc.field == "runid" and "found 5" in str(exc)
 
 
 @pytest.mark.parametrize("bad", ["abc", "nan", "inf", "1.0.0", "-"])
