@@ -11,7 +11,8 @@ Note on pytrec_eval and ties: pytrec_eval stores run scores at float32 precision
 two scores that differ only below float32 resolution (1 + 1e-9 vs 1 + 2e-9) tie
 there but not in evalkit (float64, like trec_eval reading the text file). The random
 runs therefore use scores that are exact in float32 (multiples of 1/8), which still
-produce plenty of ties. pytrec_eval also misbehaves when hundreds of evaluators are
+produce plenty of ties; ``test_pytrec_eval_float32_ties_preset`` checks the
+float32 ties themselves against the ``pytrec_eval.*`` presets. pytrec_eval also misbehaves when hundreds of evaluators are
 created in one process (it hung in our trials), so each test builds one evaluator
 over many random queries instead of one evaluator per case.
 """
@@ -71,6 +72,33 @@ def test_pytrec_eval_ndcg_random(seed):
         assert set(got) == set(expected), label
         diffs = {q: (expected[q][label], got[q]) for q in expected if abs(expected[q][label] - got[q]) > 1e-12}
         assert not diffs, f"{label}: {list(diffs.items())[:5]}"
+
+
+def test_pytrec_eval_float32_ties_preset():
+    """Scores that differ only below float32 resolution tie in pytrec_eval; the
+    ``pytrec_eval.*`` presets (``ties=trec_eval(score=float32)``) reproduce that, the
+    ``trec_eval.*`` presets (float64, as trec_eval reads the text file) do not."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    registry = evalkit.default_registry()
+    if "pytrec_eval.ndcg" not in registry.names("preset"):
+        pytest.skip("pytrec_eval presets not registered")
+    rng = np.random.default_rng(11)
+    qrels, run = {}, {}
+    for q in range(200):
+        docs = [f"d{i:02d}" for i in range(int(rng.integers(2, 30)))]
+        grades = {d: int(rng.integers(-1, 5)) for d in docs if rng.random() < 0.7}
+        if grades:
+            qrels[f"q{q}"] = grades
+        run[f"q{q}"] = {d: float(rng.integers(0, 3) + 1 + rng.integers(0, 4) * 1e-9) for d in docs}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.3,10"}).evaluate(run)
+    q, r = evalkit.Qrels.from_rows(qrels), evalkit.Run.from_rows(run)
+    specs = ["pytrec_eval.ndcg", "pytrec_eval.ndcg_cut@3", "pytrec_eval.ndcg_cut@10", "trec_eval.ndcg_cut@10"]
+    res = evalkit.evaluate(q, r, specs, labels=["ndcg", "ndcg_cut_3", "ndcg_cut_10", "float64"])
+    for f, label in enumerate(["ndcg", "ndcg_cut_3", "ndcg_cut_10"]):
+        got = res.per_query(0, f)
+        assert all(abs(got[x] - expected[x][label]) <= 1e-12 for x in expected), label
+    float64 = res.per_query(0, 3)
+    assert sum(abs(float64[x] - expected[x]["ndcg_cut_10"]) > 1e-12 for x in expected) > 50
 
 
 def test_pytrec_eval_means_over_queries_in_both():
