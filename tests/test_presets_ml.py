@@ -1,0 +1,341 @@
+"""The learning-to-rank and TREC Web presets (evalkit/builtins/presets_ml.py).
+
+Differential tests against the libraries themselves where they install from PyPI
+(LightGBM, XGBoost, torchmetrics: the ``test`` extra; gdeval.pl ships inside
+ir_measures and runs under ``perl``), on the LightGBM lambdarank example data and on
+random graded lists with and without ties. RankLib and TF-Ranking cannot be installed
+here: their tests compare with values worked out by hand from the cited source lines.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import evalkit.arrays as ea
+from evalkit import Qrels, Run, evaluate, read_qrels
+from evalkit.presets import expand_spec
+
+from conftest import shared_path
+
+LOG2 = math.log2
+
+
+def _lambdarank(split: str):
+    """Labels, group sizes and a dense feature matrix of LightGBM's lambdarank example."""
+    from sklearn.datasets import load_svmlight_file
+
+    base = shared_path("lightgbm_lambdarank")
+    X, y = load_svmlight_file(str(base / f"rank.{split}"))
+    groups = np.loadtxt(base / f"rank.{split}.query", dtype=np.int64)
+    assert groups.sum() == len(y)
+    return X, y, groups
+
+
+def _dense(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Group-contiguous values -> (n_groups, max_group) with NaN padding."""
+    out = np.full((len(groups), int(groups.max())), np.nan)
+    col = np.arange(len(values)) - np.repeat(np.cumsum(groups) - groups, groups)
+    out[np.repeat(np.arange(len(groups)), groups), col] = values
+    return out
+
+
+def _preset_mean(y, scores, groups, spec: str) -> float:
+    return float(np.nanmean(ea.score(_dense(y, groups), _dense(scores, groups), flavour=spec)))
+
+
+# ----------------------------------------------------------------------------- LightGBM
+
+def _lightgbm_ndcg(lgb, y, scores, groups, ks):
+    """LightGBM's own 'ndcg' metric on scores we control: a booster that has not been
+    trained yet scores every row with its init_score."""
+    data = lgb.Dataset(np.zeros((len(y), 1)), label=y, group=groups, init_score=scores,
+                       params={"verbose": -1})
+    booster = lgb.Booster({"objective": "lambdarank", "metric": "ndcg", "eval_at": list(ks),
+                           "verbose": -1}, data)
+    return {r.metric_name: r.metric_value for r in booster.eval_train()}
+
+
+@pytest.mark.shared
+def test_lightgbm_ndcg_matches_lightgbm_on_lambdarank_data():
+    lgb = pytest.importorskip("lightgbm")
+    _, y, groups = _lambdarank("test")
+    y = y.copy()
+    y[: groups[0]] = 0  # an all-zero query: LightGBM scores it 1
+    rng = np.random.default_rng(7)
+    ks = (1, 2, 3, 5, 10, 20)
+    tied = rng.integers(0, 3, size=len(y)).astype(float)  # heavy ties
+    for scores in (rng.normal(size=len(y)), tied):
+        ref = _lightgbm_ndcg(lgb, y, scores, groups, ks)
+        for k in ks:
+            got = _preset_mean(y, scores, groups, f"lightgbm.ndcg@{k}")
+            assert got == pytest.approx(ref[f"ndcg@{k}"], abs=1e-12), k
+    # the tie rule matters on the tied scores: averaging ties gives another number
+    averaged = _preset_mean(y, tied, groups, "ndcg(gain=exp2,idcg=returned,ties=average,empty=one)@3")
+    assert abs(averaged - _lightgbm_ndcg(lgb, y, tied, groups, (3,))["ndcg@3"]) > 1e-4
+
+
+@pytest.mark.shared
+def test_lightgbm_ndcg_per_query_and_after_training():
+    lgb = pytest.importorskip("lightgbm")
+    X, y, groups = _lambdarank("train")
+    Xt, yt, gt = _lambdarank("test")
+    train = lgb.Dataset(X, label=y, group=groups, params={"verbose": -1})
+    valid = lgb.Dataset(Xt, label=yt, group=gt, reference=train, params={"verbose": -1})
+    evals = {}
+    params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 5, 10], "verbose": -1,
+              "num_leaves": 7, "min_data_in_leaf": 50}
+    booster = lgb.train(params, train, num_boost_round=2, valid_sets=[valid], valid_names=["test"],
+                        callbacks=[lgb.record_evaluation(evals)])
+    pred = booster.predict(Xt.toarray(), raw_score=True)  # a 2-tree model: many tied scores
+    for k in (1, 5, 10):
+        got = _preset_mean(yt, pred, gt, f"lightgbm.ndcg@{k}")
+        assert got == pytest.approx(evals["test"][f"ndcg@{k}"][-1], abs=1e-12)
+    # per query: one LightGBM evaluation per group for a few groups
+    starts = np.cumsum(gt) - gt
+    per_query = ea.score(_dense(yt, gt), _dense(pred, gt), flavour="lightgbm.ndcg@5")
+    for g in range(0, len(gt), 7):
+        sl = slice(starts[g], starts[g] + gt[g])
+        ref = _lightgbm_ndcg(lgb, yt[sl], pred[sl], np.array([gt[g]]), (5,))["ndcg@5"]
+        assert per_query[g] == pytest.approx(ref, abs=1e-12)
+
+
+def test_lightgbm_default_cutoffs_are_eval_at_1_to_5(registry):
+    assert [f.k for f in expand_spec("lightgbm.ndcg", registry)] == [1, 2, 3, 4, 5]
+
+
+# ----------------------------------------------------------------------------- XGBoost
+
+def _xgboost_eval(xgb, y, scores, groups, metrics, **params):
+    """XGBoost's own ranking metrics on scores we control: with base_margin set and no
+    boosting round, the predictions are the margins (stored as float32)."""
+    data = xgb.DMatrix(np.zeros((len(y), 1)), label=y, base_margin=scores)
+    data.set_group(groups)
+    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": list(metrics), **params}, data,
+                        num_boost_round=0)
+    fields = booster.eval(data).split("\t")[1:]
+    return {f.rsplit(":", 1)[0][len("eval-"):]: float(f.rsplit(":", 1)[1]) for f in fields}
+
+
+XGB_METRICS = {
+    "ndcg": "xgboost.ndcg",
+    "ndcg@3": "xgboost.ndcg@3",
+    "ndcg@10": "xgboost.ndcg@10",
+    "ndcg-": "xgboost.ndcg-",
+    "ndcg@5-": "xgboost.ndcg-@5",
+}
+
+
+@pytest.mark.shared
+def test_xgboost_ndcg_matches_xgboost_on_lambdarank_data():
+    xgb = pytest.importorskip("xgboost")
+    _, y, groups = _lambdarank("test")
+    y = y.copy()
+    y[: groups[0]] = 0  # IDCG = 0: 'ndcg' scores 1, 'ndcg-' scores 0
+    rng = np.random.default_rng(8)
+    for scores in (rng.normal(size=len(y)), rng.integers(0, 3, size=len(y)).astype(float)):
+        ref = _xgboost_eval(xgb, y, scores, groups, XGB_METRICS)
+        for native, preset in XGB_METRICS.items():
+            assert _preset_mean(y, scores, groups, preset) == pytest.approx(ref[native], abs=1e-12), native
+
+
+def test_xgboost_default_cutoff_float32_ties_and_linear_gain():
+    xgb = pytest.importorskip("xgboost")
+    # plain 'ndcg' stops at rank 32: the grade-3 document at rank 40 is not counted
+    y = np.zeros(50)
+    y[[0, 39]] = [1, 3]
+    s = -np.arange(50.0)
+    ref = _xgboost_eval(xgb, y, s, [50], ["ndcg"])["ndcg"]
+    assert ea.score(y[None], s[None], flavour="xgboost.ndcg")[0] == pytest.approx(ref, abs=1e-12)
+    assert ea.score(y[None], s[None], flavour="xgboost.ndcg@50")[0] > ref + 0.1
+    # scores equal in float32 (not in float64) tie and keep their input order
+    y = np.array([0, 1, 2, 0, 3, 1.0])
+    s = 0.5 + np.arange(6) * 1e-12
+    ref = _xgboost_eval(xgb, y, s, [6], ["ndcg@3"])["ndcg@3"]
+    assert ea.score(y[None], s[None], flavour="xgboost.ndcg@3")[0] == pytest.approx(ref, abs=1e-12)
+    float64_ties = ea.score(y[None], s[None], k=3, flavour="ndcg(gain=exp2,idcg=returned,ties=stable,empty=one)")
+    assert abs(float64_ties[0] - ref) > 0.1
+    # ndcg_exp_gain=false: the label itself is the gain (non-integer labels allowed)
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 5, size=40).astype(float) / 2
+    s = rng.integers(0, 4, size=40).astype(float)
+    groups = np.array([10, 15, 15])
+    ref = _xgboost_eval(xgb, y, s, groups, ["ndcg@5"], ndcg_exp_gain=False)["ndcg@5"]
+    assert _preset_mean(y, s, groups, "xgboost.ndcg_linear@5") == pytest.approx(ref, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- RankLib
+
+def test_ranklib_ndcg_and_err_hand_computed():
+    """RankLib 2.x, values from the cited lines of NDCGScorer/DCGScorer/ERRScorer.
+
+    Scores [.5, .5, .9, .1, .5, .2] with labels [3, 2, 3, 0, 1, 2]: Ranker.rank's stable
+    merge sort gives the label order 3, 3, 2, 1, 2, 0 (the three 0.5s keep their input
+    order). DCG@4 = sum (2^l - 1)/log2(i + 1) (DCGScorer.java:26,30,97-103); the ideal is
+    the list's own labels sorted, 3, 3, 2, 2 (NDCGScorer.java:167-174)."""
+    y = np.array([[3, 2, 3, 0, 1, 2]], dtype=float)
+    s = np.array([[0.5, 0.5, 0.9, 0.1, 0.5, 0.2]])
+    dcg4 = 7 / LOG2(2) + 7 / LOG2(3) + 3 / LOG2(4) + 1 / LOG2(5)
+    idcg4 = 7 / LOG2(2) + 7 / LOG2(3) + 3 / LOG2(4) + 3 / LOG2(5)
+    assert ea.score(y, s, flavour="ranklib.ndcg@4")[0] == pytest.approx(dcg4 / idcg4, abs=1e-15)
+    # k larger than the list: the whole list (NDCGScorer.java:109); default k = 10
+    dcg = dcg4 + 3 / LOG2(6)
+    idcg = idcg4 + 1 / LOG2(6)
+    assert ea.score(y, s, flavour="ranklib.ndcg@10")[0] == pytest.approx(dcg / idcg, abs=1e-15)
+    # ERR@3 = R1 + (1-R1) R2 / 2 + (1-R1)(1-R2) R3 / 3, R = (2^l - 1)/16 (ERRScorer.java:45-73)
+    r1, r2, r3 = 7 / 16, 7 / 16, 3 / 16
+    err3 = r1 + (1 - r1) * r2 / 2 + (1 - r1) * (1 - r2) * r3 / 3
+    assert ea.score(y, s, flavour="ranklib.err@3")[0] == pytest.approx(err3, abs=1e-15)
+    # IDCG = 0 scores 0 (NDCGScorer.java:124)
+    assert ea.score(np.zeros((1, 3)), np.array([[3.0, 2, 1]]), flavour="ranklib.ndcg@10")[0] == 0.0
+
+
+def test_ranklib_default_cutoff_is_10(registry):
+    assert [f.k for f in expand_spec("ranklib.ndcg", registry)] == [10]
+    assert [f.k for f in expand_spec("ranklib.err", registry)] == [10]
+
+
+# ----------------------------------------------------------------------------- TF-Ranking
+
+def test_tfr_ndcg_hand_computed_expected_value_over_shuffled_ties():
+    """TF-Ranking NDCGMetric (metrics_impl.py:31,33,631-670; utils.py sort_by_scores with
+    shuffle_ties=True): the two tied documents come in either order with probability
+    1/2; evalkit reports the expected NDCG."""
+    y = np.array([[2, 0, 1, 3]], dtype=float)
+    s = np.array([[0.3, 0.3, 0.1, 0.05]])
+
+    def ndcg(labels, k):
+        gains = [2.0**v - 1 for v in labels][:k]
+        ideal = sorted((2.0**v - 1 for v in y[0]), reverse=True)[:k]
+        disc = lambda xs: sum(g / LOG2(i + 2) for i, g in enumerate(xs))  # noqa: E731
+        return disc(gains) / disc(ideal)
+
+    for k in (1, 2, 3, 4):
+        expected = (ndcg([2, 0, 1, 3], k) + ndcg([0, 2, 1, 3], k)) / 2
+        assert ea.score(y, s, flavour=f"tfr.ndcg@{k}")[0] == pytest.approx(expected, abs=1e-15)
+    # topn=None is the whole list; an all-zero list scores 0 (divide_no_nan)
+    whole = (ndcg([2, 0, 1, 3], 4) + ndcg([0, 2, 1, 3], 4)) / 2
+    assert ea.score(y, s, flavour="tfr.ndcg")[0] == pytest.approx(whole, abs=1e-15)
+    assert ea.score(np.zeros((1, 3)), np.array([[1.0, 2, 3]]), flavour="tfr.ndcg")[0] == 0.0
+
+
+# ----------------------------------------------------------------------------- torchmetrics
+
+def test_torchmetrics_docstring_example():
+    """retrieval_normalized_dcg's docstring (functional/retrieval/ndcg.py): 0.6957."""
+    y = np.array([[10, 0, 0, 1, 5]], dtype=float)
+    s = np.array([[0.1, 0.2, 0.3, 4, 70]])
+    assert ea.score(y, s, flavour="torchmetrics.ndcg")[0] == pytest.approx(0.6957, abs=5e-5)
+
+
+def test_torchmetrics_ndcg_matches_torchmetrics():
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    rng = np.random.default_rng(10)
+    for trial in range(12):
+        nq, nd = 6, int(rng.integers(2, 25))
+        y = rng.integers(0, 4, size=(nq, nd)).astype(float)
+        y[0] = 0  # empty_target_action='neg': 0
+        if trial % 2:
+            s = rng.integers(0, 5, size=(nq, nd)) / 4.0  # ties (averaged by torchmetrics)
+        else:
+            s = rng.normal(size=(nq, nd))
+        index = torch.tensor(np.repeat(np.arange(nq), nd))
+        for k in (None, 1, 3, 10):
+            metric = retrieval.RetrievalNormalizedDCG(top_k=k)
+            ref = float(metric(torch.tensor(s.ravel(), dtype=torch.float32),
+                               torch.tensor(y.ravel(), dtype=torch.long), indexes=index))
+            got = ea.score(y, s, k=k, flavour="torchmetrics.ndcg").mean()
+            # torchmetrics accumulates in float32: agreement to its precision
+            assert got == pytest.approx(ref, abs=1e-6), (trial, k)
+
+
+# ----------------------------------------------------------------------------- gdeval
+
+GDEVAL_FIXTURE = {  # ir_measures tests/test_gdeval.py (expected.tsv rows)
+    ("gdeval.ndcg@20", "0"): 0.6201, ("gdeval.ndcg@20", "1"): 0.35099,
+    ("gdeval.ndcg@2", "0"): 0.17377, ("gdeval.ndcg@2", "1"): 0.38685,
+    ("gdeval.err@20", "0"): 0.10175, ("gdeval.err@20", "1"): 0.09375,
+    ("gdeval.err@2", "0"): 0.03125, ("gdeval.err@2", "1"): 0.09375,
+}
+
+
+@pytest.mark.shared
+def test_gdeval_presets_reproduce_ir_measures_fixture(ir_measures_dir):
+    from evalkit import read_run
+
+    qrels = read_qrels(ir_measures_dir / "fixtureA.qrels")
+    run = read_run(ir_measures_dir / "fixtureA.run")
+    specs = sorted({spec for spec, _ in GDEVAL_FIXTURE})
+    res = evaluate(qrels, run, specs)
+    for (spec, qid), expected in GDEVAL_FIXTURE.items():
+        assert res.per_query(0, specs.index(spec))[qid] == pytest.approx(expected, abs=1e-5)
+
+
+def _gdeval_script() -> str:
+    ir_measures = pytest.importorskip("ir_measures")
+    path = os.path.join(os.path.dirname(ir_measures.__file__), "bin", "gdeval.pl")
+    if not os.path.exists(path) or shutil.which("perl") is None:
+        pytest.skip("gdeval.pl (inside ir_measures) or perl not available")
+    return path
+
+
+def _run_gdeval(script, qrels_path, run_path, k):
+    out = subprocess.run(["perl", script, str(qrels_path), str(run_path), str(k)],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [line.split(",") for line in out.strip().splitlines()[1:]]
+    return {r[1]: (float(r[2]), float(r[3])) for r in rows}
+
+
+@pytest.mark.shared
+def test_gdeval_presets_match_gdeval_pl_on_web_track_qrels(tmp_path):
+    """gdeval.pl itself on the TREC 2013 Web adhoc qrels (grades -2..4) and a synthetic
+    run with many tied scores, unjudged documents and a missing topic; gdeval prints
+    5 decimals."""
+    script = _gdeval_script()
+    qrels_path = shared_path("anserini_tools_qrels", "qrels.web.201-250.txt")
+    qrels = read_qrels(qrels_path)
+    rng = np.random.default_rng(11)
+    rows = []
+    for q in qrels.qids:
+        if q == "210":
+            continue  # a topic absent from the run: not reported by gdeval (missing=skip)
+        docs = qrels.docno[qrels.qid == q]
+        picked = list(rng.choice(docs, size=min(40, len(docs)), replace=False))
+        picked += [f"unjudged-{q}-{i}" for i in range(3)]
+        rows += [(q, d, float(rng.integers(0, 15))) for d in picked]
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("".join(f"{q} Q0 {d} {i + 1} {s} syn\n" for i, (q, d, s) in enumerate(rows)))
+    run = Run.from_rows(rows, name="syn")
+    for k in (5, 20):
+        ref = _run_gdeval(script, qrels_path, run_path, k)
+        res = evaluate(qrels, run, [f"gdeval.ndcg@{k}", f"gdeval.err@{k}"])
+        ndcg, err = res.per_query(0, 0), res.per_query(0, 1)
+        reported = set(ndcg)  # per_query leaves out the NaN (skipped) topics
+        assert reported == set(ref) and "210" not in reported
+        for q, (ref_ndcg, ref_err) in ref.items():
+            assert ndcg[q] == pytest.approx(ref_ndcg, abs=5e-6 + 1e-12), (k, q)
+            assert err[q] == pytest.approx(ref_err, abs=5e-6 + 1e-12), (k, q)
+
+
+def test_gdeval_skips_topics_without_a_positive_judgment(tmp_path):
+    """gdeval.pl line 175: a topic with no judgment > 0 is not reported, for nDCG and for
+    ERR; RankLib's ERR scores it 0."""
+    script = _gdeval_script()
+    qrels = Qrels.from_rows([("1", "a", 2), ("1", "b", 0), ("2", "a", 0), ("2", "c", -2)])
+    run = Run.from_rows([("1", "a", 1.0), ("1", "b", 2.0), ("2", "a", 1.0), ("2", "c", 2.0)])
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n2 0 a 0\n2 0 c -2\n")
+    (tmp_path / "r").write_text("1 Q0 a 2 1.0 x\n1 Q0 b 1 2.0 x\n2 Q0 a 2 1.0 x\n2 Q0 c 1 2.0 x\n")
+    ref = _run_gdeval(script, tmp_path / "q", tmp_path / "r", 20)
+    assert set(ref) == {"1"}
+    res = evaluate(qrels, run, ["gdeval.ndcg@20", "gdeval.err@20", "ranklib.err@20"])
+    assert res.per_query(0, 0)["1"] == pytest.approx(ref["1"][0], abs=5e-6)
+    assert res.per_query(0, 1)["1"] == pytest.approx(ref["1"][1], abs=5e-6)
+    assert "2" not in res.per_query(0, 0) and "2" not in res.per_query(0, 1)  # left out (NaN)
+    assert res.per_query(0, 2)["2"] == 0.0
+    assert res.means()[0, 1] == pytest.approx(ref["1"][1], abs=5e-6)
