@@ -234,7 +234,8 @@ def test_run_prints_and_writes(small, capsys, registry):
     assert "trec@2" in out and "exp2@4" in out and "good (baseline)" in out
     assert "Flavour agreement" in out
     files = sorted(p.name for p in (small / "out").iterdir())
-    assert files == ["means.csv", "per_query.csv", "report.json", "report.md"]
+    # with a baseline, significance tests run (default settings): csv adds statistics.csv and flips.csv
+    assert files == ["flips.csv", "means.csv", "per_query.csv", "report.json", "report.md", "statistics.csv"]
     data = json.loads((small / "out" / "report.json").read_text())
     report = evalkit.run_config(cfg, registry=registry)
     assert data["means"]["tied"]["trec@4"] == report.results.mean("tied", "trec@4")

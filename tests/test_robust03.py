@@ -53,7 +53,9 @@ def test_all_systems_and_flavours(robust03):
     assert canon["returned@10"] == "ndcg(gain=linear,discount=log2,idcg=returned,ties=trec_eval)@10"
     assert canon["avg_ties@10"] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)@10"
     assert len(report["qids"]) == 100
-    assert sorted(p.name for p in out_dir.iterdir()) == ["means.csv", "per_query.csv", "report.json", "report.md"]
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "flips.csv", "means.csv", "per_query.csv", "report.html", "report.json", "report.md", "report.tex",
+        "statistics.csv"]
     # every system has a value for every flavour and all 100 topics
     assert all(report["counts"][s][l] == 100 for s in SYSTEMS for l in LABELS)
     pairs = report["agreement"]["pairs"]

@@ -19,10 +19,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="write the report files here (relative to the current directory); "
                         "overrides output.dir of the config")
     p.add_argument("--formats", nargs="+", metavar="FORMAT",
-                   help="output formats (markdown, csv, json); overrides output.formats")
+                   help="output formats (markdown, csv, json, latex, html); overrides output.formats")
     p.add_argument("--digits", type=int, default=4, help="decimals in the printed tables (default 4)")
     p.add_argument("--max-flips", type=int, default=5,
                    help="flipped system pairs printed per flavour pair (default 5; the files list all)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (by default one is shown on stderr when it is a terminal)")
     return p
 
 
@@ -31,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.write import write_report
     from ..runner import load_config, run_config
     from ..errors import ConfigError
+    from ..progress import terminal_progress
     from . import registry_for
 
     registry = registry_for(args)
@@ -39,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
     config = load_config(args.config, registry=registry)
-    report = run_config(config, registry=registry)
+    progress = None if args.no_progress else terminal_progress(sys.stderr)
+    try:
+        report = run_config(config, registry=registry, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     print(to_text(report, digits=args.digits, max_flips=args.max_flips))
     directory = args.output_dir if args.output_dir is not None else config.output_dir
     formats = args.formats or list(config.formats)

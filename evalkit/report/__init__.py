@@ -1,15 +1,20 @@
-"""Reports: the data object (:mod:`.model`), renderers (:mod:`.render`) and the
-atomic file writer (:mod:`.write`).
+"""Reports: the data object (:mod:`.model`), significance tests (:mod:`.stats`),
+renderers (:mod:`.render`: terminal, Markdown, CSV, JSON; :mod:`.latex`; :mod:`.html`
+with the plots of :mod:`.plots`) and the atomic file writer (:mod:`.write`).
 
 (The submodule :mod:`evalkit.report.render` keeps its name; render one format with
 :meth:`Report.render`.)"""
 
 from .model import Agreement, BaselineChange, PairAgreement, Report, flavour_agreement
 from .render import RENDERERS, register_renderer, to_csv, to_json, to_markdown, to_table, to_text
+from .latex import to_latex  # registers the "latex" format
+from .html import to_html  # registers the "html" format
+from .stats import Comparison, FlipSignificance, PairTest, Significance, StatSettings, adjust_pvalues
 from .write import render_files, write_files, write_report
 
 __all__ = [
-    "Agreement", "BaselineChange", "PairAgreement", "RENDERERS", "Report", "flavour_agreement",
-    "register_renderer", "render_files", "to_csv", "to_json", "to_markdown", "to_table",
-    "to_text", "write_files", "write_report",
+    "Agreement", "BaselineChange", "Comparison", "FlipSignificance", "PairAgreement", "PairTest", "RENDERERS",
+    "Report", "Significance", "StatSettings", "adjust_pvalues", "flavour_agreement", "register_renderer",
+    "render_files", "to_csv", "to_html", "to_json", "to_latex", "to_markdown", "to_table", "to_text",
+    "write_files", "write_report",
 ]

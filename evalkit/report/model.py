@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..results import Results
+from .stats import Significance, StatSettings, compute_significance
 
 #: Means are rounded to this many decimals before systems are ordered, so that two
 #: flavours that are mathematically equal but summed in another order (differences
@@ -248,19 +249,25 @@ class Report:
     :param metadata: JSON-friendly facts about the inputs (config file, qrels and run
         paths, flavour specs, output settings, title).
     :param version: the evalkit version that produced the report.
-    :raises ValueError: ``baseline`` is not one of the systems.
+    :param statistics: :class:`~evalkit.report.stats.StatSettings` (or a mapping of
+        them) for the significance tests; ``None`` means the defaults when there is a
+        baseline and no tests otherwise (see :attr:`significance`).
+    :raises ValueError: ``baseline`` is not one of the systems, or invalid statistics settings.
     """
 
     results: Results
     baseline: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     version: str = ""
+    statistics: Any = None
 
     def __post_init__(self):
         if not self.version:
             from .. import __version__
 
             object.__setattr__(self, "version", __version__)
+        if self.statistics is not None and not isinstance(self.statistics, StatSettings):
+            object.__setattr__(self, "statistics", StatSettings.from_mapping(self.statistics))
         if self.baseline is not None and self.baseline not in self.results.systems:
             raise ValueError(f"baseline {self.baseline!r} is not one of the systems "
                              f"({', '.join(self.results.systems)})")
@@ -324,6 +331,36 @@ class Report:
     @property
     def changes_conclusion(self) -> bool:
         return self.agreement.changes_conclusion
+
+    @property
+    def stat_settings(self) -> StatSettings | None:
+        """The settings of the significance tests: :attr:`statistics`, or the defaults
+        when there is a baseline; ``None`` (no tests) without either."""
+        if self.statistics is not None:
+            return self.statistics
+        return StatSettings() if self.baseline is not None else None
+
+    @cached_property
+    def significance(self) -> Significance | None:
+        """Significance tests (:func:`evalkit.report.stats.compute_significance`): every
+        system against the baseline under every flavour, and both systems of every
+        flipped pair against each other under the two flavours; ``None`` when
+        :attr:`stat_settings` is ``None``."""
+        return self._significance(None)
+
+    def compute_significance(self, progress=None) -> Significance | None:
+        """Compute (once) and return :attr:`significance`, reporting progress as
+        ``progress("statistics", done, total)``."""
+        if "significance" not in self.__dict__:
+            self.__dict__["significance"] = self._significance(progress)
+        return self.__dict__["significance"]
+
+    def _significance(self, progress) -> Significance | None:
+        settings = self.stat_settings
+        if settings is None:
+            return None
+        flips = [(p.first, p.second, p.flips) for p in self.agreement.pairs]
+        return compute_significance(self.results, self.baseline, flips, settings, progress)
 
     def system_order(self, by: int | str = 0) -> list[int]:
         """System indices sorted by the mean under flavour ``by`` (descending, ``NaN``

@@ -1,4 +1,5 @@
-"""Rendering a :class:`~evalkit.report.model.Report`: terminal text, Markdown, CSV, JSON.
+"""Rendering a :class:`~evalkit.report.model.Report`: terminal text, Markdown, CSV, JSON
+(LaTeX in :mod:`evalkit.report.latex`, HTML in :mod:`evalkit.report.html`).
 
 Renderers are pure functions of the report that return text. The file renderers are
 registered by format name in :data:`RENDERERS`, each returning ``{file name: text}``;
@@ -72,15 +73,124 @@ def _system_name(report: Report, name: str) -> str:
     return f"{name} (baseline)" if name == report.baseline else name
 
 
+MARKERS = {1: "▲", -1: "▼", 0: ""}
+
+
+def marker(report: Report, system: str, label: str, symbols: dict[int, str] = MARKERS) -> str:
+    """The significance marker of ``system`` under ``label``: ``▲`` significantly better
+    than the baseline, ``▼`` significantly worse, ``""`` otherwise or without tests."""
+    sig = report.significance
+    if sig is None or system == report.baseline:
+        return ""
+    c = sig.comparison(system, label)
+    return symbols[c.direction] if c is not None else ""
+
+
+def _has_markers(report: Report) -> bool:
+    sig = report.significance
+    return sig is not None and bool(sig.comparisons)
+
+
 def _values_table(report: Report, values: np.ndarray, tablefmt: str, digits: int, signed=False) -> str:
     order = report.system_order(0)
+    marked = _has_markers(report)
     rows = [
-        [_system_name(report, report.systems[i])] + [_fmt(v, digits, signed) for v in values[i]]
+        [_system_name(report, report.systems[i])]
+        + [_fmt(v, digits, signed) + (marker(report, report.systems[i], l) if marked else "")
+           for v, l in zip(values[i], report.labels)]
         for i in order
     ]
     headers = ["system"] + list(report.labels)
+    # markers trail the numbers; numbers have a fixed width, so left alignment keeps them aligned
+    align = "left" if marked else "right"
     return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                    colalign=("left",) + (align,) * len(report.labels))
+
+
+def significance_legend(report: Report) -> str:
+    """One sentence on the markers and the test ('' without baseline tests)."""
+    return report.significance.legend() if _has_markers(report) else ""
+
+
+def wtl_table(report: Report, tablefmt: str = "simple") -> str:
+    """Per system and flavour: ``wins/ties/losses`` of the per-query values against the
+    baseline ('' without baseline tests)."""
+    if not _has_markers(report):
+        return ""
+    grid = report.significance.grid()
+    rows = []
+    for i in report.system_order(0):
+        s = report.systems[i]
+        if s == report.baseline:
+            continue
+        rows.append([s] + [f"{c.wins}/{c.ties}/{c.losses}" for c in (grid[(s, l)] for l in report.labels)])
+    return tabulate(rows, headers=["system"] + list(report.labels), tablefmt=tablefmt, disable_numparse=True,
                     colalign=("left",) + ("right",) * len(report.labels))
+
+
+def _p(v: float) -> str:
+    if v is None or math.isnan(v):
+        return "-"
+    return "<0.0001" if v < 1e-4 else f"{v:.4f}"
+
+
+def comparison_rows(report: Report, digits: int = 4) -> list[list[str]]:
+    """Rows ``flavour, system, Δ mean, CI, p, p adjusted, sig., W/T/L, d_z, n`` of every
+    baseline comparison (flavour by flavour, systems in table order)."""
+    sig = report.significance
+    if sig is None:
+        return []
+    grid = sig.grid()
+    rows = []
+    for label in report.labels:
+        for i in report.system_order(0):
+            c = grid.get((report.systems[i], label))
+            if c is None:
+                continue
+            ci = "-" if math.isnan(c.ci_low) else f"[{c.ci_low:+.{digits}f}, {c.ci_high:+.{digits}f}]"
+            rows.append([label, c.system, _fmt(c.mean_difference, digits, True), ci, _p(c.p_value),
+                         _p(c.p_adjusted), MARKERS[c.direction] or ("·" if not c.significant else "="),
+                         f"{c.wins}/{c.ties}/{c.losses}", _fmt(c.effect_size, 2, True), str(c.n)])
+    return rows
+
+
+def comparison_headers(report: Report) -> list[str]:
+    sig = report.significance
+    level = f"{100 * sig.settings.confidence:g}% CI" if sig is not None else "CI"
+    return ["flavour", "system", "Δ mean", level, "p", f"p ({sig.settings.correction})" if sig else "p adj.",
+            "sig.", "W/T/L", "d_z", "n"]
+
+
+def flip_counts(report: Report) -> dict[tuple[str, str], int]:
+    """``{(flavour A, flavour B): flips significant under either flavour}`` (empty without tests)."""
+    sig = report.significance
+    if sig is None:
+        return {}
+    out: dict[tuple[str, str], int] = {}
+    for f in sig.flips:
+        out[(f.first, f.second)] = out.get((f.first, f.second), 0) + int(f.significant_under_either)
+    return out
+
+
+def _flip_significant(report: Report) -> set[tuple[str, str, str, str]]:
+    sig = report.significance
+    if sig is None:
+        return set()
+    return {(f.first, f.second, f.ahead_first, f.ahead_second) for f in sig.flips if f.significant_under_either}
+
+
+FLIP_MARK = "†"
+
+
+def flip_legend(report: Report) -> str:
+    sig = report.significance
+    if sig is None or not sig.flips:
+        return ""
+    n = len(sig.flips)
+    m = sum(f.significant_under_either for f in sig.flips)
+    return (f"{FLIP_MARK}: the two systems differ significantly under at least one of the two flavours "
+            f"({m} of {n} flipped pairs; {sig.settings.describe()} over the flipped pairs tested under each "
+            f"flavour). A flip without {FLIP_MARK} is between systems that no test tells apart.")
 
 
 def flavour_legend(report: Report, tablefmt: str = "simple") -> str:
@@ -116,20 +226,23 @@ def agreement_table(report: Report, tablefmt: str = "simple") -> str:
                     tablefmt=tablefmt, disable_numparse=True)
 
 
-def _flip_text(flips, max_flips: int | None) -> str:
+def _flip_text(flips, max_flips: int | None, significant=frozenset(), pair=("", "")) -> str:
     shown = flips if max_flips is None else flips[:max_flips]
-    text = ", ".join(f"{a} > {b}" for a, b in shown)
+    text = ", ".join(f"{a} > {b}" + (FLIP_MARK if (*pair, a, b) in significant else "") for a, b in shown)
     more = len(flips) - len(shown)
     return text + (f", ... ({more} more)" if more else "")
 
 
 def _flip_lines(report: Report, max_flips: int | None, bullet: str = "  ", code=lambda s: s) -> list[str]:
-    """One line per flavour pair with flips: ``A vs B: X > Y, ... under A; reversed under B``."""
+    """One line per flavour pair with flips: ``A vs B: X > Y, ... under A; reversed under B``
+    (``†`` marks a flip whose systems differ significantly under A or B)."""
     lines = []
+    sig = _flip_significant(report)
     for p in report.agreement.pairs:
         if p.flips:
             lines.append(f"{bullet}{code(p.first)} vs {code(p.second)}: under {code(p.first)} "
-                         f"{_flip_text(p.flips, max_flips)}; reversed under {code(p.second)}")
+                         f"{_flip_text(p.flips, max_flips, sig, (p.first, p.second))}; "
+                         f"reversed under {code(p.second)}")
     return lines
 
 
@@ -162,11 +275,19 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
         worst = sorted((p for p in ag.pairs if p.flips),
                        key=lambda p: (np.inf if math.isnan(p.tau) else p.tau, -len(p.flips)))[:max_pairs]
         if worst:
+            sig = _flip_significant(report)
+            counts = flip_counts(report)
             out.append("Largest disagreements:" if len(worst) > 1 else "Disagreement:")
             for p in worst:
-                out.append(f"  {p.first} vs {p.second}: {p.verdict}")
-                out.append(f"    under {p.first}: {_flip_text(p.flips, max_flips)}; reversed under {p.second}")
+                extra = ""
+                if (p.first, p.second) in counts:
+                    extra = f"; {counts[(p.first, p.second)]} of the flips significant under either flavour"
+                out.append(f"  {p.first} vs {p.second}: {p.verdict}{extra}")
+                out.append(f"    under {p.first}: {_flip_text(p.flips, max_flips, sig, (p.first, p.second))}; "
+                           f"reversed under {p.second}")
             out.append("")
+            if flip_legend(report):
+                out += [flip_legend(report), ""]
     out.append(ag.statement)
     return "\n".join(out)
 
@@ -185,8 +306,12 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5) -> str:
         "",
         to_table(report, digits=digits),
     ]
+    if significance_legend(report):
+        parts += ["", significance_legend(report)]
     if report.baseline is not None:
         parts += ["", f"Difference from the baseline {report.baseline}", "", deltas_table(report, digits=digits)]
+    if _has_markers(report):
+        parts += ["", f"Queries won / tied / lost against the baseline {report.baseline}", "", wtl_table(report)]
     parts += ["", agreement_text(report, max_flips=max_flips)]
     return "\n".join(parts)
 
@@ -209,21 +334,49 @@ def to_markdown(report: Report, digits: int = 4) -> str:
     out += [f"## Mean over queries", "",
             f"Systems sorted by {code(report.labels[0])}, best first.", "",
             to_table(report, tablefmt="github", digits=digits), ""]
+    if significance_legend(report):
+        out += [significance_legend(report), ""]
     if report.baseline is not None:
         out += [f"## Difference from the baseline {code(report.baseline)}", "",
                 deltas_table(report, tablefmt="github", digits=digits), ""]
+    if _has_markers(report):
+        sig = report.significance
+        out += [f"## Significance tests against the baseline {code(report.baseline)}", "",
+                f"{sig.describe()}. Δ mean and the bootstrap confidence interval are over the queries both "
+                f"systems include (n); p is the test's two-sided p-value, the next column the corrected one; "
+                f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
+                f"paired samples (mean / standard deviation of the per-query differences).", "",
+                tabulate(comparison_rows(report, digits), headers=comparison_headers(report), tablefmt="github",
+                         disable_numparse=True), ""]
     ag = report.agreement
     out += ["## Flavour agreement", "", f"**{ag.statement}**", ""]
     if len(ag.labels) >= 2 and len(ag.systems) >= 2:
         out += ["Kendall's τ-b between the orderings of the systems by mean, for every pair of "
                 "flavours; a *flip* is a system pair whose order is reversed.", ""]
-        rows = [[code(p.first), code(p.second), "-" if math.isnan(p.tau) else f"{p.tau:.3f}",
-                 f"{len(p.flips)}/{p.n_pairs}", p.verdict] for p in ag.pairs]
-        out += [tabulate(rows, headers=["flavour A", "flavour B", "Kendall τ", "flips", "verdict"],
-                         tablefmt="github", disable_numparse=True), ""]
+        counts = flip_counts(report)
+        headers = ["flavour A", "flavour B", "Kendall τ", "flips"]
+        if report.significance is not None:
+            headers.append(f"flips {FLIP_MARK}")
+        rows = []
+        for p in ag.pairs:
+            row = [code(p.first), code(p.second), "-" if math.isnan(p.tau) else f"{p.tau:.3f}",
+                   f"{len(p.flips)}/{p.n_pairs}"]
+            if report.significance is not None:
+                row.append(str(counts.get((p.first, p.second), 0)))
+            rows.append(row + [p.verdict])
+        out += [tabulate(rows, headers=headers + ["verdict"], tablefmt="github", disable_numparse=True), ""]
         flips = _flip_lines(report, None, bullet="- ", code=code)
         if flips:
-            out += ["### Flipped system pairs", ""] + flips + [""]
+            out += ["### Flipped system pairs", ""]
+            if flip_legend(report):
+                out += [flip_legend(report), ""]
+            out += flips + [""]
+    if report.significance is not None:
+        st = report.significance.settings
+        out += ["## Reproducibility", "",
+                f"Significance settings: test `{st.test}`, alpha {st.alpha:g}, correction `{st.correction}`, "
+                f"family `{st.family}`, seed {st.seed}, n_resamples {st.n_resamples}, ci_method `{st.ci_method}`; "
+                + ", ".join(f"{k} {v}" for k, v in report.significance.versions.items()) + ".", ""]
     out += ["## Per-query values", "",
             "See `per_query.csv` (system, flavour, qid, value) and `report.json`."]
     return "\n".join(out) + "\n"
@@ -301,8 +454,98 @@ def to_dict(report: Report) -> dict[str, Any]:
                 for f, l in enumerate(report.labels)}
             for i, s in enumerate(report.systems)
         },
+        "statistics": statistics_dict(report),
     }
+    sig = report.significance
+    if sig is not None:
+        by_pair: dict[tuple[str, str], list] = {}
+        for f in sig.flips:
+            by_pair.setdefault((f.first, f.second), []).append(_flip_dict(f))
+        for p in data["agreement"]["pairs"]:
+            p["flip_tests"] = by_pair.get((p["first"], p["second"]), [])
     return data
+
+
+def _test_dict(t) -> dict[str, Any]:
+    return {"n": t.n, "mean_difference": _jnum(t.mean_difference), "p_value": _jnum(t.p_value),
+            "p_adjusted": _jnum(t.p_adjusted), "significant": t.significant}
+
+
+def _flip_dict(f) -> dict[str, Any]:
+    return {"ahead_under_first": f.ahead_first, "ahead_under_second": f.ahead_second,
+            "under_first": _test_dict(f.under_first), "under_second": _test_dict(f.under_second),
+            "significant_under_either": f.significant_under_either}
+
+
+def statistics_dict(report: Report) -> dict[str, Any] | None:
+    """The significance tests as JSON-ready data (``None`` without tests): settings
+    (test, alpha, correction, family, seed, n_resamples, ci_method, confidence), library
+    versions, one record per baseline comparison and per flipped-pair test."""
+    sig = report.significance
+    if sig is None:
+        return None
+    return {
+        "settings": sig.settings.to_dict(),
+        "description": sig.describe(),
+        "versions": dict(sig.versions),
+        "baseline": sig.baseline,
+        "family_size": sig.family_size,
+        "queries": "intersection of the queries both systems include",
+        "effect_size": "Cohen's d_z: mean / sample standard deviation (ddof=1) of the per-query differences",
+        "comparisons": [
+            {"system": c.system, "baseline": c.baseline, "flavour": c.label,
+             "canonical": report.canonical[report.labels.index(c.label)], "n": c.n,
+             "mean_system": _jnum(c.mean_system), "mean_baseline": _jnum(c.mean_baseline),
+             "mean_difference": _jnum(c.mean_difference), "ci_low": _jnum(c.ci_low), "ci_high": _jnum(c.ci_high),
+             "p_value": _jnum(c.p_value), "p_adjusted": _jnum(c.p_adjusted), "significant": c.significant,
+             "direction": c.direction, "wins": c.wins, "ties": c.ties, "losses": c.losses,
+             "effect_size": _jnum(c.effect_size)}
+            for c in sig.comparisons
+        ],
+        "pair_tests": [
+            {"flavour": t.label, "a": t.a, "b": t.b, **_test_dict(t)} for t in sig.pair_tests
+        ],
+    }
+
+
+STATISTICS_COLUMNS = ("system", "baseline", "flavour", "canonical", "n", "mean_system", "mean_baseline",
+                      "mean_difference", "ci_low", "ci_high", "p_value", "p_adjusted", "significant",
+                      "wins", "ties", "losses", "effect_size", "test", "correction", "alpha")
+
+
+def statistics_csv(report: Report) -> str:
+    """One row per baseline comparison (columns :data:`STATISTICS_COLUMNS`); empty
+    cell = undefined."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(STATISTICS_COLUMNS)
+    sig = report.significance
+    st = sig.settings
+    for c in sig.comparisons:
+        w.writerow([c.system, c.baseline, c.label, report.canonical[report.labels.index(c.label)], c.n,
+                    _num(c.mean_system), _num(c.mean_baseline), _num(c.mean_difference), _num(c.ci_low),
+                    _num(c.ci_high), _num(c.p_value), _num(c.p_adjusted), str(c.significant).lower(),
+                    c.wins, c.ties, c.losses, _num(c.effect_size), st.test, st.correction, repr(st.alpha)])
+    return buf.getvalue()
+
+
+FLIPS_COLUMNS = ("flavour_a", "flavour_b", "ahead_under_a", "ahead_under_b", "p_under_a", "p_adjusted_under_a",
+                 "significant_under_a", "p_under_b", "p_adjusted_under_b", "significant_under_b",
+                 "significant_under_either")
+
+
+def flips_csv(report: Report) -> str:
+    """One row per flipped system pair of each flavour pair, with the pair's test under
+    both flavours (columns :data:`FLIPS_COLUMNS`)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(FLIPS_COLUMNS)
+    for f in report.significance.flips:
+        a, b = f.under_first, f.under_second
+        w.writerow([f.first, f.second, f.ahead_first, f.ahead_second, _num(a.p_value), _num(a.p_adjusted),
+                    str(a.significant).lower(), _num(b.p_value), _num(b.p_adjusted), str(b.significant).lower(),
+                    str(f.significant_under_either).lower()])
+    return buf.getvalue()
 
 
 def to_json(report: Report, indent: int | None = 1) -> str:
@@ -317,7 +560,13 @@ def _markdown_files(report: Report) -> dict[str, str]:
 
 @register_renderer("csv")
 def _csv_files(report: Report) -> dict[str, str]:
-    return {"means.csv": to_csv(report), "per_query.csv": per_query_csv(report)}
+    files = {"means.csv": to_csv(report), "per_query.csv": per_query_csv(report)}
+    sig = report.significance
+    if sig is not None:
+        if sig.baseline is not None:
+            files["statistics.csv"] = statistics_csv(report)
+        files["flips.csv"] = flips_csv(report)
+    return files
 
 
 @register_renderer("json")

@@ -21,7 +21,8 @@ DEFAULT_FORMATS = ("markdown", "csv", "json")
 
 
 def render_files(report: Report, formats: Sequence[str] | None = None) -> dict[str, str]:
-    """``{file name: text}`` for every format (default: markdown, csv, json).
+    """``{file name: text}`` for every format (default: markdown, csv, json; also
+    latex and html, see :data:`evalkit.report.render.RENDERERS`).
 
     :raises ValueError: unknown format, or two formats produce the same file name.
     """
@@ -79,8 +80,9 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
 def write_report(report: Report, directory: str | os.PathLike, formats: Sequence[str] | None = None) -> list[Path]:
     """Render ``formats`` of ``report`` and write them into ``directory``.
 
-    Files: ``report.md`` (markdown), ``means.csv`` and ``per_query.csv`` (csv),
-    ``report.json`` (json).
+    Files: ``report.md`` (markdown); ``means.csv`` and ``per_query.csv`` (csv, plus
+    ``statistics.csv`` and ``flips.csv`` when the report has significance tests);
+    ``report.json`` (json); ``report.tex`` (latex); ``report.html`` (html).
 
     :returns: the written paths.
     :raises ValueError: unknown format. Rendering errors propagate before any file

@@ -14,7 +14,8 @@ an optional baseline run and where the report goes::
       exp2: "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)"
       full: {spec: trec_eval.ndcg, cutoffs: null}   # no cutoff
     baseline: bm25
-    output: {dir: ../out/example, formats: [markdown, csv, json]}
+    statistics: {test: permutation, alpha: 0.05, correction: holm, seed: 42, n_resamples: 10000}
+    output: {dir: ../out/example, formats: [markdown, csv, json, latex, html]}
 
 Paths rule: **every path in the config (qrels, subtopic_qrels, run paths, globs and
 ``output.dir``) is relative to the directory holding the config file**, so a config
@@ -48,8 +49,12 @@ import yaml
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour
 from ..presets import expand_spec
+from ..report.stats import StatSettings
 
+#: Formats written when the config names none.
 FORMATS = ("markdown", "csv", "json")
+#: Every format a config may name.
+ALL_FORMATS = ("markdown", "csv", "json", "latex", "html")
 
 KeyPath = Sequence[str | int]
 
@@ -93,7 +98,10 @@ class Config:
     :param source: the config file (``str``) or ``"<mapping>"``.
     :param base_dir: directory the config's relative paths are resolved against.
     :param output_dir: resolved ``output.dir`` or ``None`` (nothing is written).
-    :param formats: output formats (subset of ``markdown``, ``csv``, ``json``).
+    :param formats: output formats (subset of :data:`ALL_FORMATS`; default :data:`FORMATS`).
+    :param statistics: the ``statistics:`` section as :class:`~evalkit.report.stats.StatSettings`,
+        or ``None`` when the config has none (the report then uses the defaults if
+        there is a baseline).
     :param raw: the config mapping as loaded (for the report's metadata).
     """
 
@@ -107,6 +115,7 @@ class Config:
     output_dir: Path | None = None
     formats: tuple[str, ...] = FORMATS
     title: str | None = None
+    statistics: StatSettings | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -463,6 +472,12 @@ def load_config(
     if baseline is not None and baseline not in {r.name for r in runs}:
         raise loc.error(["baseline"], f"baseline {baseline!r} is not one of the runs "
                                       f"(runs: {', '.join(r.name for r in runs)})", value=True)
+    statistics = None
+    if "statistics" in data:
+        try:
+            statistics = StatSettings.from_mapping(data["statistics"])
+        except ValueError as exc:  # the schema catches these; kept for a clear message anyway
+            raise loc.error(["statistics"], str(exc)) from None
     output = data.get("output", {})
     out_dir = _resolve(base, output["dir"]) if "dir" in output else None
     formats = tuple(output.get("formats", FORMATS))
@@ -477,5 +492,6 @@ def load_config(
         output_dir=out_dir,
         formats=formats,
         title=data.get("title"),
+        statistics=statistics,
         raw=data,
     )

@@ -7,9 +7,12 @@ writes its files (:meth:`evalkit.report.Report.write`).
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
+
+import numpy as np
 
 from ..engine.evaluate import evaluate
+from ..results import Results
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
 from .config import Config, load_config
@@ -20,6 +23,7 @@ def run_config(
     *,
     registry=None,
     base_dir: str | os.PathLike | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Report:
     """Evaluate the runs of a config under its flavours.
 
@@ -29,14 +33,20 @@ def run_config(
     :param config: a YAML file path, a config mapping (paths relative to ``base_dir``,
         default the current directory) or a loaded :class:`Config`.
     :param registry: component registry (default: :func:`evalkit.default_registry`).
+    :param progress: optional callback ``progress(stage, done, total)`` (see
+        :mod:`evalkit.progress`): stage ``"runs"`` counts runs read and evaluated,
+        ``"statistics"`` the significance tests. The runner itself prints nothing.
     :returns: :class:`~evalkit.report.Report` whose results have shape
-        ``(n_runs, n_flavours, n_qrels_queries)``.
+        ``(n_runs, n_flavours, n_qrels_queries)``, with its significance tests
+        computed (:attr:`Report.significance`; settings from the config's
+        ``statistics:``, the defaults with a baseline, none without either).
     :raises ConfigError: invalid config (file, line and key in the message).
     :raises InputFormatError: a malformed qrels or run file (file, line, field).
     :raises EvaluationError: a convention set to ``error`` was triggered.
 
     Each run is read once, joined with the qrels once and sorted once per tie policy;
-    every flavour reuses those arrays (:func:`evalkit.evaluate`).
+    every flavour reuses those arrays (:func:`evalkit.evaluate`, called run by run so
+    that progress can be reported and only one run is in memory at a time).
     """
     if registry is None:
         from ..registry import default_registry
@@ -45,16 +55,25 @@ def run_config(
     cfg = config if isinstance(config, Config) else load_config(config, registry=registry, base_dir=base_dir)
     qrels = read_qrels(cfg.qrels)
     subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
-    runs = [read_run(r.path, name=r.name) for r in cfg.runs]
-    results = evaluate(
-        qrels,
-        runs,
-        [f.flavour for f in cfg.flavours],
-        labels=list(cfg.labels),
-        subtopics=subtopics,
-        registry=registry,
-    )
-    return Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg))
+    flavours = [f.flavour for f in cfg.flavours]
+    total = len(cfg.runs)
+    if progress is not None:
+        progress("runs", 0, total)
+    parts = []
+    for i, entry in enumerate(cfg.runs):
+        run = read_run(entry.path, name=entry.name)
+        parts.append(evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics,
+                              registry=registry))
+        del run
+        if progress is not None:
+            progress("runs", i + 1, total)
+    first = parts[0]
+    results = Results(first.qids, tuple(p.systems[0] for p in parts), first.flavours, first.labels,
+                      np.concatenate([p.values for p in parts], axis=0))
+    report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
+                    statistics=cfg.statistics)
+    report.compute_significance(progress)
+    return report
 
 
 def config_metadata(cfg: Config) -> dict[str, Any]:
@@ -70,4 +89,5 @@ def config_metadata(cfg: Config) -> dict[str, Any]:
         "baseline": cfg.baseline,
         "output_dir": None if cfg.output_dir is None else str(cfg.output_dir),
         "formats": list(cfg.formats),
+        "statistics": None if cfg.statistics is None else cfg.statistics.to_dict(),
     }

@@ -1,0 +1,242 @@
+"""LaTeX output: ``report.tex``, a standalone document whose tables can be pasted into a paper.
+
+The document (``\\documentclass{article}``, packages ``booktabs``, ``graphicx``,
+``fontenc``, ``inputenc``; compiles with ``pdflatex``) holds three ``table``
+environments, each between ``% --- evalkit table: NAME ---`` comment lines:
+
+* ``means`` -- systems x flavours with booktabs rules (``\\toprule``, ``\\midrule``,
+  ``\\cmidrule``, ``\\bottomrule``); flavours that differ only by cutoff share a
+  header (``trec`` over ``@10 @100``); the **best value per column is bold** (the
+  highest value after rounding to the printed digits; ties are all bold); a system
+  significantly better / worse than the baseline carries ``$^{\\uparrow}$`` /
+  ``$^{\\downarrow}$`` (the caption names the test, correction and alpha); unmarked
+  cells carry an invisible ``\\phantom`` of the marker so the digits stay aligned;
+* ``flavours`` -- label -> canonical flavour string;
+* ``agreement`` -- Kendall's tau-b between the flavours' system orderings (lower
+  triangle) and the number of flipped system pairs (upper triangle).
+
+A table wider than the line is scaled down to the line width with ``\\resizebox``
+(graphicx; narrower tables keep their natural size). All text is escaped
+(:func:`latex_escape`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .model import Report
+from .render import register_renderer
+
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "#": r"\#",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    # "[" after \\ or \midrule would be read as an optional argument
+    "[": "{[}",
+    "]": "{]}",
+    # a few non-ASCII characters that evalkit's own texts use
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "Δ": r"$\Delta$",
+    "–": "--",
+    "—": "---",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "·": r"$\cdot$",
+    "▲": r"$\uparrow$",
+    "▼": r"$\downarrow$",
+    "†": r"\textdagger{}",
+    "×": r"$\times$",
+}
+_SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
+
+UP = r"$^{\uparrow}$"
+DOWN = r"$^{\downarrow}$"
+MARK = {1: UP, -1: DOWN}
+
+
+def latex_escape(text: str) -> str:
+    """Escape ``text`` for LaTeX body text: ``\\ { } # $ % & _ ~ ^ < > |``, brackets
+    (braced, so a cell starting with ``[`` is not an optional argument of ``\\\\`` or
+    ``\\midrule``) and the Greek letters, dashes and symbols evalkit's texts use."""
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], str(text))
+
+
+def _split_label(label: str) -> tuple[str, str]:
+    """``"trec@10"`` -> ``("trec", "@10")``; a label without a numeric ``@k`` -> ``(label, "")``."""
+    m = re.fullmatch(r"(.+)(@\d+)", label)
+    return (m.group(1), m.group(2)) if m else (label, "")
+
+
+def _header(labels) -> list[str]:
+    """One or two header lines: grouped flavour names with \\cmidrule, then the cutoffs."""
+    parts = [_split_label(l) for l in labels]
+    groups: list[list] = []  # [name, first column, n]
+    for i, (name, k) in enumerate(parts):
+        if groups and groups[-1][0] == name and k and parts[i - 1][1]:
+            groups[-1][2] += 1
+        else:
+            groups.append([name, i, 1])
+    if all(n == 1 for _, _, n in groups):
+        return ["System & " + " & ".join(latex_escape(l) for l in labels) + r" \\"]
+    top, rules = [""], []
+    for name, first, n in groups:
+        if n == 1:
+            top.append(latex_escape(labels[first]))
+        else:
+            top.append(rf"\multicolumn{{{n}}}{{c}}{{{latex_escape(name)}}}")
+            rules.append(rf"\cmidrule(lr){{{first + 2}-{first + n + 1}}}")
+    size = {col: n for _, first, n in groups for col in range(first, first + n)}
+    bottom = ["System"] + [latex_escape(k) if size[i] > 1 else "" for i, (_, k) in enumerate(parts)]
+    return [" & ".join(top) + r" \\", " ".join(rules), " & ".join(bottom) + r" \\"]
+
+
+#: ``\resizebox`` that only shrinks: the natural width if it fits, else the line width.
+SHRINK = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
+
+
+def _tabular(colspec: str, lines: list[str]) -> list[str]:
+    return [SHRINK, rf"\begin{{tabular}}{{{colspec}}}", *lines, r"\end{tabular}", "}"]
+
+
+def means_table(report: Report, digits: int = 3) -> str:
+    """The ``table`` environment of the means (see the module docstring)."""
+    sig = report.significance
+    marked = sig is not None and bool(sig.comparisons)
+    grid = sig.grid() if marked else {}
+    shown = np.round(report.means, digits)
+    best = np.full(shown.shape, False)
+    for f in range(shown.shape[1]):
+        col = shown[:, f]
+        if (~np.isnan(col)).any():
+            best[:, f] = col == np.nanmax(col)
+    rows = []
+    for i in report.system_order(0):
+        name = report.systems[i]
+        cells = [latex_escape(name) + (" (baseline)" if name == report.baseline else "")]
+        for f, label in enumerate(report.labels):
+            v = report.means[i, f]
+            text = "--" if math.isnan(v) else f"{v:.{digits}f}"
+            if best[i, f]:
+                text = rf"\textbf{{{text}}}"
+            if marked:
+                c = grid.get((name, label))
+                m = MARK.get(c.direction) if c is not None else None
+                text += m if m else rf"\phantom{{{UP}}}"
+            cells.append(text)
+        rows.append(" & ".join(cells) + r" \\")
+    n = len(report.labels)
+    caption = (f"Mean over the queries each system is evaluated on ({len(report.qids)} queries in the qrels). "
+               "Bold: best value per column.")
+    if marked:
+        caption += (rf" {UP}\,/\,{DOWN}: significantly better\,/\,worse than the baseline "
+                    rf"\emph{{{latex_escape(report.baseline)}}} ({latex_escape(sig.describe())}; "
+                    "queries compared on the intersection of the queries both systems include).")
+    lines = [r"\toprule", *_header(report.labels), r"\midrule", *rows, r"\bottomrule"]
+    return "\n".join([
+        r"\begin{table}[htbp]",
+        r"\centering",
+        rf"\caption{{{caption}}}",
+        r"\label{tab:evalkit-means}",
+        *_tabular("l" + "r" * n, lines),
+        r"\end{table}",
+    ])
+
+
+def flavours_table(report: Report) -> str:
+    """The ``table`` environment mapping labels to canonical flavour strings."""
+    rows = [rf"{latex_escape(l)} & \texttt{{{latex_escape(c)}}} \\" for l, c in zip(report.labels, report.canonical)]
+    return "\n".join([
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\caption{Flavours: the canonical evalkit form of each column (gain, discount, IDCG, tie policy, "
+        r"conventions, cutoff).}",
+        r"\label{tab:evalkit-flavours}",
+        r"\footnotesize",
+        *_tabular("ll", [r"\toprule", r"Flavour & Canonical form \\", r"\midrule", *rows, r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
+def agreement_table(report: Report) -> str:
+    """The ``table`` environment of the flavour agreement matrix ('' with fewer than
+    two flavours or systems)."""
+    ag = report.agreement
+    n = len(ag.labels)
+    if n < 2 or len(ag.systems) < 2:
+        return ""
+    cells = [["" if i != j else "--" for j in range(n)] for i in range(n)]
+    for p in ag.pairs:
+        i, j = ag.labels.index(p.first), ag.labels.index(p.second)
+        cells[j][i] = "n/a" if math.isnan(p.tau) else f"{p.tau:.3f}"
+        cells[i][j] = str(len(p.flips))
+    rows = [" & ".join([latex_escape(f"[{i + 1}] {l}")] + cells[i]) + r" \\" for i, l in enumerate(ag.labels)]
+    head = " & ".join(["Flavour"] + [latex_escape(f"[{i + 1}]") for i in range(n)]) + r" \\"
+    n_pairs = max(p.n_pairs for p in ag.pairs)
+    caption = (r"Flavour agreement: Kendall's $\tau_b$ between the system orderings by mean (below the "
+               f"diagonal) and the number of system pairs, out of {n_pairs}, whose order flips (above it).")
+    return "\n".join([
+        r"\begin{table}[htbp]",
+        r"\centering",
+        rf"\caption{{{caption}}}",
+        r"\label{tab:evalkit-agreement}",
+        *_tabular("l" + "r" * n, [r"\toprule", head, r"\midrule", *rows, r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
+def to_latex(report: Report, digits: int = 3) -> str:
+    """The whole ``report.tex`` (see the module docstring)."""
+    md = report.metadata
+    header = [f"% {report.title}", f"% evalkit {report.version}"]
+    if md.get("config"):
+        header.append(f"% config: {md['config']}")
+    sig = report.significance
+    if sig is not None:
+        st = sig.settings
+        header.append(f"% statistics: test={st.test} alpha={st.alpha:g} correction={st.correction} "
+                      f"family={st.family} seed={st.seed} n_resamples={st.n_resamples} ci_method={st.ci_method} "
+                      + " ".join(f"{k}={v}" for k, v in sig.versions.items()))
+    header.append("% Paste a table environment into a paper with \\usepackage{booktabs} "
+                  "(and graphicx for \\resizebox).")
+    parts = [
+        *header,
+        r"\documentclass{article}",
+        r"\usepackage[T1]{fontenc}",
+        r"\usepackage[utf8]{inputenc}",
+        r"\usepackage{booktabs}",
+        r"\usepackage{graphicx}",
+        r"\begin{document}",
+        rf"\section*{{{latex_escape(report.title)}}}",
+        "",
+        "% --- evalkit table: means ---",
+        means_table(report, digits),
+        "% --- end table: means ---",
+        "",
+        "% --- evalkit table: flavours ---",
+        flavours_table(report),
+        "% --- end table: flavours ---",
+    ]
+    agreement = agreement_table(report)
+    if agreement:
+        parts += ["", "% --- evalkit table: agreement ---", agreement, "% --- end table: agreement ---"]
+    parts += ["", r"\end{document}", ""]
+    return "\n".join(parts)
+
+
+@register_renderer("latex")
+def _latex_files(report: Report) -> dict[str, str]:
+    return {"report.tex": to_latex(report)}
