@@ -22,10 +22,10 @@ Definitions, for a topic with subtopics ``s`` and a ranking ``d_1, d_2, ...``
   every document judged for the topic: at each rank, the unplaced document with the
   largest gain given the documents already placed, ties to the larger docno
   (``idealResult``, ``ndeval.c:367-415``; the ratio in ``renormalize``,
-  ``ndeval.c:1159-1167``);
+  ``ndeval.c:1159-1171``);
 * ``ERR-IA@k = sum_{i<=k} G(i)/i / (|S| * sum_{i<=k} (1 - α)^{i-1}/i)`` where ``|S|`` is
   the number of subtopics with at least one relevant document (``actualSubtopics``,
-  ``ndeval.c:352``; ``computeERR``, ``ndeval.c:613-660``). This equals
+  ``ndeval.c:352``; ``computeERR``, ``ndeval.c:613-658``). This equals
   ``(1/|S|) sum_s sum_i α(1-α)^{c_s(i)} rel_s(i)/i`` divided by its value for a
   ranking that covers every subtopic at every rank: ndeval's "collection-independent"
   normalisation;
@@ -217,8 +217,8 @@ def evalkit_register_metrics(register):
         needs_subtopics=True,
         formula=("α-nDCG@k = sum_{i<=k} G(i) d(i) / same over the greedy ideal ranking; "
                  "G(i) = sum_s rel_s(i) (1-α)^{#earlier docs relevant to s}"),
-        source=(f"Clarke et al., SIGIR 2008; {NDEVAL} idealResult (367-415), computeDCG (667-715), "
-                "renormalize (1159-1167)"),
+        source=(f"Clarke et al., SIGIR 2008; {NDEVAL} idealResult (367-415), computeDCG (667-713), "
+                "renormalize (1159-1171)"),
         description="alpha-nDCG over subtopic qrels, ndeval's greedy ideal ranking (ties: larger docno)",
     ))
     register(Metric(
@@ -232,8 +232,8 @@ def evalkit_register_metrics(register):
         needs_subtopics=True,
         formula=("ERR-IA@k = sum_{i<=k} G(i)/i / (|S| sum_{i<=k} (1-α)^{i-1}/i), |S| = subtopics with a "
                  "relevant document; norm=ideal: / sum_{i<=k} G*(i)/i of the greedy ideal ranking"),
-        source=(f"Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; {NDEVAL} computeERR (613-660), "
-                "actualSubtopics (352), renormalize (1159-1167)"),
+        source=(f"Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; {NDEVAL} computeERR (613-658), "
+                "actualSubtopics (352), renormalize (1159-1171)"),
         description="intent-aware ERR over subtopic qrels, ndeval's normalisations",
     ))
 
@@ -247,7 +247,7 @@ def evalkit_register_presets(register):
         description=("ndeval alpha-nDCG@k (α = 0.5): subtopic judgments > 0 relevant, 1/log2(i+1), "
                      "greedy ideal ranking, run ordered as ndeval -traditional"),
         source=(f"{NDEVAL} lines 69-78 (DEPTH 20, α = 0.5), 367-415 (idealResult), 595 (discount), "
-                "667-715 (computeDCG), 923 (judgment > 1 -> 1), 1159-1167 (renormalize)"),
+                "667-713 (computeDCG), 923 (judgment > 1 -> 1), 1159-1171 (renormalize)"),
         native_name="alpha-nDCG@{k}",
         **common,
     ))
@@ -256,7 +256,7 @@ def evalkit_register_presets(register):
         spec="err_ia(ties=trec_eval)",
         description=("ndeval ERR-IA@k (α = 0.5) with the collection-independent normalisation "
                      "|S| sum_i (1-α)^{i-1}/i"),
-        source=f"{NDEVAL} lines 352-362 (actualSubtopics), 613-660 (computeERR), 923",
+        source=f"{NDEVAL} lines 352-362 (actualSubtopics), 613-658 (computeERR), 923",
         native_name="ERR-IA@{k}",
         **common,
     ))
@@ -264,7 +264,7 @@ def evalkit_register_presets(register):
         name="ndeval.nerr_ia",
         spec="err_ia(norm=ideal,ties=trec_eval)",
         description="ndeval nERR-IA@k (α = 0.5): ERR-IA divided by that of the greedy ideal ranking",
-        source=f"{NDEVAL} lines 367-415 (idealResult), 613-660 (computeERR), 1159-1167 (renormalize)",
+        source=f"{NDEVAL} lines 367-415 (idealResult), 613-658 (computeERR), 1159-1171 (renormalize)",
         native_name="nERR-IA@{k}",
         **common,
     ))

@@ -142,7 +142,7 @@ def _presets():
                      "normalising), IDCG from every positive judgment of the topic, run sorted by "
                      "score then docno descending, topics with no positive judgment not reported"),
         source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 42-45 (only judgments > 0 kept; negative "
-                "grades count 0), 73/82 (ideal DCG from the sorted positive judgments), 124-145 "
+                "grades count 0), 73/82 (ideal DCG from the sorted positive judgments), 124-143 "
                 "(runOrder: score descending, then docno descending), 151 ((2^g-1)/log(i+2)), 175 "
                 "(topics without a positive judgment are skipped)"),
         requires_cutoff=True,
@@ -155,7 +155,7 @@ def _presets():
         description=("gdeval.pl ERR@k: R = (2^rel - 1)/2^4, run sorted by score then docno "
                      "descending, topics with no positive judgment not reported"),
         source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4; larger grades are rejected), 42-45, "
-                "124-145 (runOrder), 157-169 (err: r = (2^g-1)/2^MAX_JUDGMENT, score += r*decay/(i+1)), "
+                "124-143 (runOrder), 157-169 (err: r = (2^g-1)/2^MAX_JUDGMENT, score += r*decay/(i+1)), "
                 "175"),
         requires_cutoff=True,
         default_cutoffs=(20,),
