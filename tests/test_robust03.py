@@ -108,3 +108,83 @@ def test_flavour_changes_the_conclusion(robust03):
     assert report["agreement"]["changes_conclusion"] is True
     pair = next(p for p in report["agreement"]["pairs"] if (p["first"], p["second"]) == ("trec@100", "returned@100"))
     assert pair["kendall_tau_b"] < 0.9 and len(pair["flips"]) > 0
+
+
+# ----------------------------------------------------------------------------- statistics and formats
+
+
+def _pytrec_ndcg_cut_10(data, run_file):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = read_qrels(data / "robust03_qrels.txt")
+    run = read_run(data / "runs" / run_file)
+    qd: dict = {}
+    for q, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
+        qd.setdefault(q, {})[d] = int(g)
+    rd: dict = {}
+    for q, d, s in zip(run.qid, run.docno, run.score):
+        rd.setdefault(q, {})[d] = float(s)
+    got = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate(rd)
+    return {q: v["ndcg_cut_10"] for q, v in got.items()}
+
+
+def test_significance_against_the_baseline(robust03):
+    """The t-test of InexpC2 against SABIR03BASE under trec@10, recomputed from
+    pytrec_eval's per-query values with the textbook formula, and Holm over the 16."""
+    from scipy.stats import t as t_dist
+
+    data, _, out, report = robust03
+    st = report["statistics"]
+    assert report["baseline"] == "SABIR03BASE"
+    assert st["settings"] == {"test": "t", "alpha": 0.05, "correction": "holm", "family": "flavour", "seed": 42,
+                              "n_resamples": 10000, "ci_method": "percentile", "confidence": 0.95}
+    comps = [c for c in st["comparisons"] if c["flavour"] == "trec@10"]
+    assert len(comps) == 16 and len(st["comparisons"]) == 16 * len(LABELS)
+    a = _pytrec_ndcg_cut_10(data, "input.InexpC2.gz")
+    b = _pytrec_ndcg_cut_10(data, "input.SABIR03BASE.gz")
+    qids = sorted(set(report["qids"]))
+    d = np.array([a.get(q, 0.0) - b.get(q, 0.0) for q in qids])  # trec_eval scores absent queries 0
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
+    p = 2 * t_dist.sf(abs(t), len(d) - 1)
+    c = next(c for c in comps if c["system"] == "InexpC2")
+    assert c["n"] == 100
+    assert c["mean_difference"] == pytest.approx(d.mean(), abs=1e-12)
+    assert c["p_value"] == pytest.approx(p, rel=1e-9)
+    assert c["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
+    assert (c["wins"], c["losses"]) == (int(np.sum(d > 1e-12)), int(np.sum(d < -1e-12)))
+    assert c["ci_low"] < c["mean_difference"] < c["ci_high"]
+    # Holm over the 16 comparisons of trec@10
+    raw = np.array([x["p_value"] for x in comps])
+    order = np.argsort(raw)
+    holm = np.minimum(1, np.maximum.accumulate(raw[order] * (16 - np.arange(16))))
+    np.testing.assert_allclose(np.array([x["p_adjusted"] for x in comps])[order], holm, rtol=1e-12)
+    assert [x["significant"] for x in comps] == [x["p_adjusted"] <= 0.05 for x in comps]
+    # flips carry their tests; the markers and the legend are printed
+    pair = next(p for p in report["agreement"]["pairs"] if (p["first"], p["second"]) == ("trec@100", "returned@100"))
+    assert len(pair["flip_tests"]) == len(pair["flips"])
+    assert any(f["significant_under_either"] for f in pair["flip_tests"])
+    assert "▲ / ▼: significantly better / worse than the baseline SABIR03BASE" in out
+    assert "†: the two systems differ significantly" in out
+
+
+def test_latex_compiles(robust03, tmp_path):
+    from test_latex import compile_tex, rows_of
+
+    _, out_dir, _, report = robust03
+    tex = (out_dir / "report.tex").read_text(encoding="utf-8")
+    assert len(rows_of(tex, "tab:evalkit-means")) == 17
+    assert r"\textbf{0.457}" in tex  # THUIRr0301 / pircRBa1 lead trec@10 (0.4574 / 0.4572)
+    log = compile_tex(tex, tmp_path)
+    assert "Overfull \\hbox" not in log
+
+
+def test_html_in_headless_chromium(robust03):
+    pytest.importorskip("matplotlib")
+    from browser import open_page
+
+    _, out_dir, _, report = robust03
+    page = open_page(out_dir / "report.html")
+    assert page.errors == [], page.errors
+    assert len(page.images) == 1 + len(LABELS) + 1  # curves, a box plot per flavour, heatmap
+    assert all(i["complete"] and i["naturalWidth"] > 0 for i in page.images), page.images
+    assert [u for u in page.requests if not u.startswith(("file://", "data:", "chrome://", "chrome-"))] == []
+    assert report["title"] in page.text and "SABIR03BASE (baseline)" in page.text
