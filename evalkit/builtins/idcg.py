@@ -11,11 +11,11 @@ from ..hookspecs import hookimpl
 
 
 def judged(ctx: IdealContext) -> np.ndarray:
-    return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k)
+    return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k, cache=ctx.cache)
 
 
 def returned(ctx: IdealContext) -> np.ndarray:
-    return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k)
+    return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache)
 
 
 def returned_top_k(ctx: IdealContext) -> np.ndarray:

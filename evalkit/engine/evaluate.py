@@ -92,6 +92,11 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         idcg=resolved.idcg,
         subtopics=intents,
         min_grade=fl.convention("min_grade"),
+        # gains, discounts, cutoff positions and ideal rankings are shared by the
+        # flavours of this run (keyed by the flavour's component references)
+        shared=problem.cache,
+        gain_key=fl.gain,
+        discount_key=fl.discount,
     )
     out = resolved.metric.fn(inp, **resolved.metric_kw)
     values = np.array(out.values, dtype=np.float64)

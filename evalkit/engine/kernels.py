@@ -52,32 +52,60 @@ def cutoff_mask(rank: np.ndarray, k: int | None) -> np.ndarray:
     return np.ones(len(rank), dtype=bool) if k is None else rank <= k
 
 
+def _cached(store: dict | None, key, anchors: tuple, compute: Callable):
+    """``compute()`` memoised in ``store`` under ``key``; the entry is valid only if
+    the ``anchors`` (the arrays it was computed from) are the very same objects, so
+    an ``id()`` reused after garbage collection can never return a stale value."""
+    if store is None:
+        return compute()
+    hit = store.get(key)
+    if hit is not None and len(hit[0]) == len(anchors) and all(a is b for a, b in zip(hit[0], anchors)):
+        return hit[1]
+    value = compute()
+    store[key] = (anchors, value)
+    return value
+
+
 def ideal_dcg(
     gains: np.ndarray,
     offsets: np.ndarray,
     discount: Callable[[np.ndarray], np.ndarray],
     k: int | None,
+    cache: dict | None = None,
 ) -> np.ndarray:
     """DCG of each segment's gains sorted in decreasing order, cut at ``k``.
 
-    Gains below 0 are left out of the ideal ranking, as trec_eval leaves them out.
+    Gains below 0 are left out of the ideal ranking, as trec_eval leaves them out
+    (and gains of 0 add nothing), so only the positive gains are sorted.
 
     :param gains: ``float64`` ``(m,)``, segment-contiguous.
     :param offsets: ``int64`` ``(q + 1,)``.
+    :param cache: optional dict; the sorted ideal ranking of ``gains`` is kept there
+        and reused by every later call with the same ``gains`` and ``offsets`` arrays
+        (other discounts and cutoffs).
     :returns: ``float64`` ``(q,)``.
     """
     nq = len(offsets) - 1
     if len(gains) == 0:
         return np.zeros(nq)
-    seg = segment_ids(offsets)
-    order = np.lexsort((-gains, seg))
-    g = np.maximum(gains[order], 0.0)
-    rank = np.arange(len(g), dtype=np.int64) - offsets[seg] + 1
-    keep = cutoff_mask(rank, k) & (g > 0)
-    return segment_sum(g[keep] * discount(rank[keep]), seg[keep], nq)
+
+    def ideal():
+        pos = np.flatnonzero(gains > 0)
+        seg = segment_ids(offsets)[pos]
+        g = gains[pos]
+        order = np.lexsort((-g, seg))
+        g, seg = g[order], seg[order]
+        starts = np.searchsorted(seg, np.arange(nq + 1))
+        rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
+        return g, seg, rank
+
+    g, seg, rank = _cached(cache, ("ideal", id(gains), id(offsets)), (gains, offsets), ideal)
+    if k is not None:
+        keep = rank <= k
+        g, seg, rank = g[keep], seg[keep], rank[keep]
+    return segment_sum(g * discount(rank), seg, nq)
 
 
-@dataclass
 class IdealContext:
     """What an IDCG strategy sees.
 
@@ -87,14 +115,34 @@ class IdealContext:
     :param judged_offsets: ``int64`` ``(q + 1,)``.
     :param discount: bound discount function (ranks -> discounts).
     :param k: cutoff or ``None``.
+    :param cache: dict shared by the flavours of one run, for :func:`ideal_dcg`.
+
+    ``ranked_gain`` and ``judged_gain`` may be given as zero-argument callables; they
+    are then computed on first access (an IDCG over the judged documents never needs
+    the gains of every ranked document).
     """
 
-    ranked_gain: np.ndarray
-    ranked: RankedList
-    judged_gain: np.ndarray
-    judged_offsets: np.ndarray
-    discount: Callable[[np.ndarray], np.ndarray]
-    k: int | None
+    def __init__(self, ranked_gain, ranked: RankedList, judged_gain, judged_offsets: np.ndarray,
+                 discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None):
+        self._ranked_gain = ranked_gain
+        self._judged_gain = judged_gain
+        self.ranked = ranked
+        self.judged_offsets = judged_offsets
+        self.discount = discount
+        self.k = k
+        self.cache = cache
+
+    @property
+    def ranked_gain(self) -> np.ndarray:
+        if callable(self._ranked_gain):
+            self._ranked_gain = self._ranked_gain()
+        return self._ranked_gain
+
+    @property
+    def judged_gain(self) -> np.ndarray:
+        if callable(self._judged_gain):
+            self._judged_gain = self._judged_gain()
+        return self._judged_gain
 
 
 @dataclass
@@ -110,6 +158,11 @@ class MetricInput:
     :param idcg: bound IDCG strategy (``IdealContext -> (q,)``) or ``None``.
     :param subtopics: for metrics with ``needs_subtopics``: a
         :class:`evalkit.engine.intents.IntentProblem`, else ``None``.
+    :param shared: dict shared by every flavour evaluated on the same run (the
+        engine passes :attr:`Problem.cache`); with ``gain_key`` / ``discount_key``
+        (hashable identities of ``gain`` / ``discount``, e.g. the flavour's component
+        references) gains, discounts, cutoff positions and ideal rankings are computed
+        once per run instead of once per flavour. ``None``: nothing is shared.
     """
 
     ranked: RankedList
@@ -122,11 +175,18 @@ class MetricInput:
     subtopics: object | None = None
     #: the flavour's ``min_grade`` convention: grades below it give gain 0
     min_grade: float = 0.0
+    shared: dict | None = field(default=None, repr=False)
+    gain_key: object = None
+    discount_key: object = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def n_queries(self) -> int:
         return self.ranked.n_queries
+
+    def _store(self, key_part) -> dict:
+        """The shared dict if ``key_part`` (a component identity) allows sharing."""
+        return self.shared if (self.shared is not None and key_part is not None) else self._cache
 
     # ------------------------------------------------------------- position helpers
     def in_cutoff(self) -> np.ndarray:
@@ -153,31 +213,102 @@ class MetricInput:
         """Sum position values per query: ``(q,)``."""
         return segment_sum(values, self.ranked.query, self.n_queries)
 
+    def cut_positions(self) -> np.ndarray | None:
+        """Positions that can carry a non-zero weight at cutoff ``k``: ``int64``
+        indices, query-contiguous, or ``None`` when that is every position. They are
+        the ranks ``<= k`` and, under an averaged tie policy, the rest of the block of
+        tied documents holding rank ``k``. Shared by every flavour with this ``k``."""
+        r = self.ranked
+        if self.k is None:
+            return None
+
+        def compute():
+            k = int(self.k)
+            starts = r.offsets[:-1]
+            length = np.diff(r.offsets)
+            take = np.minimum(length, k)
+            if r.averaged:
+                long = np.flatnonzero(length > k)
+                if len(long):
+                    last_block = r.block[starts[long] + k - 1]
+                    take[long] = np.searchsorted(r.block, last_block, side="right") - starts[long]
+            if int(take.sum()) == len(r.rank):
+                return None
+            from .problem import _concat_ranges
+
+            return _concat_ranges(starts, take)
+
+        return _cached(self.shared, ("cut", id(r), self.k), (r,), compute)
+
+    def discount_values(self, ranks: np.ndarray) -> np.ndarray:
+        """``discount(ranks)``, read from a table of ``discount(1..R)`` computed once
+        per run and discount when a ``discount_key`` is given (discounts are
+        element-wise functions of the rank)."""
+        if self.shared is None or self.discount_key is None or len(ranks) == 0:
+            return self.discount(ranks)
+        top = int(ranks.max())
+        key = ("discount_table", self.discount_key)
+        hit = self.shared.get(key)
+        if hit is None or len(hit) < top:
+            size = max(top, 1024, 0 if hit is None else 2 * len(hit))
+            hit = np.asarray(self.discount(np.arange(1, size + 1, dtype=np.int64)), dtype=np.float64)
+            self.shared[key] = hit
+        return hit[ranks - 1]
+
     # ------------------------------------------------------------- gain helpers
     def ranked_gain(self) -> np.ndarray:
-        if "ranked_gain" not in self._cache:
-            self._cache["ranked_gain"] = apply_gain(self.gain, self.ranked.grade, self.min_grade)
-        return self._cache["ranked_gain"]
+        r = self.ranked
+        return _cached(self._store(self.gain_key), ("ranked_gain", id(r), self.gain_key, self.min_grade), (r,),
+                       lambda: apply_gain(self.gain, r.grade, self.min_grade))
 
     def judged_gain(self) -> np.ndarray:
-        if "judged_gain" not in self._cache:
-            self._cache["judged_gain"] = apply_gain(self.gain, self.judged_grade, self.min_grade)
-        return self._cache["judged_gain"]
+        jg = self.judged_grade
+        return _cached(self._store(self.gain_key), ("judged_gain", id(jg), self.gain_key, self.min_grade), (jg,),
+                       lambda: apply_gain(self.gain, jg, self.min_grade))
+
+    def _gain_at(self, idx: np.ndarray) -> np.ndarray:
+        """Gains of the ranked positions ``idx``."""
+        r = self.ranked
+        store = self._store(self.gain_key)
+        full = store.get(("ranked_gain", id(r), self.gain_key, self.min_grade))
+        if full is not None and full[0][0] is r:
+            return full[1][idx]
+        return _cached(store, ("cut_gain", id(r), self.gain_key, self.min_grade, self.k), (r,),
+                       lambda: apply_gain(self.gain, r.grade[idx], self.min_grade))
 
     def dcg(self) -> np.ndarray:
-        """DCG@k per query under the flavour's gain, discount and tie policy."""
-        w = self.position_weights(self.discount(self.ranked.rank))
-        return self.per_query(self.ranked_gain() * w)
+        """DCG@k per query under the flavour's gain, discount and tie policy.
+
+        Only the positions of :meth:`cut_positions` are visited (the others weigh 0),
+        so the cost grows with ``q * k``, not with the run's length.
+        """
+        idx = self.cut_positions()
+        r = self.ranked
+        if idx is None:
+            w = self.position_weights(self.discount_values(r.rank))
+            return self.per_query(self.ranked_gain() * w)
+        rank = r.rank[idx]
+        w = self.discount_values(rank)
+        if r.averaged and len(idx):
+            w = np.where(rank <= self.k, w, 0.0)
+            block = r.block[idx]
+            first = int(block[0])
+            nb = int(block[-1]) - first + 1
+            total = np.bincount(block - first, weights=w, minlength=nb)
+            size = np.bincount(block - first, minlength=nb)
+            w = (total / np.maximum(size, 1))[block - first]
+        return segment_sum(self._gain_at(idx) * w, r.query[idx], self.n_queries)
 
     def ideal(self) -> np.ndarray:
         """IDCG@k per query under the flavour's IDCG strategy."""
         ctx = IdealContext(
-            ranked_gain=self.ranked_gain(),
+            ranked_gain=self.ranked_gain,
             ranked=self.ranked,
-            judged_gain=self.judged_gain(),
+            judged_gain=self.judged_gain,
             judged_offsets=self.judged_offsets,
-            discount=self.discount,
+            discount=self.discount_values if self.discount is not None else None,
             k=self.k,
+            cache=self._store(self.gain_key),
         )
         return np.asarray(self.idcg(ctx), dtype=np.float64)
 

@@ -145,7 +145,33 @@ class SortKeys:
             out = self._blocks_in_query_order(within)
             if out is not None:
                 return out
+            out = self._sort_rows(s)
+            if out is not None:
+                return out
         return np.lexsort((self.line, -s, self.query))
+
+    def _sort_rows(self, s: np.ndarray, max_lengths: int = 64) -> np.ndarray | None:
+        """Stable descending sort of ``s`` within each query when the rows are sorted
+        by query and in ``line`` order (dense arrays, a run sorted by query only): the
+        queries of each length are sorted together as the rows of one 2-D array, so
+        the loop runs over distinct query lengths (at most ``max_lengths``), never over
+        queries. ``None`` if the rows are not laid out so."""
+        q = self.query
+        n = len(q)
+        if not np.all(q[1:] >= q[:-1]) or not self._line_increasing():
+            return None
+        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+        lengths = np.diff(np.append(starts, n))
+        distinct = np.unique(lengths)
+        if len(distinct) > max_lengths:
+            return None
+        out = np.empty(n, dtype=np.int64)
+        for length in distinct:
+            first = starts[lengths == length]
+            idx = first[:, None] + np.arange(length)[None, :]
+            order = np.argsort(-s[idx], axis=1, kind="stable")
+            out[idx] = np.take_along_axis(idx, order, axis=1)
+        return out
 
     def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key) -> np.ndarray:
         """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``

@@ -1,0 +1,294 @@
+"""The performance paths (issue 4) give exactly what the plain paths give.
+
+* the Arrow CSV reader vs the exact line-by-line reader (values, line numbers, errors);
+* hash-indexed duplicate check and qrels join, also when every hash collides;
+* O(n) tie-policy orders vs the ``np.lexsort`` formulas they replace;
+* top-k / shared-cache DCG and IDCG vs the full-array computation.
+
+No timings are asserted here; ``benchmarks/run.py`` measures speed.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalkit
+from evalkit.data import Qrels, Run
+from evalkit.engine import factorize as fz
+from evalkit.engine.evaluate import resolve
+from evalkit.engine.kernels import MetricInput
+from evalkit.engine.problem import SortKeys, build_problem
+from evalkit.errors import InputFormatError
+from evalkit.io import trec
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _slow(monkeypatch):
+    """Force the exact line-by-line reader."""
+    monkeypatch.setattr(trec, "_fast_table", lambda *a, **k: None)
+
+
+def _cols(x):
+    cols = [list(x.qid), list(x.docno), list(x.line)]
+    cols.append(list(x.grade) if isinstance(x, Qrels) else list(x.score) + [x.name])
+    return cols
+
+
+def _read_both(monkeypatch, reader, source):
+    """(fast result or exception text, exact result or exception text)."""
+    def attempt():
+        try:
+            return _cols(reader(source))
+        except InputFormatError as exc:
+            return ("error", str(exc))
+    fast = attempt()
+    with monkeypatch.context() as m:
+        _slow(m)
+        exact = attempt()
+    return fast, exact
+
+
+RUN_TEXTS = {
+    "plain": "1 Q0 d1 1 1.5 r\n1 Q0 d2 2 0.5 r\n10 Q0 d1 1 3 r\n2 Q0 x 1 -1e-3 r\n",
+    "no_final_newline": "1 Q0 d1 1 1.5 r\n1 Q0 d2 2 0.5 r",
+    "tabs": "1\tQ0\td1\t1\t1.5\tr\n1\tQ0\td2\t2\t0.5\tr\n",
+    "double_space": "1 Q0 d1 1 1.5 r\n1  Q0 d2 2 0.5 r\n",
+    "missing_field_compensated": "1 Q0 d1 1 1.5 r\n1 Q0 d2  0.5 r\n",
+    "leading_space": " 1 Q0 d1 1 1.5 r\n",
+    "trailing_space": "1 Q0 d1 1 1.5 r \n",
+    "blank_line": "1 Q0 d1 1 1.5 r\n\n1 Q0 d2 2 0.5 r\n",
+    "comment": "# header\n1 Q0 d1 1 1.5 r\n",
+    "hash_in_docno": "1 Q0 a#1 1 1.5 r\n1 Q0 #b 2 0.5 r\n",
+    "crlf": "1 Q0 d1 1 1.5 r\r\n1 Q0 d2 2 0.5 r\r\n",
+    "vertical_tab": "1 Q0 d\x0b1 1 1.5 r\n",
+    "extra_columns": "1 Q0 d1 1 1.5 r x\n1 Q0 d2 2 0.5 r\n",
+    "bad_score": "1 Q0 d1 1 1.5 r\n1 Q0 d2 2 abc r\n",
+    "nan_score": "1 Q0 d1 1 nan r\n",
+    "inf_score": "1 Q0 d1 1 1e999 r\n",
+    "underscore_score": "1 Q0 d1 1 1_0 r\n",
+    "duplicate": "1 Q0 d1 1 1.5 r\n2 Q0 d1 1 1 r\n1 Q0 d2 2 0.5 r\n1 Q0 d1 3 0.1 r\n",
+    "non_ascii": "1 Q0 dé 1 1.5 r\n1 Q0 d\u00a0x 2 0.5 r\n",
+    "five_fields": "1 Q0 d1 1 1.5\n",
+}
+
+QRELS_TEXTS = {
+    "plain": "1 0 d1 1\n1 0 d2 0\n10 0 d1 2\n2 0 x -1\n",
+    "float_grade": "1 0 d1 1.0\n1 0 d2 2.5\n",
+    "bad_grade": "1 0 d1 1\n1 0 d2 x\n",
+    "duplicate": "1 0 d1 1\n2 0 d1 1\n1 0 d2 0\n1 0 d1 2\n",
+    "three_fields": "1 0 d1\n",
+    "comment": "1 0 d1 1\n# c\n1 0 d2 0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUN_TEXTS))
+def test_run_reader_fast_path_equals_exact_reader(monkeypatch, name, tmp_path):
+    text = RUN_TEXTS[name]
+    fast, exact = _read_both(monkeypatch, evalkit.read_run, text)
+    assert fast == exact
+    # the same through a path and a gzip path (the bytes route)
+    p = tmp_path / "run.txt"
+    p.write_bytes(text.encode())
+    fast_p, exact_p = _read_both(monkeypatch, evalkit.read_run, p)
+    assert fast_p == exact_p
+    g = tmp_path / "run.gz"
+    g.write_bytes(gzip.compress(text.encode()))
+    fast_g, exact_g = _read_both(monkeypatch, evalkit.read_run, g)
+    assert fast_g == exact_g
+
+
+@pytest.mark.parametrize("name", sorted(QRELS_TEXTS))
+def test_qrels_reader_fast_path_equals_exact_reader(monkeypatch, name):
+    fast, exact = _read_both(monkeypatch, evalkit.read_qrels, QRELS_TEXTS[name])
+    assert fast == exact
+
+
+def test_error_messages_name_the_line():
+    with pytest.raises(InputFormatError, match=r"<string>:4: field 'docno': duplicate document for query '1', "
+                                                r"document 'd1' \(first seen at line 1\)"):
+        evalkit.read_run(RUN_TEXTS["duplicate"])
+    with pytest.raises(InputFormatError, match=r"<string>:2: field 'score': expected a finite number, got 'abc'"):
+        evalkit.read_run(RUN_TEXTS["bad_score"])
+
+
+def _shared(*parts):
+    return DATA.joinpath(*parts)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("qrels, run", [
+    ("trec_eval_test/qrels.test", "trec_eval_test/results.test"),
+    ("trec_eval_test/qrels.comment.test", "trec_eval_test/results.comment.test"),
+    ("trec_cast_2021/trec-cast-qrels-docs.2021.qrel", "trec_cast_2021/document_runs/org_convdr.run"),
+    ("trectools_robust03/robust03_qrels.txt", "trectools_robust03/runs/input.InexpC2.gz"),
+])
+def test_real_files_read_identically(monkeypatch, qrels, run):
+    if not _shared(qrels).exists():
+        pytest.skip(f"shared data not available: {_shared(qrels)}")
+    for reader, path in ((evalkit.read_qrels, qrels), (evalkit.read_run, run)):
+        fast, exact = _read_both(monkeypatch, reader, _shared(path))
+        assert fast == exact
+
+
+# --------------------------------------------------------------------------- hashing
+def test_string_hash_does_not_depend_on_the_other_strings():
+    strings = ["KILT_10074847", "x", "", "abcdefgh", "abcdefghi", "abc\x00", "é" * 9, "a" * 40]
+    together = fz.string_hash(strings)
+    alone = np.array([fz.string_hash([s])[0] for s in strings], dtype=np.uint64)
+    assert (together == alone).all()
+    assert len(set(together.tolist())) == len(strings)
+    # Arrow slices and large_string give the same hashes
+    import pyarrow as pa
+
+    arr = fz.as_arrow(["zz"] + strings)
+    assert (fz.string_hash(arr.slice(1)) == together).all()
+    assert (fz.string_hash(arr.cast(pa.large_string()).slice(1)) == together).all()
+
+
+def test_encode_matches_numpy_unique():
+    rng = np.random.default_rng(3)
+    alphabet = list("ab#é0Z")
+    strings = ["".join(rng.choice(alphabet, rng.integers(0, 6))) for _ in range(2000)]
+    codes, vocab = fz.encode(strings)
+    u, inv = np.unique(np.array(strings, dtype=object), return_inverse=True)
+    assert list(vocab) == list(u)
+    assert (codes == inv.reshape(-1)).all()
+
+
+def _random_data(rng, n_queries=30, depth=40, corpus=200):
+    q_rows, r_rows = [], []
+    for q in range(n_queries):
+        docs = rng.choice(corpus, size=depth + 10, replace=False)
+        scores = np.round(rng.random(depth), 1)  # many ties
+        r_rows += [(f"q{q}", f"doc{d}", float(s)) for d, s in zip(docs[:depth], scores)]
+        judged = rng.choice(docs, size=15, replace=False)
+        q_rows += [(f"q{q}", f"doc{d}", int(g)) for d, g in zip(judged, rng.integers(0, 4, 15))]
+    q_rows += [("only_in_qrels", "doc1", 1)]
+    r_rows += [("only_in_run", "doc1", 1.0)]
+    return q_rows, r_rows
+
+
+FLAVOURS = [
+    "trec_eval.ndcg_cut@10", "ndcg(gain=exp2,idcg=returned)@5", "ndcg(ties=average)@10",
+    "ndcg(gain=map(1=1,2=3,3=7),discount=jarvelin(base=2),ties=optimistic)@20",
+    "ndcg(ties=pessimistic,idcg=returned_top_k)@3", "dcg(ties=input)@7", "ndcg", "err(max_grade=3)@10",
+    "precision(ties=average)@5", "ap", "rr(ties=stable)",
+]
+
+
+def test_hash_collisions_change_nothing(monkeypatch):
+    """With a hash that maps every string to 0, every pair is a candidate; the exact
+    verification must still give the same join, duplicate errors and values."""
+    rng = np.random.default_rng(7)
+    q_rows, r_rows = _random_data(rng)
+    expected = evalkit.evaluate(Qrels.from_rows(q_rows), Run.from_rows(r_rows), FLAVOURS).values
+    monkeypatch.setattr(fz, "string_hash", lambda values: np.zeros(len(values), dtype=np.uint64))
+    got = evalkit.evaluate(Qrels.from_rows(q_rows), Run.from_rows(r_rows), FLAVOURS).values
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(InputFormatError, match="duplicate document for query 'q0'"):
+        Run.from_rows(r_rows + [r_rows[3]])
+
+
+def test_join_grades_match_a_dictionary_lookup():
+    rng = np.random.default_rng(11)
+    q_rows, r_rows = _random_data(rng)
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows)
+    problem = build_problem(qrels, run)
+    lookup = {(q, d): g for q, d, g in q_rows}
+    keys = problem.keys
+    qids = problem.qids[keys.query]
+    docnos = run.docno[keys.line]
+    expected = np.array([lookup.get((q, d), np.nan) for q, d in zip(qids, docnos)])
+    np.testing.assert_array_equal(keys.grade, expected)
+    # lazy docno codes are strcmp-ordered codes of those docnos
+    assert (problem.docno_vocab[keys.docno] == docnos).all()
+    assert list(problem.docno_vocab) == sorted(set(docnos))
+
+
+# --------------------------------------------------------------------------- tie orders
+def _keys(rng, layout):
+    nq, n = 12, 300
+    query = rng.integers(0, nq, n)
+    score = np.round(rng.random(n), 1)
+    docno = rng.permutation(n)
+    grade = np.where(rng.random(n) < 0.3, np.nan, rng.integers(-1, 4, n).astype(float))
+    if layout == "sorted":  # a TREC file: query blocks, scores descending
+        order = np.lexsort((-score, query))
+    elif layout == "blocks":  # query blocks in another order, scores descending
+        perm = rng.permutation(nq)
+        order = np.lexsort((-score, perm[query]))
+    elif layout == "dense":  # query-sorted, scores unsorted, equal lengths
+        query = np.repeat(np.arange(nq), n // nq)
+        order = np.arange(n)
+    else:  # shuffled
+        order = rng.permutation(n)
+    line = np.arange(n)
+    return SortKeys(query=query[order], score=score[order], docno=docno[order], line=line,
+                    grade=grade[order])
+
+
+@pytest.mark.parametrize("layout", ["sorted", "blocks", "dense", "shuffled"])
+def test_tie_policies_equal_their_lexsort_formulas(layout):
+    from evalkit.builtins import ties
+
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        k = _keys(rng, layout)
+        filled = np.where(np.isnan(k.grade) | (k.grade < 0), 0.0, k.grade)
+        expected = {
+            "trec_eval": np.lexsort((-k.docno, -k.score, k.query)),
+            "stable": np.lexsort((k.line, -k.score, k.query)),
+            "by_score": np.lexsort((k.line, -k.score, k.query)),
+            "optimistic": np.lexsort((k.line, -filled, -k.score, k.query)),
+            "pessimistic": np.lexsort((k.line, filled, -k.score, k.query)),
+            "input_order": np.lexsort((k.line, k.query)),
+        }
+        for name, want in expected.items():
+            np.testing.assert_array_equal(getattr(ties, name)(k), want, err_msg=f"{layout} {name}")
+
+
+def test_trec_eval_ties_read_docno_strings_of_tied_rows_only():
+    run = Run.from_rows([("1", "b", 1.0), ("1", "a", 1.0), ("1", "c", 2.0), ("1", "ab", 1.0)])
+    qrels = Qrels.from_rows([("1", "a", 1)])
+    res = evalkit.evaluate(qrels, run, "dcg(ties=trec_eval)")
+    # order: c (2.0), then ties by docno descending: b, ab, a -> a at rank 4
+    assert res.values[0, 0, 0] == pytest.approx(1 / np.log2(5))
+    problem = build_problem(qrels, run)
+    assert problem.keys._docno is None  # codes never built for that
+
+
+# --------------------------------------------------------------------------- kernels
+def test_shared_top_k_kernels_equal_full_computation():
+    rng = np.random.default_rng(13)
+    q_rows, r_rows = _random_data(rng, n_queries=25, depth=60)
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows)
+    registry = evalkit.default_registry()
+    for spec in ["ndcg(gain=exp2,ties=trec_eval)@10", "ndcg(ties=average)@7", "ndcg(ties=average,idcg=returned)@1",
+                 "ndcg(gain=map(1=1,2=3,3=7),discount=jarvelin(base=2),idcg=returned)@100", "ndcg(ties=average)",
+                 "dcg(discount=reciprocal,ties=stable)@3"]:
+        fl = evalkit.expand_spec(spec, registry)[0]
+        res = resolve(fl, registry)
+        problem = build_problem(qrels, run)
+        ranked = problem.ranked(res.ties, res.ties_kw)
+
+        def inp(shared):
+            return MetricInput(ranked=ranked, judged_grade=problem.judged_grade,
+                               judged_offsets=problem.judged_offsets, k=fl.k, gain=res.gain,
+                               discount=res.discount, idcg=res.idcg,
+                               shared=shared, gain_key=fl.gain if shared is not None else None,
+                               discount_key=fl.discount if shared is not None else None)
+
+        plain, fast = inp(None), inp(problem.cache)
+        # the reference: every position, no cache
+        w = plain.position_weights(plain.discount(ranked.rank))
+        reference_dcg = plain.per_query(plain.ranked_gain() * w)
+        np.testing.assert_allclose(fast.dcg(), reference_dcg, rtol=0, atol=1e-12)
+        if res.idcg is not None:
+            np.testing.assert_allclose(fast.ideal(), plain.ideal(), rtol=0, atol=1e-12)
+        # and again, from the warm cache
+        np.testing.assert_allclose(inp(problem.cache).dcg(), reference_dcg, rtol=0, atol=1e-12)
