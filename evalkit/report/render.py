@@ -188,9 +188,11 @@ def flip_legend(report: Report) -> str:
         return ""
     n = len(sig.flips)
     m = sum(f.significant_under_either for f in sig.flips)
+    family = ("the flipped pairs tested under one flavour" if sig.settings.family == "flavour"
+              else "every flipped-pair test")
     return (f"{FLIP_MARK}: the two systems differ significantly under at least one of the two flavours "
-            f"({m} of {n} flipped pairs; {sig.settings.describe()} over the flipped pairs tested under each "
-            f"flavour). A flip without {FLIP_MARK} is between systems that no test tells apart.")
+            f"({m} of {n} flipped pairs; {sig.settings.describe()}; correction family: {family}). "
+            f"A flip without {FLIP_MARK} is between systems that no test tells apart.")
 
 
 def flavour_legend(report: Report, tablefmt: str = "simple") -> str:
