@@ -140,6 +140,8 @@ def test_settings_validation():
     with pytest.raises(ValueError, match="seed"):
         StatSettings(seed=-1)
     assert StatSettings(alpha=0.1).confidence == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="unknown statistics key 'tests'"):
+        StatSettings.from_mapping({"tests": "t"})
 
 
 # ----------------------------------------------------------------------------- report level

@@ -121,8 +121,15 @@ class StatSettings:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> "StatSettings":
-        """Settings from a config's ``statistics:`` mapping (missing keys take the defaults)."""
-        return cls(**dict(data or {}))
+        """Settings from a config's ``statistics:`` mapping (missing keys take the defaults).
+
+        :raises ValueError: an unknown key or a value out of range."""
+        data = dict(data or {})
+        known = [f for f in cls.__dataclass_fields__]
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"unknown statistics key '{unknown[0]}' (known: {', '.join(known)})")
+        return cls(**data)
 
     @property
     def confidence(self) -> float:
