@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.evaluate import evaluate_problem, resolve
+from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem, SortKeys, offsets_from_sorted
 from .errors import EvaluationError
 from .flavour import Flavour
@@ -23,6 +24,7 @@ from .presets import expand_spec
 SKLEARN_NDCG = "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)"
 
 
+@without_hugepage_advice
 def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKLEARN_NDCG,
           registry=None) -> np.ndarray:
     """Per-query metric values from dense arrays.

@@ -103,6 +103,7 @@ class _Columns:
         self._qcodes = None
         self._qvocab = None
         self._pairs = None
+        self._qhash = None
         self._n = len(docno)
 
     def __len__(self) -> int:
@@ -149,31 +150,47 @@ class _Columns:
         return self._qcodes, self._qvocab
 
     def _docno_arrow(self):
+        """The docno column as an Arrow string array (possibly chunked)."""
+        import pyarrow as pa
+
         from .engine.factorize import as_arrow
 
-        if not hasattr(self._docno_in, "buffers"):
+        if not isinstance(self._docno_in, (pa.Array, pa.ChunkedArray)):
             self._docno_in = as_arrow(self._docno_in)
         return self._docno_in
 
-    def _pair_hashes(self) -> np.ndarray:
+    def _pair_hashes(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """``(qid, docno)`` pair hashes of rows ``start:stop``: ``uint64``."""
         from .engine.factorize import pair_hash, string_hash
 
         codes, vocab = self._qid_codes()
-        return pair_hash(string_hash(vocab)[codes], string_hash(self._docno_arrow()))
+        stop = self._n if stop is None else stop
+        if self._qhash is None:
+            self._qhash = string_hash(vocab)
+        docno = self._docno_arrow().slice(start, stop - start)
+        return pair_hash(self._qhash[codes[start:stop]], string_hash(docno, final_mix=False))
 
-    def _pair_index(self) -> tuple[np.ndarray, int, np.ndarray]:
-        """``(packed, shift, hashes)``: ``hashes`` are the ``(qid, docno)`` pair hashes
-        (``uint64`` ``(n,)``); ``packed`` holds ``(hash >> shift) << shift | row``
-        sorted, so equal high bits find candidate equal pairs with one ``np.sort``."""
+    def _pair_index(self) -> tuple[np.ndarray, int]:
+        """``(packed, shift)``: ``packed`` holds ``(pair_hash >> shift) << shift | row``
+        for every row, sorted, so equal high bits find candidate equal ``(qid, docno)``
+        pairs with one ``np.sort`` (computed in chunks of rows; 8 bytes per row)."""
         if self._pairs is None:
-            h = self._pair_hashes()
-            n = len(h)
+            n = self._n
             shift = max(1, int(n - 1).bit_length()) if n else 1
             s = np.uint64(shift)
-            packed = (h >> s) << s
-            packed |= np.arange(n, dtype=np.uint64)
+            packed = np.empty(n, dtype=np.uint64)
+            step = 1 << 20
+            rows = np.arange(min(n, step), dtype=np.uint64)
+            for start in range(0, n, step):
+                stop = min(n, start + step)
+                h = self._pair_hashes(start, stop)
+                h >>= s
+                h <<= s
+                h |= rows[: stop - start]
+                rows += np.uint64(step)
+                packed[start:stop] = h
             packed.sort()
-            self._pairs = (packed, shift, h)
+            self._pairs = (packed, shift)
         return self._pairs
 
     def _check_unique_fast(self, source: str, what: str) -> None:
@@ -181,13 +198,18 @@ class _Columns:
         the message of :func:`_check_unique` (which runs on the candidate rows only)."""
         if self._n < 2:
             return
-        packed, shift, _ = self._pair_index()
+        packed, shift = self._pair_index()
         s = np.uint64(shift)
-        high = packed >> s
-        eq = high[1:] == high[:-1]
-        if not eq.any():
+        same = []
+        step = 1 << 20
+        for start in range(0, self._n - 1, step):  # in chunks: no n-sized temporaries
+            high = packed[start: start + step + 1] >> s
+            hit = np.flatnonzero(high[1:] == high[:-1])
+            if len(hit):
+                same.append(hit + start)
+        if not same:
             return
-        same = np.flatnonzero(eq)
+        same = np.concatenate(same)
         mask = np.uint64((1 << shift) - 1)
         rows = np.unique(np.concatenate((packed[same] & mask, packed[same + 1] & mask)).astype(np.int64))
         from .engine.factorize import take, to_objects

@@ -187,7 +187,7 @@ def test_hash_collisions_change_nothing(monkeypatch):
     rng = np.random.default_rng(7)
     q_rows, r_rows = _random_data(rng)
     expected = evalkit.evaluate(Qrels.from_rows(q_rows), Run.from_rows(r_rows), FLAVOURS).values
-    monkeypatch.setattr(fz, "string_hash", lambda values: np.zeros(len(values), dtype=np.uint64))
+    monkeypatch.setattr(fz, "string_hash", lambda values, **kw: np.zeros(len(values), dtype=np.uint64))
     got = evalkit.evaluate(Qrels.from_rows(q_rows), Run.from_rows(r_rows), FLAVOURS).values
     np.testing.assert_array_equal(got, expected)
     with pytest.raises(InputFormatError, match="duplicate document for query 'q0'"):

@@ -18,6 +18,7 @@ from ..errors import EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..results import Results
 from .kernels import MetricInput
+from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
 
 
@@ -126,6 +127,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     return values
 
 
+@without_hugepage_advice
 def evaluate(
     qrels: Qrels,
     runs: Run | Sequence[Run] | Mapping[str, Run],

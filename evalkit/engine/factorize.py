@@ -22,8 +22,8 @@ import pyarrow.compute as pc
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-# _KEEP[r]: mask keeping the first r bytes of a big-endian 8-byte word (r = 0..8)
-_KEEP = np.array([0] + [((1 << (8 * r)) - 1) << (8 * (8 - r)) for r in range(1, 9)], dtype=np.uint64)
+# _KEEP_LE[r]: mask keeping the first r bytes of a little-endian 8-byte word (r = 0..8)
+_KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
 
 
 # pyarrow imports pandas (seconds) on pa.array(), pa.scalar() and Array.to_numpy();
@@ -81,11 +81,18 @@ def _from_objects(values) -> pa.Array:
     return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
-def as_arrow(values: Any) -> pa.Array:
+def as_arrow(values: Any, chunked_ok: bool = False) -> pa.Array:
     """A non-chunked Arrow ``string`` or ``large_string`` array without nulls.
 
     :param values: an Arrow (chunked) array, or a sequence / ``object`` array of ``str``.
+    :param chunked_ok: return a :class:`pyarrow.ChunkedArray` of strings as it is
+        (no copy into one array).
     """
+    if isinstance(values, pa.ChunkedArray) and chunked_ok:
+        if values.num_chunks == 1:
+            values = values.chunk(0)
+        elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+            return values
     if isinstance(values, pa.ChunkedArray):
         if values.num_chunks == 1:
             values = values.chunk(0)
@@ -109,7 +116,7 @@ def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.frombuffer(bufs[1], dtype=off_type)[arr.offset: arr.offset + len(arr) + 1] \
         if len(arr) else np.zeros(1, off_type)
     data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.empty(0, np.uint8)
-    return offsets.astype(np.int64, copy=False), data
+    return offsets, data
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -122,48 +129,76 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def string_hash(values: Any) -> np.ndarray:
+_ROWS = 1 << 20  # rows per chunk: temporaries stay small and in cache
+
+
+def string_hash(values: Any, final_mix: bool = True) -> np.ndarray:
     """64-bit hash of every string: ``uint64`` ``(n,)``.
 
     Reads 8 bytes at a time from the Arrow data buffer (one vectorised gather per
-    8-byte word of the longest string), folds the words and the length with the
-    splitmix64 finaliser. Equal strings get equal hashes; unequal strings collide
-    with probability about 2^-64 per pair (callers verify candidates exactly).
+    8-byte word of the longest string), folds the length and the words with the
+    splitmix64 finaliser, in chunks of rows. Equal strings get equal hashes; unequal
+    strings collide with probability about 2^-64 per pair (callers verify candidates
+    exactly).
+
+    :param final_mix: ``False`` skips the finaliser after a string's last word (for
+        callers that mix the result again, e.g. :func:`pair_hash`).
     """
-    arr = as_arrow(values)
+    arr = as_arrow(values, chunked_ok=True)
+    out = np.empty(len(arr), dtype=np.uint64)
+    done = 0
+    for chunk in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]):
+        n = len(chunk)
+        for start in range(0, n, _ROWS):
+            part = _hash_chunk(chunk.slice(start, min(_ROWS, n - start)), final_mix)
+            out[done: done + len(part)] = part
+            done += len(part)
+    return out
+
+
+def _hash_chunk(arr: pa.Array, final_mix: bool = True) -> np.ndarray:
+    offsets, data = _buffers(arr)
     n = len(arr)
     if n == 0:
         return np.empty(0, np.uint64)
-    offsets, data = _buffers(arr)
-    starts = offsets[:-1]
-    lengths = offsets[1:] - starts
-    n_words = int((int(lengths.max()) + 7) // 8) if n else 0
-    lo = int(starts.min()) if n else 0
-    hi = int(offsets[-1]) if n else 0
-    region = np.zeros(hi - lo + 8, dtype=np.uint8)
-    region[: hi - lo] = data[lo:hi]
-    words = np.ndarray(shape=(hi - lo + 1,), dtype="<u8", buffer=region, strides=(1,))
-    rel = starts - lo
-    h = lengths.astype(np.uint64) * _GOLDEN
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    if hi - lo + 8 <= len(data) - lo:
+        base = data[lo:]  # 8 readable bytes after the last string: read in place
+    else:
+        base = np.zeros(hi - lo + 8, dtype=np.uint8)
+        base[: hi - lo] = data[lo:hi]
+    # every 8-byte window of the buffer, as a little-endian uint64 (unaligned view)
+    words = np.ndarray(shape=(len(base) - 7,), dtype="<u8", buffer=base, strides=(1,))
+    starts = offsets[:-1] - lo if lo else offsets[:-1]
+    lengths = np.diff(offsets)
+    h = lengths.astype(np.uint64)
+    h *= _GOLDEN
+    n_words = (int(lengths.max()) + 7) // 8
     shortest = int(lengths.min())
     for j in range(n_words):
         # only strings longer than 8 * j bytes have a word j, so a string's hash does
         # not depend on the other strings of the column
-        active = None if j == 0 else np.flatnonzero(lengths > 8 * j)
-        if active is not None and len(active) == n:
-            active = None
-        pos = rel + 8 * j if active is None else rel[active] + 8 * j
-        w = words[pos].byteswap()  # big-endian: the first byte is the most significant
-        rem = lengths - 8 * j if active is None else lengths[active] - 8 * j
-        if shortest < 8 * (j + 1):  # some strings end inside word j: zero the bytes after
-            w &= _KEEP[np.clip(rem, 0, 8)]
+        active = None if 8 * j < shortest else np.flatnonzero(lengths > 8 * j)
+        w = words[starts + 8 * j if active is None else starts[active] + 8 * j]
+        if shortest < 8 * (j + 1):  # some strings end inside word j: keep their bytes only
+            rem = lengths - 8 * j if active is None else lengths[active] - 8 * j
+            w &= _KEEP_LE[np.minimum(rem, 8)]
         if active is None:
             h ^= w
-            _mix(h)
         else:
             hj = h[active]
             hj ^= w
-            h[active] = _mix(hj)
+            h[active] = hj
+        # mix after word j every string that has a word j + 1 (and, with final_mix,
+        # every string that ends here): a rule that depends on the string alone
+        if final_mix:
+            mixed = active
+        else:
+            mixed = None if 8 * (j + 1) < shortest else np.flatnonzero(lengths > 8 * (j + 1))
+        if mixed is None:
+            _mix(h)
+        elif len(mixed):
+            h[mixed] = _mix(h[mixed])
     return h
 
 
@@ -178,8 +213,8 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
     """Exact comparison ``a[rows_a] == b[rows_b]``: ``bool`` ``(len(rows_a),)``."""
     if len(rows_a) == 0:
         return np.zeros(0, dtype=bool)
-    x = take(as_arrow(a), rows_a)
-    y = take(as_arrow(b), rows_b)
+    x = take(as_arrow(a, chunked_ok=True), rows_a)
+    y = take(as_arrow(b, chunked_ok=True), rows_b)
     if x.type != y.type:
         x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
     return numpy_view(pc.equal(x, y))
@@ -189,7 +224,7 @@ def to_objects(values: Any) -> np.ndarray:
     """``object`` array of ``str`` from an Arrow string array (or pass through)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         return values
-    arr = as_arrow(values)
+    arr = as_arrow(values, chunked_ok=True)
     out = np.empty(len(arr), dtype=object)
     out[:] = arr.to_pylist()
     return out
@@ -224,6 +259,31 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
     else:
         codes = head_codes
     return codes, uniq[order]
+
+
+def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode` for an Arrow dictionary column (as the CSV reader makes them):
+    ``(codes int64 (n,), vocab object (u,))``, ``vocab`` sorted, ``vocab[codes]`` the
+    column's values. Only the dictionary is sorted."""
+    if isinstance(column, pa.Array):
+        column = pa.chunked_array([column])
+    if len(column) == 0:
+        return np.empty(0, np.int64), np.empty(0, dtype=object)
+    column = column.unify_dictionaries()
+    chunks = [c for c in column.chunks if len(c)]
+    uniq = to_objects(chunks[0].dictionary)
+    order = np.argsort(uniq, kind="stable")  # Python str order = UTF-8 byte order
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    indices = np.concatenate([numpy_view(c.indices) for c in chunks])
+    used = np.zeros(len(uniq), dtype=bool)
+    used[indices] = True
+    if not used.all():  # keep only values that occur
+        keep = np.flatnonzero(used[order])
+        remap = np.full(len(order), -1, dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        return remap[rank[indices]], uniq[order][keep]
+    return rank[indices], uniq[order]
 
 
 def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:

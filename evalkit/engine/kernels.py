@@ -66,6 +66,13 @@ def _cached(store: dict | None, key, anchors: tuple, compute: Callable):
     return value
 
 
+def _at(ranked, name: str, idx: np.ndarray) -> np.ndarray:
+    """``getattr(ranked, name)[idx]``, without building the whole column when the
+    ranked list can read single positions (:meth:`RankedList.rank_at`)."""
+    at = getattr(ranked, name + "_at", None)
+    return at(idx) if at is not None else getattr(ranked, name)[idx]
+
+
 def ideal_dcg(
     gains: np.ndarray,
     offsets: np.ndarray,
@@ -232,7 +239,7 @@ class MetricInput:
                 if len(long):
                     last_block = r.block[starts[long] + k - 1]
                     take[long] = np.searchsorted(r.block, last_block, side="right") - starts[long]
-            if int(take.sum()) == len(r.rank):
+            if int(take.sum()) == len(r.query):
                 return None
             from .problem import _concat_ranges
 
@@ -274,7 +281,7 @@ class MetricInput:
         if full is not None and full[0][0] is r:
             return full[1][idx]
         return _cached(store, ("cut_gain", id(r), self.gain_key, self.min_grade, self.k), (r,),
-                       lambda: apply_gain(self.gain, r.grade[idx], self.min_grade))
+                       lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade))
 
     def dcg(self) -> np.ndarray:
         """DCG@k per query under the flavour's gain, discount and tie policy.
@@ -287,7 +294,7 @@ class MetricInput:
         if idx is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
-        rank = r.rank[idx]
+        rank = _at(r, "rank", idx)
         w = self.discount_values(rank)
         if r.averaged and len(idx):
             w = np.where(rank <= self.k, w, 0.0)

@@ -59,14 +59,55 @@ class SortKeys:
     def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None):
         self.query = query
         self.score = score
-        self.line = line
+        self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
         self.grade = grade
+        self._identity = None
         self._docno = None if docno is None else np.asarray(docno)
         self._docno_vocab = None
         # (Arrow string array, rows or None): the docno of row i is strings[rows[i]]
         self._docno_strings = docno_strings
         if docno is None and docno_strings is None:
             raise TypeError("SortKeys needs docno codes or docno_strings")
+
+    @property
+    def line(self) -> np.ndarray:
+        if self._line is None:
+            self._line = self.identity()
+        return self._line
+
+    def identity(self) -> np.ndarray:
+        """``np.arange(n)`` (cached: the order of rows already in order)."""
+        if self._identity is None:
+            self._identity = np.arange(len(self.query), dtype=np.int64)
+        return self._identity
+
+    def moved(self, order: np.ndarray) -> np.ndarray:
+        """Positions ``i`` with ``order[i] != i`` (``int64``; cached for the last order)."""
+        if order is self._identity or len(order) == 0:
+            return np.zeros(0, dtype=np.int64)
+        hit = getattr(self, "_moved", None)
+        if hit is not None and hit[0] is order:
+            return hit[1]
+        moved = np.flatnonzero(order != self.identity())
+        self._moved = (order, moved)
+        return moved
+
+    def gatherer(self, order: np.ndarray):
+        """``f(a) == a[order]`` for row arrays ``a``, cheap when ``order`` moves few rows
+        (the rows already in place are copied, the others gathered)."""
+        n = len(order)
+        moved = self.moved(order)
+        if len(moved) == 0:
+            return lambda a: a
+        if len(moved) > n // 4:
+            return lambda a: a[order]
+        src = order[moved]
+
+        def take(a):
+            out = a.copy()
+            out[moved] = a[src]
+            return out
+        return take
 
     @property
     def docno(self) -> np.ndarray:
@@ -93,17 +134,32 @@ class SortKeys:
         equal values); only those rows' strings are read."""
         if self._docno is not None:
             return self._docno[rows]
-        from .factorize import take, to_objects
+        import pyarrow.compute as pc
+
+        from .factorize import numpy_view, take
 
         strings, src = self._docno_strings
-        text = to_objects(take(strings, rows if src is None else src[rows]))
-        if len(text) == 0:
+        if len(rows) == 0:
             return np.zeros(0, dtype=np.int64)
-        return np.unique(text, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        # Arrow orders strings by their bytes, as strcmp (and Python's str order) do
+        picked = take(strings, rows if src is None else src[rows])
+        if hasattr(picked, "combine_chunks"):
+            picked = picked.combine_chunks()
+        ranks = pc.rank(picked, sort_keys="ascending", tiebreaker="dense")
+        return numpy_view(ranks).astype(np.int64)
 
-    def _line_increasing(self) -> bool:
-        line = self.line
-        return len(line) < 2 or bool(np.all(line[1:] > line[:-1]))
+    def _line_increasing(self, new_q: np.ndarray | None = None) -> bool:
+        """``line`` increases along the rows (within each query if ``new_q``, the
+        ``bool`` ``(n - 1,)`` flags of query changes, is given)."""
+        if self._line is None:
+            return True
+        line = self._line
+        if len(line) < 2:
+            return True
+        up = line[1:] > line[:-1]
+        if new_q is not None:
+            up |= new_q
+        return bool(np.all(up))
 
     def _blocks_in_query_order(self, within_ok: np.ndarray | None) -> np.ndarray | None:
         """If rows form one contiguous block per query, each already in the wanted
@@ -116,12 +172,12 @@ class SortKeys:
         new_q = q[1:] != q[:-1]
         if within_ok is not None and not np.all(within_ok | new_q):
             return None
-        if not self._line_increasing():
+        if not self._line_increasing(new_q):
             return None
         starts = np.flatnonzero(np.concatenate(([True], new_q)))
         bq = q[starts]
         if len(bq) == 1 or np.all(bq[1:] > bq[:-1]):
-            return np.arange(n, dtype=np.int64)
+            return self.identity()
         perm = np.argsort(bq, kind="stable")
         if np.any(bq[perm][1:] == bq[perm][:-1]):
             return None  # a query in several blocks
@@ -158,7 +214,7 @@ class SortKeys:
         queries. ``None`` if the rows are not laid out so."""
         q = self.query
         n = len(q)
-        if not np.all(q[1:] >= q[:-1]) or not self._line_increasing():
+        if not np.all(q[1:] >= q[:-1]) or not self._line_increasing(q[1:] != q[:-1]):
             return None
         starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
         lengths = np.diff(np.append(starts, n))
@@ -180,18 +236,21 @@ class SortKeys:
         :param key: ``(n,)`` array, or a callable ``rows -> values`` called once with
             the tied rows only (so a costly key is computed for the ties alone).
         """
-        s = (self.score if score is None else score)[order]
-        q = self.query[order]
         if len(order) < 2:
             return order
-        same = (s[1:] == s[:-1]) & (q[1:] == q[:-1])
-        if not same.any():
+        take = self.gatherer(order)
+        s = take(self.score if score is None else score)
+        q = take(self.query)
+        same = s[1:] == s[:-1]
+        same &= q[1:] == q[:-1]
+        first = np.flatnonzero(same)  # position i ties with position i + 1
+        if len(first) == 0:
             return order
-        tied = np.zeros(len(order), dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        pos = np.flatnonzero(tied)
-        block = np.cumsum(np.concatenate(([True], ~same)))[pos]
+        pos = np.union1d(first, first + 1)
+        # a tied block starts at a tied position that does not tie with its predecessor
+        starts_block = np.ones(len(pos), dtype=bool)
+        starts_block[1:] = ~((pos[1:] == pos[:-1] + 1) & same[np.maximum(pos[1:] - 1, 0)])
+        block = np.cumsum(starts_block)
         rows = order[pos]
         values = key(rows) if callable(key) else np.asarray(key)[rows]
         out = order.copy()
@@ -230,7 +289,6 @@ class _LazyCodes:
         return iter(np.asarray(self))
 
 
-@dataclass(frozen=True)
 class RankedList:
     """A run sorted under one tie policy, over all evaluated queries.
 
@@ -239,15 +297,76 @@ class RankedList:
     unjudged), ``docno`` (``int64`` code), ``block`` (``int64`` id of the block of equal
     scores the position belongs to; unique per position when scores differ).
     ``offsets`` (``(q + 1,)``) delimits queries; ``averaged`` is the tie policy's flag.
+
+    ``rank``, ``grade`` and ``block`` may be given as ``None`` together with ``source``
+    (a zero-argument callable returning ``(keys, order)``, the :class:`SortKeys` and
+    the tie policy's order): they are then computed on first access, and
+    :meth:`rank_at` / :meth:`grade_at` read single positions without building the
+    whole arrays (a DCG@10 needs 10 positions per query, not all of them).
     """
 
-    offsets: np.ndarray
-    query: np.ndarray
-    rank: np.ndarray
-    grade: np.ndarray
-    docno: np.ndarray
-    block: np.ndarray
-    averaged: bool
+    def __init__(self, offsets, query, rank, grade, docno, block=None, averaged=False, *,
+                 score=None, source=None):
+        self.offsets = offsets
+        self.query = query
+        self._rank = rank
+        self._grade = grade
+        self.docno = docno
+        self.averaged = averaged
+        self._block = block
+        self._score = score
+        self._source = source
+        if (rank is None or grade is None or (block is None and score is None)) and source is None:
+            raise TypeError("RankedList needs rank, grade and block (or score), or a source")
+
+    def _keys_order(self):
+        return self._source()
+
+    @property
+    def rank(self) -> np.ndarray:
+        if self._rank is None:
+            rank = np.arange(len(self.query), dtype=np.int64)
+            rank -= np.repeat(self.offsets[:-1] - 1, np.diff(self.offsets))
+            self._rank = rank
+        return self._rank
+
+    def rank_at(self, idx: np.ndarray) -> np.ndarray:
+        """``rank[idx]``."""
+        if self._rank is not None:
+            return self._rank[idx]
+        return idx - self.offsets[self.query[idx]] + 1
+
+    @property
+    def grade(self) -> np.ndarray:
+        if self._grade is None:
+            keys, order = self._keys_order()
+            self._grade = keys.gatherer(order)(keys.grade)
+        return self._grade
+
+    def grade_at(self, idx: np.ndarray) -> np.ndarray:
+        """``grade[idx]``."""
+        if self._grade is not None:
+            return self._grade[idx]
+        keys, order = self._keys_order()
+        return keys.grade[order[idx]]
+
+    @property
+    def block(self) -> np.ndarray:
+        if self._block is None:
+            query, score = self.query, self._score
+            if score is None:
+                keys, order = self._keys_order()
+                score = keys.gatherer(order)(keys.score)
+            new_block = np.ones(len(query), dtype=bool)
+            if len(query) > 1:
+                np.not_equal(query[1:], query[:-1], out=new_block[1:])
+                new_block[1:] |= score[1:] != score[:-1]
+            self._block = np.cumsum(new_block) - 1
+            self._score = None
+        return self._block
+
+    def __repr__(self) -> str:
+        return f"RankedList({self.n_queries} queries, {len(self.query)} positions, averaged={self.averaged})"
 
     @property
     def n_queries(self) -> int:
@@ -320,22 +439,20 @@ class Problem:
         order = np.asarray(policy.fn(keys, **params), dtype=np.int64)
         if order.shape != keys.query.shape:
             raise ValueError(f"tie policy '{policy.name}' returned an order of shape {order.shape}")
-        query = keys.query[order]
-        offsets = offsets_from_sorted(query, self.n_queries)
-        rank = np.arange(len(order), dtype=np.int64) - offsets[query] + 1
-        score = keys.score[order]
-        new_block = np.ones(len(order), dtype=bool)
-        if len(order) > 1:
-            new_block[1:] = (query[1:] != query[:-1]) | (score[1:] != score[:-1])
-        block = np.cumsum(new_block) - 1
+        take, moved = keys.gatherer(order), keys.moved(order)
+        if len(moved) == 0 or (len(moved) <= len(order) // 4
+                               and np.array_equal(keys.query[order[moved]], keys.query[moved])):
+            query = keys.query  # the order moves rows within their query only
+        else:
+            query = take(keys.query)
         ranked = RankedList(
-            offsets=offsets,
+            offsets=offsets_from_sorted(query, self.n_queries),
             query=query,
-            rank=rank,
-            grade=keys.grade[order],
+            rank=None,
+            grade=None,
             docno=_LazyCodes(keys, order),
-            block=block,
             averaged=bool(policy.averaged),
+            source=lambda: (keys, order),
         )
         self._ranked[cache_key] = ranked
         return ranked
@@ -377,35 +494,68 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> Ranked
     )
 
 
-def _run_grades(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.ndarray) -> np.ndarray:
-    """Grade of every run row (``NaN`` = unjudged): ``float64`` ``(n_run,)``.
+def _by_query(query: np.ndarray, n_queries: int):
+    """Stable layout of rows by query ascending: ``(perm, query[perm], new_position)``
+    where ``new_position(p)`` maps old positions to new ones; ``None`` if the rows are
+    already so laid out. Contiguous blocks (one per query) are moved whole; otherwise a
+    stable sort of the query index (a radix sort for up to 65,536 queries)."""
+    n = len(query)
+    if n < 2 or not np.any(query[1:] < query[:-1]):
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    bq = query[starts]
+    block_perm = np.argsort(bq, kind="stable")
+    if not np.any(bq[block_perm][1:] == bq[block_perm][:-1]):  # one block per query
+        lengths = np.diff(np.append(starts, n))
+        new_lengths = lengths[block_perm]
+        new_starts = np.zeros(len(starts), dtype=np.int64)
+        np.cumsum(new_lengths[:-1], out=new_starts[1:])
+        if (new_lengths == new_lengths[0]).all():  # equal blocks: one broadcast add
+            perm = (starts[block_perm][:, None] + np.arange(new_lengths[0])).reshape(-1)
+        else:
+            perm = _concat_ranges(starts[block_perm], new_lengths)
+        block_new_start = np.empty(len(starts), dtype=np.int64)
+        block_new_start[block_perm] = new_starts
+
+        def new_position(pos):
+            b = np.searchsorted(starts, pos, side="right") - 1
+            return block_new_start[b] + (pos - starts[b])
+
+        return perm, np.repeat(bq[block_perm], new_lengths), new_position
+    small = query.astype(np.uint16) if n_queries <= 1 << 16 else query
+    perm = np.argsort(small, kind="stable").astype(np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[perm] = np.arange(n, dtype=np.int64)
+    return perm, query[perm], lambda pos: inverse[pos]
+
+
+def _run_matches(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.ndarray):
+    """The judged run rows and their grades: ``(rows int64, grades float64)``.
 
     Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
     hash index, built once for its duplicate check, is searched for every judgment);
     each candidate is then confirmed exactly: same query, same docno string.
     """
-    grade = np.full(len(run), np.nan)
     if len(run) == 0 or len(qrels) == 0:
-        return grade
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     from .factorize import strings_equal
 
-    packed, shift, h_run = run._pair_index()
-    h_q = qrels._pair_index()[2]
+    packed, shift = run._pair_index()
+    h_q = qrels._pair_hashes()
     s = np.uint64(shift)
-    high = packed >> s
-    q_high = h_q >> s
-    q_order = np.argsort(q_high)
-    q_sorted = q_high[q_order]
-    lo = np.searchsorted(high, q_sorted, "left")
-    hi = np.searchsorted(high, q_sorted, "right")
+    mask = np.uint64((1 << shift) - 1)
+    q_low = (h_q >> s) << s  # the smallest packed key with the judgment's high bits
+    q_order = np.argsort(q_low)
+    q_low = q_low[q_order]
+    lo = np.searchsorted(packed, q_low, "left")
+    hi = np.searchsorted(packed, q_low | mask, "right")
     count = hi - lo
     cand_q = np.repeat(q_order, count)
-    cand_r = (packed[_concat_ranges(lo, count)] & np.uint64((1 << shift) - 1)).astype(np.int64)
-    ok = (h_run[cand_r] == h_q[cand_q]) & (run_query[cand_r] == qrels_query[cand_q]) & (run_query[cand_r] >= 0)
+    cand_r = (packed[_concat_ranges(lo, count)] & mask).astype(np.int64)
+    ok = (run_query[cand_r] == qrels_query[cand_q]) & (run_query[cand_r] >= 0)
     cand_q, cand_r = cand_q[ok], cand_r[ok]
     ok = strings_equal(run._docno_arrow(), cand_r, qrels._docno_arrow(), cand_q)
-    grade[cand_r[ok]] = qrels.grade[cand_q[ok]]
-    return grade
+    return cand_r[ok], qrels.grade[cand_q[ok]]
 
 
 def build_problem(qrels: Qrels, run: Run) -> Problem:
@@ -431,18 +581,23 @@ def build_problem(qrels: Qrels, run: Run) -> Problem:
         jq, judged_grade = q_qrels[jorder], qrels.grade[jorder]
     judged_offsets = offsets_from_sorted(jq, nq)
 
-    grade = _run_grades(qrels, run, rq_all, q_qrels)
+    matched, matched_grade = _run_matches(qrels, run, rq_all, q_qrels)
     keep = rq_all >= 0
+    rows = None if keep.all() else np.flatnonzero(keep).astype(np.int64)
+    rq = rq_all if rows is None else rq_all[rows]
+    where = matched if rows is None else np.searchsorted(rows, matched)  # position among kept rows
+    # lay the rows out by query once (a TREC file sorted by numeric qid is not in
+    # strcmp order), so that no tie policy has to move them again
+    layout = _by_query(rq, nq)
+    if layout is not None:
+        perm, rq, new_position = layout
+        rows = perm if rows is None else rows[perm]
+        where = new_position(where)
+    grade = np.full(len(rq), np.nan)
+    grade[where] = matched_grade
     docno = run._docno_arrow()
-    if keep.all():
-        keys = SortKeys(query=rq_all, score=run.score, line=np.arange(len(rq_all), dtype=np.int64),
-                        grade=grade, docno_strings=(docno, None))
-        rq = rq_all
-    else:
-        rows = np.flatnonzero(keep).astype(np.int64)
-        rq = rq_all[rows]
-        keys = SortKeys(query=rq, score=run.score[rows], line=rows, grade=grade[rows],
-                        docno_strings=(docno, rows))
+    keys = SortKeys(query=rq, score=run.score if rows is None else run.score[rows], line=rows, grade=grade,
+                    docno_strings=(docno, rows))
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
     return Problem(qids, judged_offsets, judged_grade, keys, in_run)

@@ -26,6 +26,7 @@ from typing import IO, Union
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
+from ..engine.memory import without_hugepage_advice
 from ..errors import InputFormatError
 
 Source = Union[str, os.PathLike, IO]
@@ -58,9 +59,10 @@ def _read_text(source: Source) -> tuple[str, str]:
     return _decode(raw, str(path)), str(path)
 
 
-def _read_raw(source: Source) -> tuple[bytes | None, str | None, str]:
-    """Return ``(raw_bytes, text, display_name)``: ``raw_bytes`` when the source gave
-    bytes (a path, gzip or binary stream), else ``text`` (a literal or text stream)."""
+def _read_raw(source: Source, lazy: bool = True) -> tuple[bytes | Path | None, str | None, str]:
+    """Return ``(raw, text, display_name)``: ``raw`` is the bytes when the source gave
+    bytes (a gzip file or binary stream) or, with ``lazy``, the :class:`Path` of a
+    plain file (not read yet); else ``text`` (a literal or text stream)."""
     if hasattr(source, "read"):
         data = source.read()
         name = str(getattr(source, "name", "<stream>"))
@@ -69,9 +71,13 @@ def _read_raw(source: Source) -> tuple[bytes | None, str | None, str]:
         return None, source, "<string>"
     path = Path(source)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            magic = f.read(2)
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
+    if magic != b"\x1f\x8b" and lazy:
+        return path, None, str(path)  # read by the fast reader itself
+    raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
@@ -80,56 +86,134 @@ def _read_raw(source: Source) -> tuple[bytes | None, str | None, str]:
     return raw, None, str(path)
 
 
-def _canonical(raw: bytes, delim: int, n_fields: int, n_rows: int) -> bool:
-    """True if ``raw`` (already parsed into ``n_rows`` rows of ``n_fields`` fields by the
-    CSV reader) has no two adjacent separators (so no empty field, blank line or
-    leading/trailing blank), no ``#`` at a line start, and no control byte other than
-    newline and the delimiter (``str.split`` would split on those). One vectorised
-    pass over the bytes, in chunks to bound memory."""
-    if raw[:1] in (bytes([delim]), b"\n", b"#") or raw.endswith(bytes([delim])):
-        return False
-    data = np.frombuffer(raw, dtype=np.uint8)
-    hash_sign = b"#" in raw
-    control = 0
-    step = 1 << 22
-    for start in range(0, len(data), step):
-        chunk = data[start: start + step + 1]  # one byte of overlap for pairs
+class _Scan:
+    """Byte statistics of a file, gathered in one vectorised pass over fixed-size chunks
+    (the file is never held in memory as a whole)."""
+
+    def __init__(self):
+        self.ok = True          # ASCII, no two adjacent bytes <= 32, no '#' at a line start
+        self.low = 0            # bytes <= 32: delimiters, newlines, any other control byte
+        self.first = None       # first byte
+        self.last = None        # last byte
+        self._prev_low = True   # the byte before the first counts as a line start
+
+    def feed(self, chunk: np.ndarray) -> bool:
+        if not self.ok or len(chunk) == 0:
+            return self.ok
+        if self.first is None:
+            self.first = int(chunk[0])
+            if self.first == 35:  # '#'
+                self.ok = False
+                return False
+        if int(chunk.max()) >= 128:
+            self.ok = False
+            return False
         low = chunk <= 32  # space, tab, newline and every other control byte
-        if (low[1:] & low[:-1]).any():
+        if (self._prev_low and low[0]) or (low[1:] & low[:-1]).any():
+            self.ok = False
             return False
-        if hash_sign and ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
+        if self.last == 10 and chunk[0] == 35:
+            self.ok = False
             return False
-        control += int(np.count_nonzero(chunk[:step] < 32))
-    newlines = n_rows - (0 if raw.endswith(b"\n") else 1)
-    tabs = (n_fields - 1) * n_rows if delim == 9 else 0
-    return control == newlines + tabs
+        if (chunk == 35).any() and ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
+            self.ok = False
+            return False
+        self.low += int(np.count_nonzero(low))
+        self._prev_low = bool(low[-1])
+        self.last = int(chunk[-1])
+        return True
+
+    def canonical(self, n_fields: int, n_rows: int, delim: int) -> bool:
+        """True if every byte <= 32 is a delimiter or a newline of the ``n_rows`` rows of
+        ``n_fields`` fields the CSV reader found (a tab or control byte inside a field,
+        where ``str.split`` would split, makes the count larger), and the last byte is
+        not a delimiter."""
+        if not self.ok or self.first is None or self.last == delim:
+            return False
+        newlines = n_rows - (0 if self.last == 10 else 1)
+        return self.low == (n_fields - 1) * n_rows + newlines
 
 
-def _fast_table(raw: bytes, names: tuple[str, ...], types: dict):
+_CHUNK = 1 << 22
+
+
+def _scan_bytes(raw: bytes) -> _Scan:
+    scan = _Scan()
+    data = np.frombuffer(raw, dtype=np.uint8)
+    for start in range(0, len(data), _CHUNK):
+        if not scan.feed(data[start: start + _CHUNK]):
+            break
+    return scan
+
+
+def _scan_file(path: Path) -> tuple[_Scan, bytes]:
+    """Scan a plain file in chunks; also return its first line (for the runid)."""
+    scan = _Scan()
+    buf = bytearray(_CHUNK)
+    first_line = b""
+    with open(path, "rb", buffering=0) as f:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            view = np.frombuffer(buf, dtype=np.uint8, count=n)
+            if scan.first is None:
+                first_line = bytes(buf[: min(n, 4096)]).split(b"\n", 1)[0]
+            if not scan.feed(view):
+                break
+    return scan, first_line
+
+
+def _delimiter(sample: bytes) -> int:
+    """Tab if the first line has a tab and no space, else space (the byte count in
+    :meth:`_Scan.canonical` catches a file that mixes them)."""
+    return 9 if (b"\t" in sample and b" " not in sample) else 32
+
+
+def _csv_pool():
+    import pyarrow as pa
+
+    # mimalloc (Arrow's default pool) is several times slower on its first large
+    # allocations on some machines; jemalloc or the system allocator are not
+    for make in ("jemalloc_memory_pool", "system_memory_pool"):
+        try:
+            return getattr(pa, make)()
+        except (AttributeError, NotImplementedError, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _fast_table(raw, names: tuple[str, ...], types: dict):
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
-    Canonical: ASCII; fields separated by exactly one space (or exactly one tab, if
-    the file has no space); no blank, comment or whitespace-only lines; exactly
-    ``len(names)`` fields on every line; every typed field parses. On such files
-    ``str.split()`` and the CSV reader split identically, and Arrow's float parser
-    rounds correctly as ``float()`` does, so the result equals the exact reader's.
-    Returns ``None`` for anything else (the caller then runs the exact line-by-line
-    reader, which also produces the error message and line number).
+    :param raw: the file's bytes, or a :class:`~pathlib.Path` of a plain (not gzip)
+        file, which Arrow then reads itself (the file is never held whole in memory).
+
+    Canonical: ASCII; fields separated by exactly one space (or exactly one tab);
+    no blank, comment or whitespace-only lines; exactly ``len(names)`` fields on every
+    line; every typed field parses. On such files ``str.split()`` and the CSV reader
+    split identically, and Arrow's float parser rounds correctly as ``float()`` does,
+    so the result equals the exact reader's. Returns ``None`` for anything else (the
+    caller then runs the exact line-by-line reader, which also produces the error
+    message and line number).
     """
-    if not raw or not raw.isascii():
-        return None
-    if b"\t" in raw:
-        if b" " in raw:
-            return None
-        delim = 9
-    else:
-        delim = 32
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    if isinstance(raw, Path):
+        scan, first_line = _scan_file(raw)
+        source = str(raw)
+    else:
+        if not raw:
+            return None
+        scan, first_line = _scan_bytes(raw), raw[:4096].split(b"\n", 1)[0]
+        source = pa.py_buffer(raw)
+    if not scan.ok or scan.first is None:
+        return None
+    delim = _delimiter(first_line)
     try:
         table = pcsv.read_csv(
-            pa.py_buffer(raw),
+            source,
             read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 24),
             parse_options=pcsv.ParseOptions(delimiter=chr(delim), quote_char=False, double_quote=False,
                                             escape_char=False, newlines_in_values=False,
@@ -138,12 +222,33 @@ def _fast_table(raw: bytes, names: tuple[str, ...], types: dict):
                                                 null_values=[], true_values=[], false_values=[],
                                                 strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False),
+            memory_pool=_csv_pool(),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    if not _canonical(raw, delim, len(names), table.num_rows):
+    if not scan.canonical(len(names), table.num_rows, delim):
         return None
-    return table
+    return table, first_line
+
+
+def _types(number_field: str) -> dict:
+    import pyarrow as pa
+
+    # query ids are dictionary-encoded while parsing (few distinct values)
+    return {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: pa.float64()}
+
+
+def _qid_codes(column):
+    """``(codes int64, sorted vocab object)`` of the parsed, dictionary-encoded qid column."""
+    from ..engine.factorize import encode_dictionary
+
+    return encode_dictionary(column)
+
+
+def _docnos(column):
+    from ..engine.factorize import as_arrow
+
+    return as_arrow(column)
 
 
 def _fast_numbers(column, integer: bool = False) -> np.ndarray | None:
@@ -212,6 +317,7 @@ def _is_float(text: str) -> bool:
         return False
 
 
+@without_hugepage_advice
 def read_qrels(source: Source) -> Qrels:
     """Read TREC qrels: 4 fields ``qid iteration docno grade`` per line.
 
@@ -225,17 +331,15 @@ def read_qrels(source: Source) -> Qrels:
     if raw is None and text.isascii():
         raw = text.encode("ascii")
     if raw is not None:
-        import pyarrow as pa
-
-        table = _fast_table(raw, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(),
-                                                "grade": pa.float64()})
-        grade = None if table is None else _fast_numbers(table["grade"], integer=True)
+        parsed = _fast_table(raw, QRELS_FIELDS, _types("grade"))
+        grade = None if parsed is None else _fast_numbers(parsed[0]["grade"], integer=True)
         if grade is not None:
-            from ..engine.factorize import as_arrow, encode
-
-            qcodes, qvocab = encode(table["qid"])
-            return Qrels._from_codes(qcodes, qvocab, as_arrow(table["docno"]), grade, source=name)
-        text = _decode(raw, name)
+            table = parsed[0]
+            qcodes, qvocab = _qid_codes(table["qid"])
+            docno = _docnos(table["docno"])
+            del table, parsed
+            return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
+        text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
@@ -254,6 +358,7 @@ def read_subtopic_qrels(source: Source) -> SubtopicQrels:
     return SubtopicQrels.from_columns(cols[0], cols[1], cols[2], grade, source=name, line=lines)
 
 
+@without_hugepage_advice
 def read_run(source: Source, name: str | None = None) -> Run:
     """Read a TREC run: ``qid Q0 docno rank score runid`` (extra columns ignored).
 
@@ -265,19 +370,17 @@ def read_run(source: Source, name: str | None = None) -> Run:
     if raw is None and text.isascii():
         raw = text.encode("ascii")
     if raw is not None:
-        import pyarrow as pa
-
-        table = _fast_table(raw, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(),
-                                              "score": pa.float64()})
-        score = None if table is None else _fast_numbers(table["score"])
+        parsed = _fast_table(raw, RUN_FIELDS, _types("score"))
+        score = None if parsed is None else _fast_numbers(parsed[0]["score"])
         if score is not None:
-            from ..engine.factorize import as_arrow, encode
-
+            table, first_line = parsed
             if name is None:
-                name = raw[: raw.find(b"\n")].split()[5].decode() if b"\n" in raw else raw.split()[5].decode()
-            qcodes, qvocab = encode(table["qid"])
-            return Run._from_codes(qcodes, qvocab, as_arrow(table["docno"]), score, name=name, source=src)
-        text = _decode(raw, src)
+                name = first_line.split()[5].decode()
+            qcodes, qvocab = _qid_codes(table["qid"])
+            docno = _docnos(table["docno"])
+            del table, parsed
+            return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src)
+        text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
         qid = [r[0] for r in rows]
