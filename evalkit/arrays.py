@@ -67,6 +67,23 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
 def array_problem(y_true: np.ndarray, y_score: np.ndarray) -> Problem:
     """A :class:`Problem` from dense ``(n_queries, n_docs)`` arrays (no strings)."""
     nq, nd = y_true.shape
+    if not np.isnan(y_score).any() and not np.isnan(y_true).any():
+        # every document returned and judged: the rows are the segments, no masking
+        keys = SortKeys(
+            query=np.repeat(np.arange(nq, dtype=np.int64), nd),
+            score=np.ascontiguousarray(y_score).reshape(-1),
+            docno=np.tile(np.arange(nd, dtype=np.int64), nq),
+            line=None,
+            grade=np.ascontiguousarray(y_true).reshape(-1),
+        )
+        return Problem(
+            qids=np.arange(nq).astype(str).astype(object),
+            judged_offsets=np.arange(0, nq * nd + 1, nd, dtype=np.int64) if nd else np.zeros(nq + 1, np.int64),
+            judged_grade=keys.grade,
+            keys=keys,
+            in_run=np.full(nq, nd > 0),
+            docno_vocab=np.arange(nd).astype(str).astype(object),
+        )
     returned = ~np.isnan(y_score)
     qidx, col = np.nonzero(returned)
     keys = SortKeys(

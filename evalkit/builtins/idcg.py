@@ -15,6 +15,10 @@ def judged(ctx: IdealContext) -> np.ndarray:
 
 
 def returned(ctx: IdealContext) -> np.ndarray:
+    positive = getattr(ctx, "positive_ranked_gain", None)
+    if positive is not None:  # the same ideal from the positive gains only (fewer)
+        gains, offsets = positive()
+        return ideal_dcg(gains, offsets, ctx.discount, ctx.k, cache=ctx.cache)
     return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache)
 
 

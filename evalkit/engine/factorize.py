@@ -16,8 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -32,12 +30,14 @@ _KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
 
 def arrow_indices(rows: np.ndarray) -> pa.Array:
     """Zero-copy Arrow ``int64`` array of ``rows``."""
+    import pyarrow as pa
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
 def numpy_view(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """NumPy view of a primitive Arrow array without nulls (bools are unpacked)."""
+    import pyarrow as pa
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if arr.null_count:
@@ -63,6 +63,7 @@ def take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
 def _from_objects(values) -> pa.Array:
     """Arrow string array from a sequence of ``str`` (built from one joined bytes
     buffer; ``pa.array`` would import pandas)."""
+    import pyarrow as pa
     values = [v if isinstance(v, str) else str(v) for v in values]
     n = len(values)
     joined = "".join(values)
@@ -88,6 +89,7 @@ def as_arrow(values: Any, chunked_ok: bool = False) -> pa.Array:
     :param chunked_ok: return a :class:`pyarrow.ChunkedArray` of strings as it is
         (no copy into one array).
     """
+    import pyarrow as pa
     if isinstance(values, pa.ChunkedArray) and chunked_ok:
         if values.num_chunks == 1:
             values = values.chunk(0)
@@ -111,6 +113,7 @@ def as_arrow(values: Any, chunked_ok: bool = False) -> pa.Array:
 
 def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets, data)`` of a string array: ``int64`` ``(n + 1,)`` and ``uint8``."""
+    import pyarrow as pa
     bufs = arr.buffers()
     off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     offsets = np.frombuffer(bufs[1], dtype=off_type)[arr.offset: arr.offset + len(arr) + 1] \
@@ -144,6 +147,7 @@ def string_hash(values: Any, final_mix: bool = True) -> np.ndarray:
     :param final_mix: ``False`` skips the finaliser after a string's last word (for
         callers that mix the result again, e.g. :func:`pair_hash`).
     """
+    import pyarrow as pa
     arr = as_arrow(values, chunked_ok=True)
     out = np.empty(len(arr), dtype=np.uint64)
     done = 0
@@ -211,6 +215,8 @@ def pair_hash(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.ndarray:
     """Exact comparison ``a[rows_a] == b[rows_b]``: ``bool`` ``(len(rows_a),)``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     if len(rows_a) == 0:
         return np.zeros(0, dtype=bool)
     x = take(as_arrow(a, chunked_ok=True), rows_a)
@@ -238,6 +244,7 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
     so a column of ``n`` rows in ``b`` runs costs ``O(n)`` comparisons plus ``O(b)``
     hashing; the distinct values are then sorted (``O(u log u)``).
     """
+    import pyarrow.compute as pc
     arr = as_arrow(values)
     n = len(arr)
     if n == 0:
@@ -265,6 +272,7 @@ def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, n
     """:func:`encode` for an Arrow dictionary column (as the CSV reader makes them):
     ``(codes int64 (n,), vocab object (u,))``, ``vocab`` sorted, ``vocab[codes]`` the
     column's values. Only the dictionary is sorted."""
+    import pyarrow as pa
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     if len(column) == 0:
@@ -295,6 +303,7 @@ def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:
         strings (code-point order), the order C's ``strcmp`` gives, so comparing codes
         compares docnos as trec_eval does.
     """
+    import pyarrow as pa
     sizes = [len(c) for c in columns]
     if sum(sizes) == 0:
         return [np.empty(0, np.int64) for _ in columns], np.empty(0, dtype=object)

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .problem import RankedList, segment_ids
+from .problem import RankedList, offsets_from_sorted, segment_ids
 
 
 def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -97,11 +97,22 @@ def ideal_dcg(
         return np.zeros(nq)
 
     def ideal():
-        pos = np.flatnonzero(gains > 0)
-        seg = segment_ids(offsets)[pos]
-        g = gains[pos]
-        order = np.lexsort((-g, seg))
-        g, seg = g[order], seg[order]
+        length = np.diff(offsets)
+        positive = gains > 0
+        if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
+                and 2 * np.count_nonzero(positive) > len(gains)):
+            # equal segments (dense arrays): sort each as a row of a 2-D array
+            g = -np.sort(-gains.reshape(nq, -1), axis=1)
+            seg = np.repeat(np.arange(nq, dtype=np.int64), g.shape[1])
+            g = g.reshape(-1)
+            pos = np.flatnonzero(g > 0)
+            g, seg = g[pos], seg[pos]
+        else:
+            pos = np.flatnonzero(positive)
+            seg = np.searchsorted(offsets, pos, side="right") - 1  # segment of each position
+            g = gains[pos]
+            order = np.lexsort((-g, seg))
+            g, seg = g[order], seg[order]
         starts = np.searchsorted(seg, np.arange(nq + 1))
         rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
         return g, seg, rank
@@ -130,8 +141,10 @@ class IdealContext:
     """
 
     def __init__(self, ranked_gain, ranked: RankedList, judged_gain, judged_offsets: np.ndarray,
-                 discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None):
+                 discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None,
+                 positive_ranked_gain: Callable | None = None):
         self._ranked_gain = ranked_gain
+        self._positive = positive_ranked_gain
         self._judged_gain = judged_gain
         self.ranked = ranked
         self.judged_offsets = judged_offsets
@@ -144,6 +157,16 @@ class IdealContext:
         if callable(self._ranked_gain):
             self._ranked_gain = self._ranked_gain()
         return self._ranked_gain
+
+    def positive_ranked_gain(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(gains, offsets)``: the positive gains of the ranked documents, in rank
+        order, and ``(q + 1,)`` offsets delimiting queries. An ideal ranking needs only
+        these (documents with gain 0 add nothing), and they are few in a long run."""
+        if self._positive is not None:
+            return self._positive()
+        gains = self.ranked_gain
+        pos = np.flatnonzero(gains > 0)
+        return gains[pos], offsets_from_sorted(self.ranked.query[pos], self.ranked.n_queries)
 
     @property
     def judged_gain(self) -> np.ndarray:
@@ -265,8 +288,34 @@ class MetricInput:
     # ------------------------------------------------------------- gain helpers
     def ranked_gain(self) -> np.ndarray:
         r = self.ranked
+
+        def compute():
+            # the positions that get a gain (judged, grade >= min_grade) are found
+            # once per ranked list and min_grade, then every gain fills only those
+            pos = _cached(self.shared, ("gain_positions", id(r), self.min_grade), (r,),
+                          lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
+            out = np.zeros(len(r.query), dtype=np.float64)
+            if len(pos):
+                out[pos] = self.gain(_at(r, "grade", pos))
+            return out
+
         return _cached(self._store(self.gain_key), ("ranked_gain", id(r), self.gain_key, self.min_grade), (r,),
-                       lambda: apply_gain(self.gain, r.grade, self.min_grade))
+                       compute)
+
+    def positive_ranked_gain(self) -> tuple[np.ndarray, np.ndarray]:
+        """See :meth:`IdealContext.positive_ranked_gain` (shared by flavours with this gain)."""
+        r = self.ranked
+
+        def compute():
+            pos = _cached(self.shared, ("gain_positions", id(r), self.min_grade), (r,),
+                          lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
+            gains = self.gain(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
+            gains = np.asarray(gains, dtype=np.float64)
+            keep = gains > 0
+            return gains[keep], offsets_from_sorted(r.query[pos[keep]], r.n_queries)
+
+        return _cached(self._store(self.gain_key), ("positive_ranked_gain", id(r), self.gain_key, self.min_grade),
+                       (r,), compute)
 
     def judged_gain(self) -> np.ndarray:
         jg = self.judged_grade
@@ -294,7 +343,7 @@ class MetricInput:
         if idx is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
-        rank = _at(r, "rank", idx)
+        rank = _cached(self.shared, ("cut_rank", id(r), self.k), (r,), lambda: _at(r, "rank", idx))
         w = self.discount_values(rank)
         if r.averaged and len(idx):
             w = np.where(rank <= self.k, w, 0.0)
@@ -316,6 +365,7 @@ class MetricInput:
             discount=self.discount_values if self.discount is not None else None,
             k=self.k,
             cache=self._store(self.gain_key),
+            positive_ranked_gain=self.positive_ranked_gain,
         )
         return np.asarray(self.idcg(ctx), dtype=np.float64)
 

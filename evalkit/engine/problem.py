@@ -218,6 +218,11 @@ class SortKeys:
             return None
         starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
         lengths = np.diff(np.append(starts, n))
+        if (lengths == lengths[0]).all():  # one length: the rows reshape to 2-D
+            length = int(lengths[0])
+            order = np.argsort(-s.reshape(-1, length), axis=1, kind="stable")
+            order += starts[:, None]
+            return order.reshape(-1)
         distinct = np.unique(lengths)
         if len(distinct) > max_lengths:
             return None
