@@ -41,8 +41,10 @@ def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray,
     """Gains of ``grade`` (``NaN`` = unjudged): unjudged and negative grades give 0,
     as in trec_eval; so do grades below ``min_grade`` (ranx's ``rel_lvl``, whose
     ``clean_qrels`` drops judgments below the level); the others go through ``gain``."""
-    out = np.zeros(len(grade), dtype=np.float64)
     ok = grade >= max(min_grade, 0.0)  # False for NaN
+    if ok.all():
+        return np.asarray(gain(grade.copy()), dtype=np.float64)  # a copy, as grade[ok] was
+    out = np.zeros(len(grade), dtype=np.float64)
     if ok.any():
         out[ok] = gain(grade[ok])
     return out
@@ -102,11 +104,10 @@ def ideal_dcg(
         if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
                 and 2 * np.count_nonzero(positive) > len(gains)):
             # equal segments (dense arrays): sort each as a row of a 2-D array
-            g = -np.sort(-gains.reshape(nq, -1), axis=1)
-            seg = np.repeat(np.arange(nq, dtype=np.int64), g.shape[1])
-            g = g.reshape(-1)
+            width = len(gains) // nq
+            g = np.sort(gains.reshape(nq, width), axis=1)[:, ::-1].reshape(-1)  # descending
             pos = np.flatnonzero(g > 0)
-            g, seg = g[pos], seg[pos]
+            g, seg = g[pos], pos // width
         else:
             pos = np.flatnonzero(positive)
             seg = np.searchsorted(offsets, pos, side="right") - 1  # segment of each position

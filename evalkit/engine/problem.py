@@ -259,7 +259,10 @@ class SortKeys:
         rows = order[pos]
         values = key(rows) if callable(key) else np.asarray(key)[rows]
         out = order.copy()
-        out[pos] = rows[np.lexsort((values, block))]
+        new_rows = rows[np.lexsort((values, block))]
+        out[pos] = new_rows
+        if order is self._identity:  # remember what moved: saves a pass in moved()
+            self._moved = (out, pos[new_rows != pos])
         return out
 
 
@@ -577,7 +580,10 @@ def build_problem(qrels: Qrels, run: Run) -> Problem:
         pos = np.minimum(np.searchsorted(qids, run_vocab), nq - 1)
         hit = qids[pos] == run_vocab
         remap[hit] = pos[hit]
-    rq_all = remap[q_run] if len(q_run) else np.zeros(0, dtype=np.int64)
+    if len(remap) == nq and np.array_equal(remap, np.arange(nq)):
+        rq_all = q_run  # the run has exactly the qrels' queries: codes agree
+    else:
+        rq_all = remap[q_run] if len(q_run) else np.zeros(0, dtype=np.int64)
 
     if len(q_qrels) < 2 or np.all(q_qrels[1:] >= q_qrels[:-1]):
         jq, judged_grade = q_qrels, qrels.grade
@@ -587,8 +593,7 @@ def build_problem(qrels: Qrels, run: Run) -> Problem:
     judged_offsets = offsets_from_sorted(jq, nq)
 
     matched, matched_grade = _run_matches(qrels, run, rq_all, q_qrels)
-    keep = rq_all >= 0
-    rows = None if keep.all() else np.flatnonzero(keep).astype(np.int64)
+    rows = None if (remap >= 0).all() else np.flatnonzero(rq_all >= 0).astype(np.int64)
     rq = rq_all if rows is None else rq_all[rows]
     where = matched if rows is None else np.searchsorted(rows, matched)  # position among kept rows
     # lay the rows out by query once (a TREC file sorted by numeric qid is not in
