@@ -40,8 +40,8 @@ def _values(param):
     return st.sampled_from(sorted(set(base)))
 
 
-def _fmt(v):
-    if isinstance(v, float) and v.is_integer() and random.random() < 0.5:
+def _fmt(v, whole_as_int=False):
+    if isinstance(v, float) and v.is_integer() and whole_as_int:
         return str(int(v))  # 2 and 2.0 must give the same flavour
     return repr(v) if isinstance(v, float) else str(v)
 
@@ -53,11 +53,11 @@ def component(draw, family):
     args = []
     for p in comp.params:
         if draw(st.booleans()):
-            args.append(f"{p.name}={_fmt(draw(_values(p)))}")
+            args.append(f"{p.name}={_fmt(draw(_values(p)), draw(st.booleans()))}")
     if comp.numeric_keys is not None and draw(st.booleans()):
         table = draw(st.dictionaries(st.integers(0, 4), st.sampled_from([0.0, 1.0, 3.0, 4.5, 9.0]),
                                      min_size=1, max_size=3))
-        args += [f"{g}={_fmt(v)}" for g, v in table.items()]
+        args += [f"{g}={_fmt(v, draw(st.booleans()))}" for g, v in table.items()]
     return f"{name}({','.join(args)})" if args else name
 
 
@@ -68,7 +68,7 @@ def flavour_text(draw):
     args = []
     for p in metric.params:
         if draw(st.booleans()):
-            args.append(f"{p.name}={_fmt(draw(_values(p)))}")
+            args.append(f"{p.name}={_fmt(draw(_values(p)), draw(st.booleans()))}")
     for family in ("gain", "discount", "idcg"):
         if family in metric.uses and draw(st.booleans()):
             args.append(f"{family}={draw(component(family))}")
@@ -79,7 +79,7 @@ def flavour_text(draw):
         args.append(f"ties={ties}")
     for name, conv in CONVENTIONS.items():
         if draw(st.booleans()):
-            args.append(f"{name}={_fmt(draw(_values(conv)))}")
+            args.append(f"{name}={_fmt(draw(_values(conv)), draw(st.booleans()))}")
     random.Random(draw(st.integers(0, 1000))).shuffle(args)
     k = draw(st.one_of(st.none(), st.integers(1, 1000)))
     text = metric_name + (f"({','.join(args)})" if args else "")
