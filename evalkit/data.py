@@ -177,18 +177,16 @@ class _Columns:
         if self._pairs is None:
             n = self._n
             shift = max(1, int(n - 1).bit_length()) if n else 1
-            s = np.uint64(shift)
+            high = ~np.uint64((1 << shift) - 1)  # keeps the hash's high bits
             packed = np.empty(n, dtype=np.uint64)
             step = 1 << 20
             rows = np.arange(min(n, step), dtype=np.uint64)
             for start in range(0, n, step):
                 stop = min(n, start + step)
-                h = self._pair_hashes(start, stop)
-                h >>= s
-                h <<= s
-                h |= rows[: stop - start]
+                out = packed[start:stop]
+                np.bitwise_and(self._pair_hashes(start, stop), high, out=out)
+                out |= rows[: stop - start]
                 rows += np.uint64(step)
-                packed[start:stop] = h
             packed.sort()
             self._pairs = (packed, shift)
         return self._pairs

@@ -207,10 +207,17 @@ def _hash_chunk(arr: pa.Array, final_mix: bool = True) -> np.ndarray:
 
 
 def pair_hash(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Hash of a pair of ``uint64`` hashes (order matters): ``uint64``."""
+    """Hash of a pair of ``uint64`` hashes (order matters): ``uint64``.
+
+    One multiply-xorshift round (Fibonacci hashing): the high bits, which the
+    pair index uses, depend on every bit of ``first * G ^ second`` and differ for
+    any single-bit difference. Callers verify candidates exactly, so the hash only
+    has to spread the pairs, not resist adversaries."""
     z = first * _GOLDEN
     z ^= second
-    return _mix(z)
+    z *= _M1
+    z ^= z >> np.uint64(29)
+    return z
 
 
 def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.ndarray:

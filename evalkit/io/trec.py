@@ -97,7 +97,8 @@ class _Scan:
         self.last = None        # last byte
         self._prev_low = True   # the byte before the first counts as a line start
 
-    def feed(self, chunk: np.ndarray) -> bool:
+    def feed(self, chunk: np.ndarray, has_hash: bool = True) -> bool:
+        """Add one chunk (``uint8``); ``has_hash=False`` promises it has no ``#``."""
         if not self.ok or len(chunk) == 0:
             return self.ok
         if self.first is None:
@@ -115,7 +116,7 @@ class _Scan:
         if self.last == 10 and chunk[0] == 35:
             self.ok = False
             return False
-        if (chunk == 35).any() and ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
+        if has_hash and ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
             self.ok = False
             return False
         self.low += int(np.count_nonzero(low))
@@ -141,7 +142,7 @@ def _scan_bytes(raw: bytes) -> _Scan:
     scan = _Scan()
     data = np.frombuffer(raw, dtype=np.uint8)
     for start in range(0, len(data), _CHUNK):
-        if not scan.feed(data[start: start + _CHUNK]):
+        if not scan.feed(data[start: start + _CHUNK], raw.find(b"#", start, start + _CHUNK) >= 0):
             break
     return scan
 
@@ -159,7 +160,7 @@ def _scan_file(path: Path) -> tuple[_Scan, bytes]:
             view = np.frombuffer(buf, dtype=np.uint8, count=n)
             if scan.first is None:
                 first_line = bytes(buf[: min(n, 4096)]).split(b"\n", 1)[0]
-            if not scan.feed(view):
+            if not scan.feed(view, buf.find(b"#", 0, n) >= 0):  # memchr, not a numpy pass
                 break
     return scan, first_line
 
@@ -214,7 +215,7 @@ def _fast_table(raw, names: tuple[str, ...], types: dict):
     try:
         table = pcsv.read_csv(
             source,
-            read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 22),
             parse_options=pcsv.ParseOptions(delimiter=chr(delim), quote_char=False, double_quote=False,
                                             escape_char=False, newlines_in_values=False,
                                             ignore_empty_lines=False),
