@@ -8,8 +8,10 @@ fresh virtual environment and prove, in that environment's own Python, that
 * ``evalkit plugins`` lists them;
 * ``EVALKIT_DISABLE_PLUGINS`` and ``evalkit --no-plugins`` hide them.
 
-The virtual environment is created with ``--system-site-packages`` so the evalkit
-under test (installed editable) and its dependencies are visible; the plugin is
+The virtual environment is created with ``--system-site-packages`` (and, when the
+tests run inside a virtual environment themselves, with that environment's
+site-packages added) so the evalkit under test (installed editable) and its
+dependencies are visible; the plugin is
 installed with ``--no-deps``. This test is part of the normal test command (the
 ``integration`` marker only labels it); it is skipped only if a virtual environment
 cannot be created at all.
@@ -75,6 +77,20 @@ class Venv:
         return _run([self.python, "-c", code, *args], self.work, env, check)
 
 
+def _inherit_outer_environment(venv: Venv) -> None:
+    """If the tests themselves run inside a virtual environment, ``--system-site-packages``
+    exposes only the base interpreter's packages; add the running environment's
+    site-packages (processing their ``.pth`` files, so an editable evalkit is found) to
+    the new environment, after its own site-packages."""
+    if sys.prefix == sys.base_prefix:
+        return
+    import site
+
+    purelib = venv.py("import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    lines = [f"import site; site.addsitedir({d!r})" for d in site.getsitepackages()]
+    Path(purelib, "zz_outer_environment.pth").write_text("\n".join(lines) + "\n")
+
+
 @pytest.fixture(scope="module")
 def rbp_venv(tmp_path_factory) -> Venv:
     root = tmp_path_factory.mktemp("rbp_venv") / "venv"
@@ -85,6 +101,7 @@ def rbp_venv(tmp_path_factory) -> Venv:
     if made.returncode != 0:
         pytest.skip(f"cannot create a virtual environment with {sys.executable}: {made.stderr.strip()}")
     venv = Venv(root)
+    _inherit_outer_environment(venv)
 
     # The fresh environment must not see the plugin yet (unless the developer also
     # installed it system-wide, which the venv inherits).
