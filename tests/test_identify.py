@@ -1,5 +1,6 @@
-"""``evalkit identify``: numbers produced by trec_eval, pytrec_eval, scikit-learn and
-ranx on Robust 2003 runs are traced back to the preset that reproduces them."""
+"""``evalkit identify``: numbers produced by trec_eval, pytrec_eval, scikit-learn, ranx,
+LightGBM and XGBoost on Robust 2003 runs are traced back to the preset that reproduces
+them."""
 
 from __future__ import annotations
 
@@ -141,3 +142,43 @@ def test_cli_identify(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert data["matches"][0]["name"] == "trec_eval.ndcg_cut@100 with missing=zero"
+
+
+def _ltr_groups(qrels, run):
+    """The run as learning-to-rank groups: one group per judged query, its retrieved
+    documents with their grades (unjudged and negative -> 0) and scores."""
+    judged = qrels.to_dict()
+    rows: dict = {}
+    for qid, d, s in zip(run.qid, run.docno, run.score):
+        if qid in judged:
+            rows.setdefault(qid, []).append((max(judged[qid].get(d, 0.0), 0.0), s))
+    y = np.array([g for q in sorted(rows) for g, _ in rows[q]])
+    scores = np.array([s for q in sorted(rows) for _, s in rows[q]])
+    groups = np.array([len(rows[q]) for q in sorted(rows)])
+    return y, scores, groups
+
+
+def test_lightgbm_number_is_identified(qrels, run):
+    lgb = pytest.importorskip("lightgbm")
+    y, scores, groups = _ltr_groups(qrels, run)
+    data = lgb.Dataset(np.zeros((len(y), 1)), label=y, group=groups, init_score=scores,
+                       params={"verbose": -1})
+    booster = lgb.Booster({"objective": "lambdarank", "metric": "ndcg", "eval_at": [10],
+                           "verbose": -1}, data)
+    value = {r.metric_name: r.metric_value for r in booster.eval_train()}["ndcg@10"]
+    res = identify(qrels, run, f"{value:.4f}", k=10)
+    assert "lightgbm.ndcg@10" in names(res)
+    assert "trec_eval.ndcg_cut@10" not in names(res)
+
+
+def test_xgboost_number_is_identified(qrels, run):
+    xgb = pytest.importorskip("xgboost")
+    y, scores, groups = _ltr_groups(qrels, run)
+    data = xgb.DMatrix(np.zeros((len(y), 1)), label=y, base_margin=scores)
+    data.set_group(groups)
+    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": ["ndcg@10"]}, data,
+                        num_boost_round=0)
+    value = float(booster.eval(data).split("\t")[1].rsplit(":", 1)[1])
+    res = identify(qrels, run, f"{value:.4f}", k=10)
+    assert "xgboost.ndcg@10" in names(res)
+    assert "trec_eval.ndcg_cut@10" not in names(res)
