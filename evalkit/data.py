@@ -19,6 +19,7 @@ and ``line`` attributes are built from them on first access and cached.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -173,20 +174,38 @@ class _Columns:
     def _pair_index(self) -> tuple[np.ndarray, int]:
         """``(packed, shift)``: ``packed`` holds ``(pair_hash >> shift) << shift | row``
         for every row, sorted, so equal high bits find candidate equal ``(qid, docno)``
-        pairs with one ``np.sort`` (computed in chunks of rows; 8 bytes per row)."""
+        pairs with one ``np.sort`` (``uint64`` ``(n,)``, 8 bytes per row).
+
+        The hashes are computed in chunks of 2^20 rows, on up to two threads (NumPy's
+        gathers and ufuncs release the GIL, and the chunks write disjoint slices), so
+        the hashing uses both cores of a small machine; the result does not depend on
+        the number of threads."""
         if self._pairs is None:
             n = self._n
             shift = max(1, int(n - 1).bit_length()) if n else 1
             high = ~np.uint64((1 << shift) - 1)  # keeps the hash's high bits
             packed = np.empty(n, dtype=np.uint64)
             step = 1 << 20
-            rows = np.arange(min(n, step), dtype=np.uint64)
-            for start in range(0, n, step):
+            self._qid_codes()
+            if self._qhash is None:
+                self._pair_hashes(0, 0)  # hashes of the query vocabulary, once
+
+            def fill(start: int) -> None:
                 stop = min(n, start + step)
                 out = packed[start:stop]
                 np.bitwise_and(self._pair_hashes(start, stop), high, out=out)
-                out |= rows[: stop - start]
-                rows += np.uint64(step)
+                out |= np.arange(start, stop, dtype=np.uint64)
+
+            starts = range(0, n, step)
+            workers = min(2, os.cpu_count() or 1, len(starts))
+            if workers > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(workers) as pool:
+                    list(pool.map(fill, starts))
+            else:
+                for start in starts:
+                    fill(start)
             packed.sort()
             self._pairs = (packed, shift)
         return self._pairs
