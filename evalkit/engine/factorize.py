@@ -278,27 +278,36 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
 def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode` for an Arrow dictionary column (as the CSV reader makes them):
     ``(codes int64 (n,), vocab object (u,))``, ``vocab`` sorted, ``vocab[codes]`` the
-    column's values. Only the dictionary is sorted."""
+    column's values. Only the dictionaries are sorted.
+
+    Each chunk has its own small dictionary; its indices are mapped to positions in
+    the sorted union of the dictionaries through a per-chunk lookup table and written
+    straight into the output (one pass over the rows; no dictionary unification or
+    concatenated copy of the indices). Values that occur in a dictionary but in no
+    row are dropped from ``vocab``.
+    """
     import pyarrow as pa
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
-    if len(column) == 0:
-        return np.empty(0, np.int64), np.empty(0, dtype=object)
-    column = column.unify_dictionaries()
     chunks = [c for c in column.chunks if len(c)]
-    uniq = to_objects(chunks[0].dictionary)
-    order = np.argsort(uniq, kind="stable")  # Python str order = UTF-8 byte order
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    indices = np.concatenate([numpy_view(c.indices) for c in chunks])
+    if not chunks:
+        return np.empty(0, np.int64), np.empty(0, dtype=object)
+    dicts = [to_objects(c.dictionary) for c in chunks]
+    # Python str order = code-point order = UTF-8 byte order (strcmp's)
+    uniq = np.unique(np.concatenate(dicts))
+    out = np.empty(sum(len(c) for c in chunks), dtype=np.int64)
     used = np.zeros(len(uniq), dtype=bool)
-    used[indices] = True
+    done = 0
+    for chunk, d in zip(chunks, dicts):
+        lut = np.searchsorted(uniq, d)  # exact: every entry of d is in uniq
+        idx = numpy_view(chunk.indices)
+        np.take(lut, idx, out=out[done: done + len(idx)], mode="clip")  # idx is in range: no buffer
+        used[lut[np.bincount(idx, minlength=len(d)) > 0]] = True
+        done += len(idx)
     if not used.all():  # keep only values that occur
-        keep = np.flatnonzero(used[order])
-        remap = np.full(len(order), -1, dtype=np.int64)
-        remap[keep] = np.arange(len(keep))
-        return remap[rank[indices]], uniq[order][keep]
-    return rank[indices], uniq[order]
+        remap = np.cumsum(used) - 1
+        return remap[out], uniq[used]
+    return out, uniq
 
 
 def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:
