@@ -160,6 +160,42 @@ def test_encode_matches_numpy_unique():
     assert (codes == inv.reshape(-1)).all()
 
 
+def test_strings_equal_matches_python_comparison():
+    """NumPy word-by-word comparison from the Arrow buffers vs Python ``==``: lengths
+    around the 8-byte word size, NUL and multi-byte characters, strings ending at the
+    very end of the data buffer, sliced and large_string arrays."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(5)
+    alphabet = list("ab\x00é#")
+    a = ["".join(rng.choice(alphabet, rng.integers(0, 19))) for _ in range(300)] + ["abcdefgh"]
+    b = [s if rng.random() < 0.5 else s[:-1] + "a" if s else "x" for s in a] + ["abcdefgh"]
+    b += ["abcdefgi", "abcdefg", "abcdefgh\x00"]
+    arr_a = fz.as_arrow(["pad"] + a).slice(1)  # offset != 0
+    for arr_b in (fz.as_arrow(b), fz.as_arrow(b).cast(pa.large_string())):
+        rows_a = rng.integers(0, len(a), 2000)
+        rows_b = np.where(rng.random(2000) < 0.5, np.minimum(rows_a, len(b) - 1), rng.integers(0, len(b), 2000))
+        rows_a[:4], rows_b[:4] = len(a) - 1, [len(b) - 4, len(b) - 3, len(b) - 2, len(b) - 1]
+        got = fz.strings_equal(arr_a, rows_a, arr_b, rows_b)
+        assert got.tolist() == [a[i] == b[j] for i, j in zip(rows_a, rows_b)]
+        assert got[:4].tolist() == [True, False, False, False]
+
+
+def test_encode_dictionary_matches_encode():
+    """Per-chunk dictionaries (as the CSV reader makes them), including a dictionary
+    value that no row uses, give the codes and sorted vocabulary of :func:`encode`."""
+    import pyarrow as pa
+
+    chunks = [["10", "2", "10", "é"], ["2", "1"], ["zz", "10"]]
+    unused = pa.DictionaryArray.from_arrays(pa.array(np.array([0, 0, 2], np.int32)), fz.as_arrow(["3", "x", "1"]))
+    column = pa.chunked_array([fz.as_arrow(c).dictionary_encode() for c in chunks] + [unused])
+    codes, vocab = fz.encode_dictionary(column)
+    flat = [v for c in chunks for v in c] + ["3", "3", "1"]
+    exp_codes, exp_vocab = fz.encode(flat)
+    assert list(vocab) == list(exp_vocab) and "x" not in list(vocab)
+    assert codes.tolist() == exp_codes.tolist()
+
+
 def _random_data(rng, n_queries=30, depth=40, corpus=200):
     q_rows, r_rows = [], []
     for q in range(n_queries):

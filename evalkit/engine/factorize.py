@@ -220,17 +220,63 @@ def pair_hash(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return z
 
 
+def _word_reader(data: np.ndarray):
+    """``read(pos)``: the 8 bytes of ``data`` (``uint8``) at every byte offset ``pos``
+    (``int64``), as little-endian ``uint64``; bytes past the end read as 0. Offsets
+    within 8 bytes of the end read from a small zero-padded copy of the tail, so the
+    buffer itself is never copied."""
+    n = len(data)
+    main = np.ndarray(shape=(max(n - 7, 0),), dtype="<u8", buffer=data, strides=(1,)) if n >= 8 else None
+    tail_start = max(0, n - 8)
+    padded = np.zeros(n - tail_start + 8, dtype=np.uint8)
+    padded[: n - tail_start] = data[tail_start:]
+    tail = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+
+    def read(pos: np.ndarray) -> np.ndarray:
+        late = pos > n - 8
+        if main is None or late.all():
+            return tail[np.minimum(pos - tail_start, len(tail) - 1)]
+        out = main[np.where(late, 0, pos)]
+        if late.any():
+            out[late] = tail[np.minimum(pos[late] - tail_start, len(tail) - 1)]
+        return out
+    return read
+
+
 def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.ndarray:
-    """Exact comparison ``a[rows_a] == b[rows_b]``: ``bool`` ``(len(rows_a),)``."""
+    """Exact comparison ``a[rows_a] == b[rows_b]``: ``bool`` ``(len(rows_a),)``.
+
+    For (non-chunked) Arrow string arrays the bytes are compared in NumPy, 8 at a
+    time, straight from the Arrow buffers: equal lengths first, then one gathered
+    word per 8 bytes of the longest pair still equal (no strings are copied).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
     if len(rows_a) == 0:
         return np.zeros(0, dtype=bool)
-    x = take(as_arrow(a, chunked_ok=True), rows_a)
-    y = take(as_arrow(b, chunked_ok=True), rows_b)
-    if x.type != y.type:
-        x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
-    return numpy_view(pc.equal(x, y))
+    x, y = as_arrow(a, chunked_ok=True), as_arrow(b, chunked_ok=True)
+    if isinstance(x, pa.ChunkedArray) or isinstance(y, pa.ChunkedArray):
+        x, y = take(x, rows_a), take(y, rows_b)
+        if x.type != y.type:
+            x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
+        return numpy_view(pc.equal(x, y))
+    rows_a, rows_b = np.asarray(rows_a, dtype=np.int64), np.asarray(rows_b, dtype=np.int64)
+    off_a, data_a = _buffers(x)
+    off_b, data_b = _buffers(y)
+    start_a, start_b = off_a[rows_a].astype(np.int64), off_b[rows_b].astype(np.int64)
+    length = off_a[rows_a + 1] - start_a
+    equal = length == off_b[rows_b + 1] - start_b
+    active = np.flatnonzero(equal)
+    read_a, read_b = _word_reader(data_a), _word_reader(data_b)
+    j = 0
+    while len(active):
+        rem = length[active] - 8 * j
+        keep = _KEEP_LE[np.minimum(rem, 8)]
+        same = (read_a(start_a[active] + 8 * j) & keep) == (read_b(start_b[active] + 8 * j) & keep)
+        equal[active[~same]] = False
+        active = active[same & (rem > 8)]
+        j += 1
+    return equal
 
 
 def to_objects(values: Any) -> np.ndarray:
