@@ -181,6 +181,24 @@ def test_strings_equal_matches_python_comparison():
         assert got[:4].tolist() == [True, False, False, False]
 
 
+def test_byte_order_ranks_match_sorted_strings():
+    """Dense ranks from big-endian words + length vs Python's ``sorted`` (code-point
+    order = UTF-8 byte order = strcmp's): prefixes, NUL bytes, multi-byte characters,
+    strings longer than one word, sliced and large_string arrays."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(9)
+    alphabet = list("ab\x00é#Z")
+    strings = ["".join(rng.choice(alphabet, rng.integers(0, 20))) for _ in range(400)]
+    strings += ["abcdefgh", "abcdefgh\x00", "abcdefg", "abcdefghi", "D0000001", "D0000010", ""]
+    for arr in (fz.as_arrow(["pad"] + strings).slice(1), fz.as_arrow(strings).cast(pa.large_string())):
+        rows = rng.integers(0, len(strings), 3000)
+        rows[-7:] = np.arange(len(strings) - 7, len(strings))
+        picked = [strings[i] for i in rows]
+        distinct = sorted(set(picked))
+        assert fz.byte_order_ranks(arr, rows).tolist() == [distinct.index(s) for s in picked]
+
+
 def test_encode_dictionary_matches_encode():
     """Per-chunk dictionaries (as the CSV reader makes them), including a dictionary
     value that no row uses, give the codes and sorted vocabulary of :func:`encode`."""

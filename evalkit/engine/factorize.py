@@ -279,6 +279,45 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
     return equal
 
 
+def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
+    """Dense ranks of the strings ``values[rows]`` in byte order (``strcmp``'s, and
+    Python's ``str`` order): ``int64`` ``(len(rows),)``, 0 for the smallest, equal
+    strings equal ranks.
+
+    Computed in NumPy from the Arrow buffers: each string is read as big-endian
+    8-byte words, zero-padded (comparing them as unsigned integers compares bytes
+    in order), with the length as the last key (a proper prefix comes first), then
+    one ``np.lexsort``. A chunked array goes through Arrow's ``rank`` instead.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    arr = as_arrow(values, chunked_ok=True)
+    if isinstance(arr, pa.ChunkedArray):
+        picked = take(arr, rows).combine_chunks()
+        return numpy_view(pc.rank(picked, sort_keys="ascending", tiebreaker="dense")).astype(np.int64)
+    offsets, data = _buffers(arr)
+    start = offsets[rows].astype(np.int64)
+    length = offsets[rows + 1] - start
+    read = _word_reader(data)
+    words = []  # word 0 (bytes 0-7), word 1, ...: big-endian, zero-padded
+    for j in range((int(length.max()) + 7) // 8):
+        rem = length - 8 * j
+        words.append((read(start + 8 * j) & _KEEP_LE[np.clip(rem, 0, 8)]).byteswap())
+    keys = [length] + words[::-1]  # np.lexsort: the last key (word 0) is the primary one
+    order = np.lexsort(tuple(keys))
+    sorted_keys = [k[order] for k in keys]
+    new = np.zeros(len(rows), dtype=bool)
+    new[0] = True
+    for k in sorted_keys:
+        new[1:] |= k[1:] != k[:-1]
+    ranks = np.empty(len(rows), dtype=np.int64)
+    ranks[order] = np.cumsum(new) - 1
+    return ranks
+
+
 def to_objects(values: Any) -> np.ndarray:
     """``object`` array of ``str`` from an Arrow string array (or pass through)."""
     if isinstance(values, np.ndarray) and values.dtype == object:

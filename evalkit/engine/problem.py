@@ -150,19 +150,13 @@ class SortKeys:
         equal values); only those rows' strings are read."""
         if self._docno is not None:
             return self._docno[rows]
-        import pyarrow.compute as pc
-
-        from .factorize import numpy_view, take
+        from .factorize import byte_order_ranks
 
         strings, src = self._docno_strings
         if len(rows) == 0:
             return np.zeros(0, dtype=np.int64)
-        # Arrow orders strings by their bytes, as strcmp (and Python's str order) do
-        picked = take(strings, rows if src is None else src[rows])
-        if hasattr(picked, "combine_chunks"):
-            picked = picked.combine_chunks()
-        ranks = pc.rank(picked, sort_keys="ascending", tiebreaker="dense")
-        return numpy_view(ranks).astype(np.int64)
+        # byte order, as strcmp (and Python's str order) compare
+        return byte_order_ranks(strings, rows if src is None else src[rows])
 
     def _line_increasing(self, new_q: np.ndarray | None = None) -> bool:
         """``line`` increases along the rows (within each query if ``new_q``, the
