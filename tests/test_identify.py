@@ -31,7 +31,8 @@ def run():
 
 
 def names(result):
-    return [a.name for a in result.matches]
+    """Every matching name, presets that compose the same flavour (aliases) included."""
+    return [n for a in result.matches for n in (a.name, *a.aliases)]
 
 
 # --------------------------------------------------------------------------- parsing
@@ -181,4 +182,41 @@ def test_xgboost_number_is_identified(qrels, run):
     value = float(booster.eval(data).split("\t")[1].rsplit(":", 1)[1])
     res = identify(qrels, run, f"{value:.4f}", k=10)
     assert "xgboost.ndcg@10" in names(res)
+    assert "trec_eval.ndcg_cut@10" not in names(res)
+
+
+def test_gdeval_number_is_identified(qrels, run, tmp_path):
+    """gdeval.pl (shipped inside ir_measures) on the run: the mean of its per-topic nDCG@20."""
+    import os
+    import shutil
+    import subprocess
+
+    ir_measures = pytest.importorskip("ir_measures")
+    script = os.path.join(os.path.dirname(ir_measures.__file__), "bin", "gdeval.pl")
+    if not os.path.exists(script) or shutil.which("perl") is None:
+        pytest.skip("gdeval.pl (inside ir_measures) or perl not available")
+    qrels_path = shared_path("trectools_robust03", "robust03_qrels.txt")
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("".join(f"{q} Q0 {d} 1 {float(s)!r} sys\n"
+                                for q, d, s in zip(run.qid, run.docno, run.score)))
+    out = subprocess.run(["perl", script, str(qrels_path), str(run_path), "20"],
+                         capture_output=True, text=True, check=True).stdout
+    per_topic = [float(line.split(",")[2]) for line in out.splitlines()[1:] if line.startswith("sys,")]
+    assert len(per_topic) == 100
+    # gdeval prints 5 decimals per topic and no mean here: report the mean to 4 decimals
+    res = identify(qrels, run, f"{np.mean(per_topic):.4f}", k=20)
+    assert "gdeval.ndcg@20" in names(res)
+    assert "trec_eval.ndcg_cut@20" not in names(res)
+
+
+def test_torchmetrics_number_is_identified(qrels, run):
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    y, scores, groups = _ltr_groups(qrels, run)
+    index = torch.tensor(np.repeat(np.arange(len(groups)), groups))
+    metric = retrieval.RetrievalNormalizedDCG(top_k=10)
+    value = float(metric(torch.tensor(scores, dtype=torch.float32),
+                         torch.tensor(y, dtype=torch.long), indexes=index))
+    res = identify(qrels, run, f"{value:.4f}", k=10)
+    assert "torchmetrics.ndcg@10" in names(res)
     assert "trec_eval.ndcg_cut@10" not in names(res)
