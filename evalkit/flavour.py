@@ -337,7 +337,8 @@ def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
     try:
         params = metric.normalise_params(given)
     except FlavourError as exc:
-        known = sorted(set(COMPONENT_KEYS) | set(CONVENTIONS) | {p.name for p in metric.params})
+        used = {key for key in COMPONENT_KEYS if key == "ties" or key in metric.uses}
+        known = sorted(used | set(CONVENTIONS) | {p.name for p in metric.params})
         raise FlavourError(f"{exc}; flavour keys: {', '.join(known)}") from None
     ties = registry.get("ties", parts["ties"].name)
     if ties.averaged and not metric.supports_averaged_ties:

@@ -295,3 +295,14 @@ def test_evaluate_rejects_duplicate_flavours():
     run = evalkit.Run.from_rows([("q", "d", 1.0)])
     with pytest.raises(FlavourError, match="twice"):
         evalkit.evaluate(qrels, run, ["ndcg@10", "trec_eval.ndcg_cut@10"], registry=REG)
+
+
+def test_unknown_key_hint_lists_only_the_keys_the_metric_takes():
+    with pytest.raises(FlavourError) as err:
+        parse_flavour("err(bogus=1)@5")
+    hint = str(err.value).split("flavour keys: ")[1]
+    assert "max_grade" in hint and "ties" in hint and "empty" in hint
+    assert "gain" not in hint.split(", ") and "discount" not in hint.split(", ")
+    with pytest.raises(FlavourError) as err:
+        parse_flavour("ndcg(bogus=1)")
+    assert {"gain", "discount", "idcg", "ties"} <= set(str(err.value).split("flavour keys: ")[1].split(", "))
