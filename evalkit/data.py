@@ -286,6 +286,7 @@ class Qrels(_Columns):
         return cls.from_columns(*cols, source=source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {docno: grade}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""
         out: dict[str, dict[str, float]] = {}
         for q, d, g in zip(self.qid, self.docno, self.grade):
             out.setdefault(q, {})[d] = float(g)
@@ -397,6 +398,13 @@ class Run(_Columns):
         rows = list(rows)
         cols = list(zip(*rows)) if rows else [(), (), ()]
         return cls.from_columns(*cols, name=name, source=source)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {docno: score}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, s in zip(self.qid, self.docno, self.score):
+            out.setdefault(q, {})[d] = float(s)
+        return out
 
     def renamed(self, name: str) -> "Run":
         """The same rows under another system name (shares the columns)."""

@@ -64,3 +64,9 @@ def registry():
     from evalkit import build_registry
 
     return build_registry(disable_plugins=True)
+
+
+def to_pytrec(qrels, run):
+    """``(qrels, run)`` as pytrec_eval's dicts: integer grades, float scores."""
+    q = {qid: {d: int(g) for d, g in docs.items()} for qid, docs in qrels.to_dict().items()}
+    return q, run.to_dict()

@@ -13,7 +13,7 @@ from evalkit.errors import EvalkitError
 from evalkit.identify import identify, parse_reported, read_reported_table
 from evalkit.io.trec import read_qrels, read_run
 
-from conftest import shared_path
+from conftest import shared_path, to_pytrec
 
 pytestmark = pytest.mark.shared
 
@@ -67,12 +67,7 @@ def test_trec_eval_number_from_its_own_test_suite():
 
 def test_pytrec_eval_number_is_identified(qrels, run):
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    q = {}
-    for qid, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
-        q.setdefault(qid, {})[d] = int(g)
-    r = {}
-    for qid, d, s in zip(run.qid, run.docno, run.score):
-        r.setdefault(qid, {})[d] = float(s)
+    q, r = to_pytrec(qrels, run)
     per_q = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10"}).evaluate(r)
     value = f"{np.mean([m['ndcg_cut_10'] for m in per_q.values()]):.4f}"
     res = identify(qrels, run, value, k=10)
@@ -98,12 +93,7 @@ def test_sklearn_number_is_identified(qrels, run):
 
 def test_ranx_number_is_identified(qrels, run):
     ranx = pytest.importorskip("ranx")
-    q = {}
-    for qid, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
-        q.setdefault(qid, {})[d] = int(g)
-    r = {}
-    for qid, d, s in zip(run.qid, run.docno, run.score):
-        r.setdefault(qid, {})[d] = float(s)
+    q, r = to_pytrec(qrels, run)
     value = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), "ndcg_burges@20", make_comparable=True)
     res = identify(qrels, run, f"{value:.4f}", k=20)
     assert "ranx.ndcg_burges@20" in names(res)

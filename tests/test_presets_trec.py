@@ -24,7 +24,7 @@ from evalkit.data import Qrels, Run
 from evalkit.io.trec import read_qrels, read_run
 from evalkit.presets import preset_flavour
 
-from conftest import shared_path
+from conftest import shared_path, to_pytrec
 from trec_eval_out import values as trec_eval_values
 
 TOL = 1e-9
@@ -60,16 +60,6 @@ def random_problem(seed: int, n_queries=40, max_docs=60, ties=True, min_docs=1):
         for d in docs[5: n + 10]:  # some retrieved documents stay unjudged
             qrels.append((qid, d, int(rng.choice([-1, 0, 0, 1, 1, 2, 3]))))
     return Qrels.from_rows(qrels), Run.from_rows(run, name="random")
-
-
-def to_pytrec(qrels: Qrels, run: Run):
-    q: dict = {}
-    for qid, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
-        q.setdefault(qid, {})[d] = int(g)
-    r: dict = {}
-    for qid, d, s in zip(run.qid, run.docno, run.score):
-        r.setdefault(qid, {})[d] = float(s)
-    return q, r
 
 
 # --------------------------------------------------------------------------- trec_eval files

@@ -265,3 +265,10 @@ def test_gzipped_robust03_run(shared_data):
     plain = read_run(io.BytesIO(gzip.decompress(small.read_bytes())))
     assert len(run) > 0
     assert _run_tuple(run) == _run_tuple(plain)
+
+
+def test_run_and_qrels_to_dict_invert_from_rows():
+    qrels = {"q1": {"d1": 2.0, "d2": 0.0}, "q2": {"d3": -1.0}}
+    run = {"q1": {"d1": 1.5, "d9": 0.25}, "q2": {"d3": 3.0}}
+    assert evalkit.Qrels.from_rows(qrels).to_dict() == qrels
+    assert evalkit.Run.from_rows(run).to_dict() == run

@@ -16,6 +16,8 @@ import pytest
 from evalkit import build_registry, evaluate, read_qrels, read_run
 from evalkit.cli import main
 
+from conftest import to_pytrec
+
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "robust03.yaml"
@@ -87,12 +89,7 @@ def test_trec_flavour_equals_trec_eval_preset(robust03):
 
     # independent check: pytrec_eval (trec_eval's C code) on the same run
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qd: dict = {}
-    for q, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
-        qd.setdefault(q, {})[d] = int(g)
-    rd: dict = {}
-    for q, d, s in zip(run.qid, run.docno, run.score):
-        rd.setdefault(q, {})[d] = float(s)
+    qd, rd = to_pytrec(qrels, run)
     got = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate(rd)
     assert report["means"]["InexpC2"]["trec@10"] == pytest.approx(
         np.mean([v["ndcg_cut_10"] for v in got.values()]), abs=1e-12)
@@ -117,12 +114,7 @@ def _pytrec_ndcg_cut_10(data, run_file):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrels = read_qrels(data / "robust03_qrels.txt")
     run = read_run(data / "runs" / run_file)
-    qd: dict = {}
-    for q, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
-        qd.setdefault(q, {})[d] = int(g)
-    rd: dict = {}
-    for q, d, s in zip(run.qid, run.docno, run.score):
-        rd.setdefault(q, {})[d] = float(s)
+    qd, rd = to_pytrec(qrels, run)
     got = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate(rd)
     return {q: v["ndcg_cut_10"] for q, v in got.items()}
 
