@@ -76,15 +76,19 @@ def pessimistic(keys: SortKeys) -> np.ndarray:
     return keys.refine_ties(keys.score_order(), None, lambda rows: _filled(keys.grade[rows]))
 
 
+def _score_precision(float32_user: str) -> Param:
+    """The ``score`` parameter: the precision scores are compared at."""
+    return Param("score", "str", "float64",
+                 f"precision the scores are compared at: float64, or float32 as {float32_user}",
+                 choices=("float64", "float32"))
+
+
 @hookimpl
 def evalkit_register_tie_policies(register):
     register(TiePolicy(
         name="trec_eval",
         fn=trec_eval,
-        params=(Param("score", "str", "float64",
-                      "precision the scores are compared at: float64, or float32 as pytrec_eval "
-                      "stores them (C 'float sim' in trec_format.h; more ties)",
-                      choices=("float64", "float32")),),
+        params=(_score_precision("pytrec_eval stores them (C 'float sim' in trec_format.h; more ties)"),),
         formula="sort by score descending, then docno descending (strcmp); rank column ignored",
         source="trec_eval form_res_rels.c comp_sim_docno; pytrec_eval src/pytrec_eval.cpp "
                "(pair->sim = PyFloat_AsDouble(...) into TEXT_RESULTS.sim, a float)",
@@ -93,10 +97,7 @@ def evalkit_register_tie_policies(register):
     register(TiePolicy(
         name="stable",
         fn=stable,
-        params=(Param("score", "str", "float64",
-                      "precision the scores are compared at: float64, or float32 as XGBoost "
-                      "stores its predictions (HostDeviceVector<float>)",
-                      choices=("float64", "float32")),),
+        params=(_score_precision("XGBoost stores its predictions (HostDeviceVector<float>)"),),
         formula="sort by score descending; tied documents keep their input order",
         source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
                "insertion sort, hence stable, for queries of at most 15 documents)",
