@@ -19,6 +19,7 @@ and ``line`` attributes are built from them on first access and cached.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -329,23 +330,36 @@ class SubtopicQrels:
         return cls.from_columns(*cols, source=source, weights=weights)
 
     def intent_qrels(self) -> tuple[Qrels, np.ndarray, np.ndarray]:
-        """Qrels keyed by pseudo-query ``"topic\\x1fsubtopic"``, plus the topic and
-        intent probability of each pseudo-query (sorted like ``Qrels.qids``)."""
+        """Qrels keyed by pseudo-query ``"topic\x1fsubtopic"``, plus the topic and
+        intent probability of each pseudo-query (sorted like ``Qrels.qids``).
+
+        Computed once per object and cached (every intent-aware flavour uses it).
+
+        :raises InputFormatError: ``weights`` cover only some intents of a topic.
+        """
+        return self._intent_qrels
+
+    @functools.cached_property
+    def _intent_qrels(self) -> tuple[Qrels, np.ndarray, np.ndarray]:
         pair = np.array([f"{q}\x1f{s}" for q, s in zip(self.qid, self.subtopic)], dtype=object)
         qrels = Qrels(pair, self.docno, self.grade, self.line, self.source)
         pairs = qrels.qids
-        topic = np.array([p.split("\x1f", 1)[0] for p in pairs], dtype=object)
-        sub = [p.split("\x1f", 1)[1] for p in pairs]
-        prob = np.empty(len(pairs), dtype=np.float64)
+        split = [p.split("\x1f", 1) for p in pairs]
+        topic = np.array([t for t, _ in split], dtype=object)
+        if not len(topic):
+            return qrels, topic, np.empty(0, dtype=np.float64)
+        _, tcode = np.unique(topic, return_inverse=True)
+        tcode = tcode.reshape(-1)
+        per_topic = np.bincount(tcode)
         weights = self.weights or {}
-        for t in np.unique(topic) if len(topic) else []:
-            idx = np.flatnonzero(topic == t)
-            w = np.array([weights.get((t, sub[i]), np.nan) for i in idx])
-            if np.isnan(w).all():
-                w = np.full(len(idx), 1.0 / len(idx))
-            elif np.isnan(w).any():
-                raise InputFormatError(self.source, None, "weight", f"topic {t!r}: some intents have no weight")
-            prob[idx] = w
+        w = np.array([weights.get((t, s), np.nan) for t, s in split], dtype=np.float64)
+        given = ~np.isnan(w)
+        n_given = np.bincount(tcode, weights=given.astype(np.float64))
+        partial = (n_given > 0) & (n_given < per_topic)
+        if partial.any():
+            t = topic[np.flatnonzero(partial[tcode])[0]]
+            raise InputFormatError(self.source, None, "weight", f"topic {t!r}: some intents have no weight")
+        prob = np.where(given, w, 1.0 / per_topic[tcode])
         return qrels, topic, prob
 
 

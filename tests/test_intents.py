@@ -119,3 +119,23 @@ def test_partial_weights_are_an_error(data):
     bad = dataclasses.replace(sub, weights={("0", "0"): 1.0})
     with pytest.raises(evalkit.InputFormatError, match="weight"):
         evalkit.evaluate(qrels, run, ["ia_ndcg"], subtopics=bad)
+
+
+def test_intent_expansion_built_once_per_tie_policy(data, monkeypatch):
+    """Every intent-aware flavour with the same tie policy reuses one expansion."""
+    from evalkit.engine import intents
+
+    qrels, run, sub = data
+    calls = []
+    build = intents.IntentProblem.build.__func__
+
+    def counting(cls, *args):
+        calls.append(1)
+        return build(cls, *args)
+
+    monkeypatch.setattr(intents.IntentProblem, "build", classmethod(counting))
+    specs = ["ia_ndcg@3", "ia_ndcg(gain=exp2)@5", "ia_ndcg(discount=jarvelin)", "ia_ndcg(ties=average)@3"]
+    res = evalkit.evaluate(qrels, run, specs, subtopics=sub)
+    assert len(calls) == 2  # trec_eval ties, average ties
+    alone = evalkit.evaluate(qrels, run, ["ia_ndcg(gain=exp2)@5"], subtopics=sub)
+    assert res.values[0, 1].tolist() == alone.values[0, 0].tolist()

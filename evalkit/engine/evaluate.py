@@ -82,7 +82,13 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
             raise EvaluationError(f"metric '{fl.metric}' needs subtopic qrels (subtopic_qrels: in the config)")
         from .intents import IntentProblem
 
-        intents = IntentProblem.build(problem, subtopics, ranked)
+        # one expansion per (subtopic qrels, sorted ranking): every intent-aware flavour
+        # with the same tie policy and truncation reuses it
+        key = ("intents", id(subtopics), id(ranked))
+        hit = problem.cache.get(key)
+        if hit is None or hit[0] is not subtopics or hit[1] is not ranked:
+            hit = problem.cache[key] = (subtopics, ranked, IntentProblem.build(problem, subtopics, ranked))
+        intents = hit[2]
     inp = MetricInput(
         ranked=ranked,
         judged_grade=problem.judged_grade,
