@@ -17,6 +17,7 @@ from ..data import Qrels, Run, SubtopicQrels
 from ..errors import EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..results import Results
+from .conventions import apply_conventions
 from .kernels import MetricInput
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -70,9 +71,17 @@ def _as_runs(runs) -> list[Run]:
     return runs
 
 
-def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run") -> np.ndarray:
-    """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
-    ``NaN`` where a convention leaves the query out."""
+def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> MetricInput:
+    """A metric's input for one flavour on one joined run: the run sorted under the
+    flavour's tie policy (once per policy, cached on ``problem``), truncated by the
+    ``depth`` and ``judged_only`` conventions, with the bound gain (and its
+    ``min_grade``), discount, IDCG strategy and cutoff.
+
+    :func:`evaluate_problem` and :func:`evalkit.explain.explain_query` both build the
+    metric's input here, so an explanation shows the engine's own numbers.
+
+    :raises EvaluationError: the metric needs subtopic qrels and none are given.
+    """
     fl = resolved.flavour
     ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
                             judged_only=fl.convention("judged_only") == "yes")
@@ -89,7 +98,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         if hit is None or hit[0] is not subtopics or hit[1] is not ranked:
             hit = problem.cache[key] = (subtopics, ranked, IntentProblem.build(problem, subtopics, ranked))
         intents = hit[2]
-    inp = MetricInput(
+    return MetricInput(
         ranked=ranked,
         judged_grade=problem.judged_grade,
         judged_offsets=problem.judged_offsets,
@@ -105,32 +114,45 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         gain_key=fl.gain,
         discount_key=fl.discount,
     )
+
+
+def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
+    """The metric kernel's ``(values, defined)`` on ``inp`` (``float64`` / ``bool``
+    ``(q,)``), before the conventions.
+
+    :raises EvaluationError: the kernel returned arrays of the wrong shape.
+    """
     out = resolved.metric.fn(inp, **resolved.metric_kw)
     values = np.array(out.values, dtype=np.float64)
     defined = np.asarray(out.defined, dtype=bool)
     if values.shape != (problem.n_queries,) or defined.shape != values.shape:
         raise EvaluationError(
-            f"metric '{fl.metric}' returned shape {values.shape}, expected ({problem.n_queries},)"
+            f"metric '{resolved.flavour.metric}' returned shape {values.shape}, expected ({problem.n_queries},)"
         )
-    missing = ~problem.in_run
-    empty = fl.convention("empty")
-    rule = fl.convention("missing")
-    undefined = ~defined
-    if rule == "skip":
-        # a qrels query absent from the run is left out, relevant documents or not
-        undefined &= ~missing
-    if undefined.any():
-        if empty == "error":
-            bad = ", ".join(map(str, problem.qids[undefined][:5]))
-            raise EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
-        values[undefined] = {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
-    affected = missing & defined if rule == "zero" else missing
-    if affected.any():
-        if rule == "error":
-            bad = ", ".join(map(str, problem.qids[affected][:5]))
-            raise EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
-        values[affected] = 0.0 if rule == "zero" else np.nan
-    return values
+    return values, defined
+
+
+def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run",
+                     inp: MetricInput | None = None) -> np.ndarray:
+    """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
+    ``NaN`` where a convention leaves the query out.
+
+    :param inp: the metric's input from :func:`prepare_input` (built if ``None``).
+    :raises EvaluationError: a convention set to ``error`` is triggered.
+    """
+    fl = resolved.flavour
+    if inp is None:
+        inp = prepare_input(problem, resolved, subtopics)
+    values, defined = metric_output(problem, resolved, inp)
+
+    def error(kind: str, mask: np.ndarray) -> EvaluationError:
+        bad = ", ".join(map(str, problem.qids[mask][:5]))
+        if kind == "empty":
+            return EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
+        return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
+
+    return apply_conventions(values, defined, ~problem.in_run, empty=fl.convention("empty"),
+                             missing_rule=fl.convention("missing"), error=error)
 
 
 @without_hugepage_advice
