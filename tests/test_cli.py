@@ -12,7 +12,7 @@ import pytest
 import evalkit
 from evalkit import build_registry, evaluate, read_qrels, read_run
 from evalkit.cli import COMMANDS, main
-from evalkit.cli.explain import explain_query
+from evalkit.explain import explain_query
 from evalkit.cli.specs import expand_measure
 
 # A small hand-checked example: d5 (grade 1) is judged but not returned.

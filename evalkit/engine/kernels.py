@@ -8,8 +8,10 @@ queries or documents.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -91,6 +93,34 @@ def _at(ranked, name: str, idx: np.ndarray) -> np.ndarray:
     return at(idx) if at is not None else getattr(ranked, name)[idx]
 
 
+@dataclass(frozen=True)
+class IdealRanking:
+    """An ideal ranking :func:`ideal_dcg` built, after the cutoff (all ``(p,)``):
+    ``gain`` (``float64``, decreasing within a query), ``query`` (``int64`` segment),
+    ``rank`` (1-based ``int64``) and ``discount`` (``float64``, the discount it used)."""
+
+    gain: np.ndarray
+    query: np.ndarray
+    rank: np.ndarray
+    discount: np.ndarray
+
+
+_IDEAL_TRACE: ContextVar[list | None] = ContextVar("evalkit_ideal_trace", default=None)
+
+
+@contextmanager
+def trace_ideal() -> Iterator[list[IdealRanking]]:
+    """Record every ideal ranking :func:`ideal_dcg` builds inside the ``with`` block
+    (an :class:`IdealRanking` per call, in call order): :mod:`evalkit.explain` lists
+    the ideal ranking of an IDCG strategy that way, from the engine's own computation."""
+    trace: list[IdealRanking] = []
+    token = _IDEAL_TRACE.set(trace)
+    try:
+        yield trace
+    finally:
+        _IDEAL_TRACE.reset(token)
+
+
 def ideal_dcg(
     gains: np.ndarray,
     offsets: np.ndarray,
@@ -112,6 +142,10 @@ def ideal_dcg(
     """
     nq = len(offsets) - 1
     if len(gains) == 0:
+        trace = _IDEAL_TRACE.get()
+        if trace is not None:
+            none = np.zeros(0, dtype=np.int64)
+            trace.append(IdealRanking(np.zeros(0), none, none, np.zeros(0)))
         return np.zeros(nq)
 
     def ideal():
@@ -138,7 +172,11 @@ def ideal_dcg(
     if k is not None:
         keep = rank <= k
         g, seg, rank = g[keep], seg[keep], rank[keep]
-    return segment_sum(g * discount(rank), seg, nq)
+    d = discount(rank)
+    trace = _IDEAL_TRACE.get()
+    if trace is not None:
+        trace.append(IdealRanking(g, seg, rank, np.asarray(d, dtype=np.float64)))
+    return segment_sum(g * d, seg, nq)
 
 
 class IdealContext:

@@ -1,0 +1,228 @@
+"""The per-rank table behind one query's DCG/NDCG, from the engine's own computation.
+
+:func:`explain_query` evaluates one flavour on one run with the engine
+(:func:`evalkit.engine.evaluate.prepare_input` builds the metric's input exactly as
+:func:`evalkit.evaluate` does: the run sorted under the tie policy, truncated by
+``depth`` / ``judged_only``, gains with ``min_grade``, the discount, the IDCG strategy
+and the cutoff) and returns, for the query, each ranked document's grade, gain,
+discount (the position weight: under an averaged tie policy the mean discount over
+its block of tied scores, McSherry & Najork 2008), contribution and running DCG, and
+the ideal ranking the IDCG strategy built (recorded from
+:func:`evalkit.engine.kernels.ideal_dcg` while the strategy runs) with its gains,
+discounts and running IDCG.
+
+Only the CLI prints (``evalkit explain``, :mod:`evalkit.cli.explain`); this module
+returns data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .data import Qrels, Run
+from .errors import EvaluationError, FlavourError
+from .flavour import Flavour
+
+__all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
+
+
+@dataclass
+class ExplainRow:
+    """One rank of the table; ``None`` where the column has no entry at that rank.
+
+    ``discount`` is the weight the engine gave the position (cutoff applied; the
+    mean over a block of tied scores under an averaged tie policy), so
+    ``contribution = gain * discount`` and ``running_dcg`` is their running sum.
+    """
+
+    rank: int
+    docno: str | None = None
+    score: float | None = None
+    grade: float | None = None  # NaN = unjudged
+    gain: float | None = None
+    discount: float | None = None
+    contribution: float | None = None
+    running_dcg: float | None = None
+    ideal_grade: float | None = None  # kept for compatibility: the ideal lists gains only
+    ideal_gain: float | None = None
+    ideal_discount: float | None = None
+    ideal_contribution: float | None = None
+    running_idcg: float | None = None
+
+
+@dataclass
+class Explanation:
+    """The per-rank breakdown of one query under one flavour.
+
+    :param value: what :func:`evalkit.evaluate` gives for the query (``NaN`` if a
+        convention leaves it out).
+    :param raw: the metric kernel's value before the ``empty``/``missing``
+        conventions; ``defined``: the kernel's flag (``False``: IDCG = 0).
+    :param dcg: the engine's DCG of the query (``float``).
+    :param idcg: the engine's IDCG, ``None`` for metrics without an ideal (``dcg``).
+    :param ideal_listed: the rows carry the ideal ranking (the IDCG strategy built
+        it with :func:`~evalkit.engine.kernels.ideal_dcg`).
+    :param n_returned: documents of the query in the ranking the metric sees (after
+        ``depth`` and ``judged_only``).
+    """
+
+    qid: str
+    run: str
+    flavour: Flavour
+    rows: list[ExplainRow]
+    dcg: float
+    idcg: float | None
+    value: float
+    n_returned: int
+    notes: list[str] = field(default_factory=list)
+    raw: float = float("nan")
+    defined: bool = True
+    ideal_listed: bool = False
+
+    @property
+    def is_ratio(self) -> bool:
+        """The metric's value is DCG / IDCG (``idcg > 0`` and the kernel returned exactly that)."""
+        return bool(self.idcg is not None and self.idcg > 0 and self.raw == np.float64(self.dcg) / self.idcg)
+
+
+def explainable_metrics(registry) -> list[str]:
+    """Metrics :func:`explain_query` can tabulate: those composed of a gain and a
+    discount (``dcg``, ``ndcg``, ``ndcg_rel``, ``rndcg``), not intent-aware ones."""
+    return [n for n in registry.names("metric")
+            if {"gain", "discount"} <= set(registry.metric(n).uses) and not registry.metric(n).needs_subtopics]
+
+
+def _shown_positions(inp, lo: int, hi: int) -> np.ndarray:
+    """Positions of the query (``lo:hi``) that can carry a non-zero weight: ranks
+    ``<= k`` and, under an averaged tie policy, the rest of the block of tied
+    documents holding rank ``k`` (as :meth:`MetricInput.cut_positions`)."""
+    r = inp.ranked
+    idx = np.arange(lo, hi, dtype=np.int64)
+    if inp.k is None or hi - lo <= inp.k:
+        return idx
+    keep = r.rank[idx] <= inp.k
+    if r.averaged:
+        keep |= r.block[idx] == r.block[lo + inp.k - 1]
+    return idx[keep]
+
+
+def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, registry=None) -> Explanation:
+    """Compute the per-rank table of ``qid`` under ``flavour``.
+
+    :param flavour: a :class:`~evalkit.flavour.Flavour` or spec string that expands to
+        one flavour; its metric must use a gain and a discount
+        (:func:`explainable_metrics`).
+    :returns: :class:`Explanation`; its ``dcg``, ``idcg`` and ``value`` are the
+        engine's (``value == evaluate(...)`` for the query).
+    :raises FlavourError: the spec is invalid, expands to several flavours, or its
+        metric is not a DCG-family metric.
+    :raises EvaluationError: ``qid`` is not a qrels query, or a convention set to
+        ``error`` is triggered.
+    """
+    from .engine.evaluate import evaluate_problem, metric_output, prepare_input, resolve
+    from .engine.kernels import trace_ideal
+    from .engine.problem import build_problem
+    from .presets import expand_spec
+    from .registry import default_registry
+
+    registry = registry if registry is not None else default_registry()
+    flavours = expand_spec(flavour, registry)
+    if len(flavours) != 1:
+        raise FlavourError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff with @k")
+    fl = flavours[0]
+    res = resolve(fl, registry)
+    if fl.metric not in explainable_metrics(registry):
+        raise FlavourError(f"explain shows gain x discount tables; metric '{fl.metric}' is not one of "
+                           f"the metrics built that way ({', '.join(explainable_metrics(registry))})")
+
+    problem = build_problem(qrels, run)
+    hit = np.flatnonzero(problem.qids == str(qid))
+    if not len(hit):
+        where = ("is in the run but has no judgments" if (run.qid == str(qid)).any()
+                 else "is neither in the qrels nor in the run")
+        raise EvaluationError(f"query {qid!r} {where}; evaluated queries come from the qrels "
+                              f"({len(problem.qids)} queries, e.g. {', '.join(map(str, problem.qids[:5]))})")
+    qi = int(hit[0])
+
+    inp = prepare_input(problem, res)
+    ranked = inp.ranked
+    lo, hi = int(ranked.offsets[qi]), int(ranked.offsets[qi + 1])
+    idx = _shown_positions(inp, lo, hi)
+    gains = inp.ranked_gain()[idx]
+    weights = inp.position_weights(inp.discount_values(ranked.rank))[idx]
+    contrib = gains * weights
+    dcg = float(inp.dcg()[qi])
+    idcg = None
+    ideal = None
+    if "idcg" in res.metric.uses:
+        with trace_ideal() as trace:
+            idcg = float(inp.ideal()[qi])
+        if len(trace) == 1:
+            t = trace[0]
+            mine = t.query == qi
+            ideal = (t.gain[mine], t.discount[mine])
+    raw, defined = metric_output(problem, res, inp)
+    value = float(evaluate_problem(problem, res, None, run.name, inp=inp)[qi])
+
+    keys = problem.keys
+    mask = keys.query == qi
+    score_of = dict(zip(keys.docno[mask].tolist(), keys.score[mask].tolist()))
+    codes = np.asarray(ranked.docno[idx], dtype=np.int64)
+    docnos = problem.docno_vocab[codes] if len(codes) else []
+    grades = ranked.grade[idx]
+
+    notes = _notes(fl, res, registry, ideal is not None, idcg, lo == hi, float(raw[qi]), dcg)
+    n_ideal = 0 if ideal is None else len(ideal[0])
+    rows = []
+    running, running_ideal = 0.0, 0.0
+    for i in range(max(len(idx), n_ideal)):
+        row = ExplainRow(rank=i + 1)
+        if i < len(idx):
+            running += float(contrib[i])
+            row.rank = int(ranked.rank[idx[i]])
+            row.docno = str(docnos[i])
+            row.score = float(score_of[int(codes[i])])
+            row.grade = float(grades[i])
+            row.gain, row.discount = float(gains[i]), float(weights[i])
+            row.contribution, row.running_dcg = float(contrib[i]), running
+        if i < n_ideal:
+            g, d = float(ideal[0][i]), float(ideal[1][i])
+            running_ideal += g * d
+            row.ideal_gain, row.ideal_discount = g, d
+            row.ideal_contribution, row.running_idcg = g * d, running_ideal
+        rows.append(row)
+    return Explanation(str(qid), run.name, fl, rows, dcg, idcg, value, hi - lo, notes,
+                       raw=float(raw[qi]), defined=bool(defined[qi]), ideal_listed=ideal is not None)
+
+
+def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, raw: float,
+           dcg: float) -> list[str]:
+    notes = []
+    if idcg is not None:
+        name = fl.idcg.name
+        comp = registry.get("idcg", name)
+        if ideal_listed:
+            notes.append(f"ideal ranking (idcg={name}): {comp.description or comp.formula}")
+        else:
+            notes.append(f"IDCG strategy '{name}' does not build its ideal with ideal_dcg: only its total is shown")
+    depth, judged_only = fl.convention("depth"), fl.convention("judged_only")
+    if depth is not None:
+        notes.append(f"depth={depth}: only the first {depth} documents after sorting are ranked (trec_eval -M)")
+    if judged_only == "yes":
+        notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered (trec_eval -J)")
+    min_grade = fl.convention("min_grade")
+    if min_grade != 0:
+        notes.append(f"min_grade={min_grade:g}: grades below it give gain 0 and leave the ideal ranking")
+    if res.ties.averaged:
+        notes.append(f"ties={fl.ties.name}: each discount is the mean over its block of tied scores "
+                     f"(expected DCG over all orderings of the ties)")
+    if fl.k is not None:
+        notes.append(f"cutoff k={fl.k}: ranks after {fl.k} contribute 0")
+    if missing:
+        notes.append(f"the query is not in the run (missing={fl.convention('missing')})")
+    if idcg is not None and idcg > 0 and raw != np.float64(dcg) / idcg:
+        params = ", ".join(f"{k}={v}" for k, v in fl.params) or "its definition"
+        notes.append(f"metric '{fl.metric}' is not DCG/IDCG for this query ({params})")
+    return notes
