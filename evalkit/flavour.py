@@ -31,7 +31,10 @@ Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,17 +88,32 @@ class ComponentRef:
 
 @dataclass(frozen=True)
 class Flavour:
-    """An NDCG-family flavour. Build with :func:`parse_flavour` or :meth:`Flavour.of`.
+    """An NDCG-family flavour: a canonical, validated, immutable value.
 
-    Equality and hashing follow the canonical form, so flavours are dict keys and
-    ``parse_flavour(str(f)) == f``.
+    Every way of building one (this constructor, :meth:`Flavour.of`,
+    :func:`parse_flavour`, :meth:`Flavour.replace`, :func:`dataclasses.replace`)
+    validates it against the registry and brings it to the canonical form: the
+    components the metric uses are filled in with their defaults, parameters and
+    conventions equal to their defaults are dropped, the rest are ordered. So
+    ``Flavour(metric="ndcg", k=10) == parse_flavour("ndcg@10")``,
+    ``parse_flavour(str(f)) == f``, and equality and hashing follow the canonical
+    string (flavours are dict keys).
 
     :param metric: metric name (``ndcg``).
     :param k: cutoff (``int >= 1``) or ``None`` for the whole ranking.
-    :param gain, discount, idcg: components, ``None`` where the metric does not use them.
-    :param ties: the tie policy.
-    :param params: non-default metric parameters.
-    :param conventions: non-default conventions (``empty``, ``missing``).
+    :param gain, discount, idcg: components (a :class:`ComponentRef`, a name, or
+        ``(name, {param: value})``); ``None`` takes the default when the metric uses
+        the family.
+    :param ties: the tie policy (default ``trec_eval``).
+    :param params: metric parameters (a mapping or ``(name, value)`` pairs).
+    :param conventions: conventions (``empty``, ``missing``, ``depth``,
+        ``judged_only``, ``min_grade``; a mapping or pairs).
+    :raises FlavourError: unknown metric, component, parameter or convention, or an
+        invalid value (the message lists the known names).
+
+    The registry is the default one (:func:`evalkit.registry.default_registry`);
+    :meth:`Flavour.of`, :func:`parse_flavour` and :meth:`Flavour.replace` take
+    another.
     """
 
     metric: str
@@ -103,9 +121,20 @@ class Flavour:
     gain: ComponentRef | None = None
     discount: ComponentRef | None = None
     idcg: ComponentRef | None = None
-    ties: ComponentRef = ComponentRef("trec_eval")
+    ties: ComponentRef | None = None
     params: Params = ()
     conventions: Params = ()
+
+    def __post_init__(self) -> None:
+        registry = _REGISTRY.get()
+        if registry is _TRUSTED:
+            return
+        if registry is None:
+            from .registry import default_registry
+
+            registry = default_registry()
+        for name, value in _canonical(self, registry).items():
+            object.__setattr__(self, name, value)
 
     def __str__(self) -> str:
         parts = [_fmt_args(self.params)] if self.params else []
@@ -121,34 +150,160 @@ class Flavour:
     def __repr__(self) -> str:
         return f"Flavour({str(self)!r})"
 
-    def convention(self, name: str) -> str:
+    def convention(self, name: str) -> Any:
+        """The value of convention ``name`` (its default when not set)."""
         return dict(self.conventions).get(name, CONVENTIONS[name].default)
 
-    def with_cutoff(self, k: int | None) -> "Flavour":
-        from dataclasses import replace
+    def replace(self, registry=None, **changes: Any) -> "Flavour":
+        """A flavour derived from this one, validated and canonical.
 
-        return replace(self, k=_check_k(k))
+        Keywords: ``metric``, ``k``, a component family (``gain="exp2"``,
+        ``ties=("trec_eval", {"score": "float32"})``, parameters given in full),
+        ``params=`` / ``conventions=`` (a mapping replacing all of them), or one
+        convention or metric parameter by name (``missing="zero"``, ``depth=100``,
+        ``rel_level=2``; ``None`` restores its default). Changing ``metric`` drops
+        the components the new metric does not use.
+
+        :raises FlavourError: as the constructor.
+        """
+        if set(changes) <= {"k"}:  # a new cutoff: nothing else to validate
+            k = _check_k(changes.get("k", self.k))
+            token = _REGISTRY.set(_TRUSTED)
+            try:
+                return dataclasses.replace(self, k=k)
+            finally:
+                _REGISTRY.reset(token)
+        fields = {"metric": self.metric, "k": self.k, "params": dict(self.params),
+                  "conventions": dict(self.conventions)}
+        fields.update({key: getattr(self, key) for key in COMPONENT_KEYS})
+        if "metric" in changes and changes["metric"] != self.metric:
+            uses = _registry(registry).metric(changes["metric"]).uses
+            for key in ("gain", "discount", "idcg"):
+                if key not in uses and key not in changes:
+                    fields[key] = None
+        _merge(fields, changes)
+        return _build(registry, **fields)
+
+    def with_cutoff(self, k: int | None) -> "Flavour":
+        return self.replace(k=k)
 
     def without_cutoff(self) -> "Flavour":
-        return self.with_cutoff(None)
+        return self.replace(k=None)
 
     @classmethod
     def of(cls, metric: str = "ndcg", k: int | None = None, registry=None, **parts: Any) -> "Flavour":
-        """Keyword constructor: ``Flavour.of("ndcg", 10, gain="exp2", discount=("jarvelin", {"base": 3}))``."""
-        text = metric
-        args = []
-        for key, value in parts.items():
-            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
-                name, p = value
-                value = f"{name}({_fmt_args(tuple(p.items()))})" if p else name
-            elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                value = _fmt_value(value)
-            args.append(f"{key}={value}")
-        if args:
-            text += f"({','.join(args)})"
-        if k is not None:
-            text += f"@{k}"
-        return parse_flavour(text, registry)
+        """Keyword constructor: ``Flavour.of("ndcg", 10, gain="exp2",
+        discount=("jarvelin", {"base": 3}), missing="zero")``; keywords as in
+        :meth:`replace`."""
+        fields: dict[str, Any] = {"metric": metric, "k": k, "params": {}, "conventions": {}}
+        _merge(fields, parts)
+        return _build(registry, **fields)
+
+
+#: The registry a Flavour under construction is validated against (``None``: the
+#: default one; ``_TRUSTED``: already canonical, e.g. a new cutoff only).
+_REGISTRY: ContextVar[Any] = ContextVar("evalkit_flavour_registry", default=None)
+_TRUSTED = object()
+
+
+def _registry(registry):
+    if registry is None:
+        registry = _REGISTRY.get()
+    if registry is None or registry is _TRUSTED:
+        from .registry import default_registry
+
+        return default_registry()
+    return registry
+
+
+def _build(registry, **fields: Any) -> Flavour:
+    """``Flavour(**fields)`` validated against ``registry`` (``None``: the default)."""
+    token = _REGISTRY.set(registry)
+    try:
+        return Flavour(**fields)
+    finally:
+        _REGISTRY.reset(token)
+
+
+def _merge(fields: dict[str, Any], changes: dict[str, Any]) -> None:
+    """Apply :meth:`Flavour.replace`'s keywords to ``fields`` (in place)."""
+    for key, value in changes.items():
+        if key in ("metric", "k") or key in COMPONENT_KEYS:
+            fields[key] = value
+        elif key in ("params", "conventions"):
+            fields[key] = dict(_pairs(value, key))
+        else:
+            target = fields["conventions"] if key in CONVENTIONS else fields["params"]
+            if value is None:
+                target.pop(key, None)
+            else:
+                target[key] = value
+
+
+def _pairs(value: Any, what: str) -> list[tuple[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return list(value.items())
+    try:
+        pairs = [tuple(p) for p in value]
+    except TypeError:
+        raise FlavourError(f"flavour {what} must be a mapping or (name, value) pairs, got {value!r}") from None
+    if any(len(p) != 2 or not isinstance(p[0], str) for p in pairs):
+        raise FlavourError(f"flavour {what} must be a mapping or (name, value) pairs, got {value!r}")
+    return pairs
+
+
+def _unique(pairs: list[tuple[str, Any]], owner: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise FlavourError(f"{owner}: '{key}' given twice")
+        out[key] = value
+    return out
+
+
+def _canonical(fl: Flavour, registry) -> dict[str, Any]:
+    """The canonical field values of ``fl`` (see :class:`Flavour`), validated."""
+    if not isinstance(fl.metric, str):
+        raise FlavourError(f"a flavour's metric must be a metric name, got {fl.metric!r}")
+    metric = registry.metric(fl.metric)
+    owner = f"flavour '{fl.metric}'"
+    out: dict[str, Any] = {"k": _check_k(fl.k)}
+    for key in COMPONENT_KEYS:
+        uses = key == "ties" or key in metric.uses
+        value = getattr(fl, key)
+        if value is not None and not uses:
+            raise FlavourError(
+                f"metric '{fl.metric}' does not use a {key} component (it uses: "
+                f"{', '.join(sorted(metric.uses | {'ties'}))})"
+            )
+        if uses:
+            out[key] = _component_ref(registry, key, DEFAULT_COMPONENTS[key] if value is None else value)
+    given = _unique(_pairs(fl.conventions, "conventions"), owner)
+    unknown = sorted(set(given) - set(CONVENTIONS))
+    if unknown:
+        raise FlavourError(f"{owner}: unknown convention '{unknown[0]}' (known: {', '.join(CONVENTIONS)})")
+    conventions = []
+    for key, param in CONVENTIONS.items():
+        if key in given:
+            value = param.coerce(given[key], owner)
+            if value != param.default:
+                conventions.append((key, value))
+    out["conventions"] = tuple(conventions)
+    try:
+        out["params"] = metric.normalise_params(_unique(_pairs(fl.params, "params"), owner))
+    except FlavourError as exc:
+        used = {key for key in COMPONENT_KEYS if key == "ties" or key in metric.uses}
+        known = sorted(used | set(CONVENTIONS) | {p.name for p in metric.params})
+        raise FlavourError(f"{exc}; flavour keys: {', '.join(known)}") from None
+    ties = registry.get("ties", out["ties"].name)
+    if ties.averaged and not metric.supports_averaged_ties:
+        raise FlavourError(
+            f"tie policy '{ties.name}' (expected value over tied orderings) is exact only for "
+            f"metrics that sum over positions; metric '{fl.metric}' is not one of them"
+        )
+    return out
 
 
 def _check_k(k: Any) -> int | None:
@@ -270,8 +425,12 @@ def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
 
 
 def _component_ref(registry, family: str, value: Any) -> ComponentRef:
-    if isinstance(value, tuple):
-        name, args = value
+    """A validated, canonical reference: ``value`` is a :class:`ComponentRef`, a name,
+    or ``(name, params)`` with params a mapping or ``(key, value)`` pairs."""
+    if isinstance(value, ComponentRef):
+        name, args = value.name, list(value.params)
+    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        name, args = value[0], _pairs(value[1], f"{family} parameters")
     elif isinstance(value, str):
         name, args = value, []
     else:
@@ -308,48 +467,19 @@ def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
         raise FlavourError(
             f"'{name}' looks like a preset name; presets are expanded by evalkit.presets.expand_spec"
         )
-    metric = registry.metric(name)
+    registry.metric(name)  # an unknown metric is reported before its arguments
     given: dict[str, Any] = {}
     for key, value in args:
         if key in given:
             raise FlavourError(f"{text!r}: '{key}' given twice")
         given[key] = value
-
-    parts: dict[str, Any] = {}
-    for key in COMPONENT_KEYS:
-        uses = key == "ties" or key in metric.uses
-        if key in given:
-            value = given.pop(key)
-            if not uses:
-                raise FlavourError(
-                    f"metric '{name}' does not use a {key} component (it uses: "
-                    f"{', '.join(sorted(metric.uses | {'ties'}))})"
-                )
-            parts[key] = _component_ref(registry, key, value)
-        elif uses:
-            parts[key] = _component_ref(registry, key, DEFAULT_COMPONENTS[key])
-    conventions = []
-    for key, param in CONVENTIONS.items():
-        if key in given:
-            value = param.coerce(given.pop(key), f"flavour {text!r}")
-            if value != param.default:
-                conventions.append((key, value))
-    try:
-        params = metric.normalise_params(given)
-    except FlavourError as exc:
-        used = {key for key in COMPONENT_KEYS if key == "ties" or key in metric.uses}
-        known = sorted(used | set(CONVENTIONS) | {p.name for p in metric.params})
-        raise FlavourError(f"{exc}; flavour keys: {', '.join(known)}") from None
-    ties = registry.get("ties", parts["ties"].name)
-    if ties.averaged and not metric.supports_averaged_ties:
-        raise FlavourError(
-            f"tie policy '{ties.name}' (expected value over tied orderings) is exact only for "
-            f"metrics that sum over positions; metric '{name}' is not one of them"
-        )
-    return Flavour(
-        metric=name,
-        k=_check_k(k),
-        params=params,
-        conventions=tuple(conventions),
-        **parts,
-    )
+    fields: dict[str, Any] = {"metric": name, "k": k, "params": {}, "conventions": {}}
+    for key, value in given.items():
+        if key in COMPONENT_KEYS:
+            fields[key] = value
+        elif key in CONVENTIONS:
+            # the error names the text the user wrote
+            fields["conventions"][key] = CONVENTIONS[key].coerce(value, f"flavour {text!r}")
+        else:
+            fields["params"][key] = value
+    return _build(registry, **fields)
