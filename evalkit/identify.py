@@ -17,10 +17,8 @@ once and sorted once per tie policy). Compositions are evaluated once per
 gain/discount/IDCG/tie/cutoff combination, under ``missing=zero,empty=skip``; the
 six ``empty`` x ``missing`` variants are derived from those per-query values
 (``NaN`` marks the queries without a relevant judged document; the run's query set
-says which queries are missing), which gives exactly what the engine computes for
-each variant (evaluate.py: a missing query scores 0 under ``missing=zero`` unless
-it is undefined, in which case ``empty`` decides; under ``missing=skip`` it is left
-out).
+says which queries are missing) by :func:`evalkit.engine.conventions.apply_conventions`,
+the rules the engine applies to each variant.
 
 Only the CLI prints; this module returns data.
 """
@@ -38,7 +36,7 @@ import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
-from .flavour import CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
+from .flavour import DEFAULT_COMPONENTS, ComponentRef, Flavour
 
 __all__ = [
     "Reported",
@@ -270,7 +268,7 @@ def candidate_flavours(registry, k: int | None = None,
             out.append(_Candidate(name, fl, preset.name, order))
             if fl.convention("missing") == "skip":
                 # the preset with queries missing from the run scored 0 (trec_eval -c)
-                out.append(_Candidate(f"{name} with missing=zero", _with(fl, missing="zero"),
+                out.append(_Candidate(f"{name} with missing=zero", fl.replace(registry, missing="zero"),
                                       preset.name, order[:3] + (1, index)))
     metric = registry.metric("ndcg")
     families = {key: _component_variants(registry, key) for key in ("gain", "discount", "idcg", "ties")}
@@ -280,23 +278,10 @@ def candidate_flavours(registry, k: int | None = None,
         for ck in ks:
             if i.name == "returned_top_k" and ck is not None and registry.get("ties", t.name).averaged:
                 continue  # refused by the returned_top_k strategy (not an expectation over ties)
-            fl = Flavour(metric="ndcg", k=ck, gain=g, discount=d, idcg=i, ties=t,
-                         conventions=(("missing", "zero"), ("empty", "skip")))
-            fl = replace(fl, conventions=_canonical_conventions(fl.conventions))
+            fl = Flavour.of("ndcg", ck, registry, gain=g, discount=d, idcg=i, ties=t,
+                            missing="zero", empty="skip")
             out.append(_Candidate(str(fl), fl, None, (1,), base=True))
     return out
-
-
-def _canonical_conventions(conv: Iterable[tuple[str, object]]) -> tuple:
-    given = dict(conv)
-    return tuple((key, given[key]) for key in CONVENTIONS
-                 if key in given and given[key] != CONVENTIONS[key].default)
-
-
-def _with(fl: Flavour, **conv) -> Flavour:
-    merged = dict(fl.conventions)
-    merged.update(conv)
-    return replace(fl, conventions=_canonical_conventions(merged.items()))
 
 
 def identify(
@@ -321,6 +306,7 @@ def identify(
     :returns: :class:`Identification`.
     :raises EvalkitError: a reported system without a run, or nothing to evaluate.
     """
+    from .engine.conventions import apply_conventions
     from .engine.evaluate import _as_runs, evaluate
 
     if registry is None:
@@ -367,14 +353,13 @@ def identify(
         if not c.base:
             variants = [(c.flavour, mean(per_q))]
         else:
+            # the base ran under missing=zero, empty=skip: NaN marks the undefined
+            # queries, and the other variants follow from the same rules evaluate uses
             variants = []
-            undefined = np.isnan(per_q)
+            defined = ~np.isnan(per_q)
             for empty, miss in itertools.product(_EMPTY, _MISSING):
-                v = per_q.copy()
-                v[undefined] = {"zero": 0.0, "one": 1.0, "skip": np.nan}[empty]
-                if miss == "skip":
-                    v[missing] = np.nan
-                variants.append((_with(c.flavour, empty=empty, missing=miss), mean(v)))
+                v = apply_conventions(per_q, defined, missing, empty=empty, missing_rule=miss)
+                variants.append((c.flavour.replace(registry, empty=empty, missing=miss), mean(v)))
         for fl, means in variants:
             if fl in answers:
                 if c.preset is not None:

@@ -19,7 +19,7 @@ import pytest
 
 import evalkit
 import evalkit.arrays as ea
-from evalkit.builtins.presets import trec_eval_flavours, with_conventions
+from evalkit.builtins.presets import trec_eval_flavours
 from evalkit.data import Qrels, Run
 from evalkit.io.trec import read_qrels, read_run
 from evalkit.presets import preset_flavour
@@ -369,7 +369,7 @@ def compare_ranx(ranx, qrels, run, metrics):
         spec, level = _ranx_spec(metric)
         fl = preset_flavour(spec.split("@")[0], int(spec.split("@")[1]) if "@" in spec else None)
         if level != 1:
-            fl = with_conventions(fl, min_grade=level)
+            fl = fl.replace(min_grade=level)
         got = evalkit.evaluate(qrels, run, [fl]).per_query(0, 0)
         assert set(got) == set(want[metric])
         for qid, v in want[metric].items():

@@ -19,7 +19,6 @@ trec_eval's command-line flags are not presets but flavour conventions; use
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..components import Preset
 from ..hookspecs import hookimpl
@@ -42,8 +41,13 @@ TREC_EVAL_SPECS = {
 }
 
 
-def _float32(spec: str) -> str:
-    return spec.replace("ties=trec_eval", "ties=trec_eval(score=float32)")
+#: pytrec_eval's: trec_eval's flavours with scores compared as 32-bit floats.
+PYTREC_EVAL_SPECS = {
+    "ndcg": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32))",
+    "ndcg_cut": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32))",
+    "ndcg_rel": "ndcg_rel(gain=linear,discount=log2,ties=trec_eval(score=float32))",
+    "Rndcg": "rndcg(gain=linear,discount=log2,ties=trec_eval(score=float32))",
+}
 
 
 #: Presets, in the order ``evalkit flavours`` lists them.
@@ -92,7 +96,7 @@ PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ pytrec_eval
     Preset(
         name="pytrec_eval.ndcg",
-        spec=_float32(TREC_EVAL_SPECS["ndcg"]),
+        spec=PYTREC_EVAL_SPECS["ndcg"],
         description="pytrec_eval 'ndcg': trec_eval's ndcg with scores stored as 32-bit floats "
                     "(scores equal in float32 tie, then docno descending)",
         source=f"{_PYTE}; {_TE} m_ndcg.c",
@@ -100,7 +104,7 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         name="pytrec_eval.ndcg_cut",
-        spec=_float32(TREC_EVAL_SPECS["ndcg_cut"]),
+        spec=PYTREC_EVAL_SPECS["ndcg_cut"],
         description="pytrec_eval 'ndcg_cut.k': trec_eval's ndcg_cut with float32 scores",
         source=f"{_PYTE}; {_TE} m_ndcg_cut.c",
         requires_cutoff=True,
@@ -109,14 +113,14 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         name="pytrec_eval.ndcg_rel",
-        spec=_float32(TREC_EVAL_SPECS["ndcg_rel"]),
+        spec=PYTREC_EVAL_SPECS["ndcg_rel"],
         description="pytrec_eval 'ndcg_rel': trec_eval's ndcg_rel with float32 scores",
         source=f"{_PYTE}; {_TE} m_ndcg_rel.c",
         native_name="ndcg_rel",
     ),
     Preset(
         name="pytrec_eval.Rndcg",
-        spec=_float32(TREC_EVAL_SPECS["Rndcg"]),
+        spec=PYTREC_EVAL_SPECS["Rndcg"],
         description="pytrec_eval 'Rndcg': trec_eval's Rndcg with float32 scores",
         source=f"{_PYTE}; {_TE} m_Rndcg.c",
         native_name="Rndcg",
@@ -222,20 +226,18 @@ def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | 
     if name not in TREC_EVAL_SPECS:
         raise FlavourError(f"trec_eval measure '{name}' is not in the NDCG family "
                            f"({', '.join(TREC_EVAL_SPECS)})")
-    spec = TREC_EVAL_SPECS[name]
+    base = parse_flavour(TREC_EVAL_SPECS[name], registry)
+    changes: dict = {}
     if float32:
-        spec = _float32(spec)
-    args = []
-    if name == "ndcg_p" and rel_level != 1:
-        spec = spec.replace("rel_level=1", f"rel_level={rel_level}")
-    if name == "Rndcg" and rel_level != 1:
-        args.append(f"rel_level={rel_level}")
+        changes["ties"] = ("trec_eval", {"score": "float32"})
+    if name in ("ndcg_p", "Rndcg") and rel_level != 1:
+        changes["rel_level"] = rel_level
     if complete:
-        args.append("missing=zero")
+        changes["missing"] = "zero"
     if max_docs is not None:
-        args.append(f"depth={int(max_docs)}")
+        changes["depth"] = int(max_docs)
     if judged_only:
-        args.append("judged_only=yes")
+        changes["judged_only"] = "yes"
     cutoffs: list[int] = []
     printed = name
     if name == "ndcg_cut":
@@ -248,22 +250,12 @@ def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | 
         pairs = params.split(",")
         if not all(_GAIN_PAIR.match(p) for p in pairs):
             raise FlavourError(f"trec_eval measure {measure!r}: gains must be 'grade=gain' pairs")
-        spec = spec.replace("gain=linear", f"gain=map({params})")
+        table = [tuple(p.split("=", 1)) for p in pairs]
+        changes["gain"] = ("map", [(grade, float(gain)) for grade, gain in table])
         printed = f"{name}_{params}"
-    if args:
-        spec = spec[:-1] + "," + ",".join(args) + ")"
-    base = parse_flavour(spec, registry)
+    if changes:
+        base = base.replace(registry, **changes)
     if name == "ndcg_cut":
         return [(f"ndcg_cut_{k}", base.with_cutoff(k)) for k in cutoffs]
     return [(printed, base)]
 
-
-def with_conventions(flavour, **conventions):
-    """``flavour`` with conventions set (``missing="zero"``, ``depth=100``), re-validated."""
-    from ..flavour import parse_flavour
-
-    text = str(flavour.without_cutoff())
-    extra = ",".join(f"{k}={v}" for k, v in conventions.items())
-    text = f"{text[:-1]},{extra})" if text.endswith(")") else f"{text}({extra})"
-    out = parse_flavour(text)
-    return replace(out, k=flavour.k)
