@@ -1,0 +1,162 @@
+"""``evalkit.explain``: the per-rank table is the engine's own computation.
+
+* the issue's two examples (``depth=2`` at cutoff 5, ``min_grade=2``), with DCG and
+  IDCG worked out by hand;
+* a property test: for flavours drawn from the registry
+  (:mod:`flavour_strategies`: every explainable metric, every component with its
+  declared parameters, every convention, cutoffs) on random qrels and runs with tied
+  scores, the explanation's value is :func:`evalkit.evaluate`'s, its DCG is the
+  ``dcg`` flavour's value with the same components, and for ``ndcg`` the value is
+  DCG/IDCG wherever the conventions and ``rel_level`` leave it so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import evalkit
+from evalkit import Qrels, Run, build_registry
+from evalkit.cli import main
+from evalkit.errors import EvalkitError
+from evalkit.explain import explain_query, explainable_metrics
+from flavour_strategies import flavours
+
+REG = build_registry(disable_plugins=True)
+
+# q1: d5 (grade 2) is judged and not returned; d6 is returned and unjudged
+QRELS = Qrels.from_rows([("q1", "d1", 3), ("q1", "d2", 2), ("q1", "d3", 0), ("q1", "d4", 1), ("q1", "d5", 2)])
+RUN = Run.from_rows([("q1", "d3", 0.9), ("q1", "d1", 0.8), ("q1", "d6", 0.75), ("q1", "d4", 0.7),
+                     ("q1", "d2", 0.6)], name="sys")
+
+
+def _log2(r):
+    return 1 / math.log2(r + 1)
+
+
+# --------------------------------------------------------------------------- the issue's examples
+def test_depth_two_at_five_by_hand():
+    ex = explain_query(QRELS, RUN, "q1", "ndcg(depth=2)@5", REG)
+    # the ranking is cut to its first 2 documents, d3 (0) and d1 (3), before the cutoff
+    dcg = 0 * _log2(1) + 3 * _log2(2)
+    # the ideal (idcg=judged) is over every judged document: grades 3, 2, 2, 1
+    idcg = 3 * _log2(1) + 2 * _log2(2) + 2 * _log2(3) + 1 * _log2(4)
+    assert ex.dcg == pytest.approx(dcg, rel=1e-12)
+    assert ex.idcg == pytest.approx(idcg, rel=1e-12)
+    assert ex.value == pytest.approx(dcg / idcg, rel=1e-12)
+    assert ex.n_returned == 2
+    assert [r.docno for r in ex.rows if r.docno is not None] == ["d3", "d1"]
+    assert [r.ideal_gain for r in ex.rows] == [3, 2, 2, 1]
+    assert ex.rows[-1].running_idcg == pytest.approx(idcg, rel=1e-12)
+
+
+def test_min_grade_two_by_hand():
+    ex = explain_query(QRELS, RUN, "q1", "ndcg(min_grade=2)@5", REG)
+    # ranking d3 (0), d1 (3), d6 (unjudged), d4 (1 < 2: gain 0), d2 (2)
+    dcg = 3 * _log2(2) + 2 * _log2(5)
+    # grades below 2 leave the ideal ranking: 3, 2, 2
+    idcg = 3 * _log2(1) + 2 * _log2(2) + 2 * _log2(3)
+    assert [r.gain for r in ex.rows] == [0, 3, 0, 0, 2]
+    assert ex.dcg == pytest.approx(dcg, rel=1e-12)
+    assert ex.idcg == pytest.approx(idcg, rel=1e-12)
+    assert ex.value == pytest.approx(dcg / idcg, rel=1e-12)
+    assert [r.ideal_gain for r in ex.rows if r.ideal_gain is not None] == [3, 2, 2]
+
+
+def test_cli_prints_the_ratio_it_computes(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("".join(f"q1 0 {d} {g}\n" for d, g in
+                                            [("d1", 3), ("d2", 2), ("d3", 0), ("d4", 1), ("d5", 2)]))
+    (tmp_path / "run").write_text("".join(f"q1 Q0 {d} {i + 1} {s} sys\n" for i, (d, s) in
+                                          enumerate([("d3", 0.9), ("d1", 0.8), ("d6", 0.75), ("d4", 0.7),
+                                                     ("d2", 0.6)])))
+    dcg = 3 * _log2(2)
+    idcg = 3 * _log2(1) + 2 * _log2(2) + 2 * _log2(3) + 1 * _log2(4)
+    assert main(["--no-plugins", "explain", str(tmp_path / "qrels"), str(tmp_path / "run"),
+                 "--query", "q1", "-m", "ndcg(depth=2)@5"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == f"DCG@5 = {dcg:.4f}   IDCG@5 = {idcg:.4f}   NDCG@5 = DCG/IDCG = {dcg / idcg:.4f}"
+
+
+def test_judged_only_renumbers_ranks_by_hand():
+    ex = explain_query(QRELS, RUN, "q1", "dcg(judged_only=yes)@4", REG)
+    # d6 (unjudged) is dropped: d3, d1, d4, d2 at ranks 1..4
+    assert [r.docno for r in ex.rows] == ["d3", "d1", "d4", "d2"]
+    assert ex.dcg == pytest.approx(3 * _log2(2) + 1 * _log2(3) + 2 * _log2(4), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- property
+@st.composite
+def collections(draw, max_queries=4, max_docs=7):
+    """Qrels and a run: coarse scores (ties are common), grades -1..4, unjudged
+    returned documents, judged documents not returned, a qrels query absent from the
+    run and a run query absent from the qrels."""
+    qrels, run = [], []
+    for q in range(draw(st.integers(1, max_queries))):
+        n = draw(st.integers(0, max_docs))
+        for d in range(n):
+            score = draw(st.integers(0, 3)) / 4
+            run.append((f"q{q}", f"d{d}", score))
+            if draw(st.integers(0, 4)):  # most returned documents are judged
+                qrels.append((f"q{q}", f"d{d}", draw(st.integers(-1, 4))))
+        for d in range(n, n + draw(st.integers(0, 3))):
+            qrels.append((f"q{q}", f"d{d}", draw(st.integers(-1, 4))))
+        if not any(r[0] == f"q{q}" for r in qrels):
+            qrels.append((f"q{q}", "d0", draw(st.integers(0, 4))))
+    run.append(("extra", "d0", 1.0))
+    return Qrels.from_rows(qrels), Run.from_rows(run, name="sys")
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def _outcome(fn):
+    try:
+        return fn(), None
+    except EvalkitError as exc:
+        return None, type(exc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flavours(REG, explainable_metrics(REG)), collections())
+def test_explain_agrees_with_evaluate(fl, data):
+    qrels, run = data
+    res, err = _outcome(lambda: evalkit.evaluate(qrels, run, [fl], registry=REG))
+    if err is not None:  # a convention set to error, or a refused combination
+        for qid in qrels.qids:
+            with pytest.raises(err):
+                explain_query(qrels, run, qid, fl, REG)
+        return
+    values = dict(zip(res.qids, res.values[0, 0].tolist()))  # NaN: left out by a convention
+    # the DCG of the same ranking, gains and discount, as the dcg metric computes it
+    dcg_fl = fl.replace(REG, metric="dcg", params={}, empty=None, missing="zero")
+    dcg_res = evalkit.evaluate(qrels, run, [dcg_fl], registry=REG)
+    dcgs = dict(zip(dcg_res.qids, dcg_res.values[0, 0].tolist()))
+    in_run = set(run.qids)
+    for qid in qrels.qids:
+        ex = explain_query(qrels, run, qid, fl, REG)
+        assert _same(ex.value, values[qid]), (str(fl), qid)
+        assert ex.dcg == dcgs[qid], (str(fl), qid)
+        contributions = [r.contribution for r in ex.rows if r.contribution is not None]
+        assert math.fsum(contributions) == pytest.approx(ex.dcg, rel=1e-9, abs=1e-12)
+        if ex.idcg is None:
+            continue
+        assert ex.ideal_listed
+        ideal = [r.ideal_contribution for r in ex.rows if r.ideal_contribution is not None]
+        assert math.fsum(ideal) == pytest.approx(ex.idcg, rel=1e-9, abs=1e-12)
+        if fl.metric != "ndcg" or math.isnan(values[qid]):
+            continue
+        missing = qid not in in_run
+        if ex.idcg > 0:
+            ratio = np.float64(ex.dcg) / ex.idcg
+            zeroed = dict(fl.params).get("rel_level", 0) > 0 or (missing and fl.convention("missing") == "zero")
+            assert values[qid] == ratio or (zeroed and values[qid] == 0.0), (str(fl), qid)
+            if values[qid] == ratio:
+                assert ex.is_ratio
+        else:
+            empty = fl.convention("empty")
+            assert values[qid] == {"zero": 0.0, "one": 1.0}[empty], (str(fl), qid)
