@@ -286,7 +286,7 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
         raise FlavourError(f"{owner}: unknown convention '{unknown[0]}' (known: {', '.join(CONVENTIONS)})")
     conventions = []
     for key, param in CONVENTIONS.items():
-        if key in given:
+        if key in given and given[key] is not None:  # None: the default
             value = param.coerce(given[key], owner)
             if value != param.default:
                 conventions.append((key, value))

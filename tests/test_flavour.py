@@ -306,3 +306,69 @@ def test_unknown_key_hint_lists_only_the_keys_the_metric_takes():
     with pytest.raises(FlavourError) as err:
         parse_flavour("ndcg(bogus=1)")
     assert {"gain", "discount", "idcg", "ties"} <= set(str(err.value).split("flavour keys: ")[1].split(", "))
+
+
+# --------------------------------------------------------------------------- canonical values
+from flavour_strategies import flavours  # noqa: E402
+
+
+def test_constructor_builds_the_canonical_value():
+    f = Flavour(metric="ndcg", k=10)
+    assert f == parse("ndcg@10") and parse(str(f)) == f
+    assert str(f) == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10"
+    assert Flavour("dcg").idcg is None and Flavour("ap").gain is None
+    a = Flavour("ndcg", conventions=(("missing", "zero"), ("empty", "skip")))
+    b = Flavour("ndcg", conventions={"empty": "skip", "missing": "zero", "depth": None})
+    assert a == b and hash(a) == hash(b) and str(a) == str(b)
+    assert Flavour("ndcg", conventions={"empty": "zero"}) == Flavour("ndcg")  # defaults are dropped
+    assert Flavour("ndcg", discount=("jarvelin", {"base": 2})) == Flavour("ndcg", discount="jarvelin")
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    ({"metric": "nope"}, "unknown metric 'nope'"),
+    ({"metric": "ndcg", "k": 0}, "cutoff k"),
+    ({"metric": "ndcg", "gain": "quadratic"}, "unknown gain 'quadratic'"),
+    ({"metric": "ap", "gain": "exp2"}, "does not use a gain"),
+    ({"metric": "ndcg", "conventions": {"empty": "maybe"}}, "must be one of"),
+    ({"metric": "ndcg", "conventions": {"colour": "red"}}, "unknown convention 'colour'"),
+    ({"metric": "ndcg", "params": {"bogus": 1}}, "no parameter 'bogus'"),
+    ({"metric": "err", "ties": "average"}, "exact only for metrics that sum over positions"),
+])
+def test_constructor_validates(kwargs, msg):
+    with pytest.raises(FlavourError, match=msg):
+        Flavour(**kwargs)
+
+
+def test_replace_derives_structurally():
+    import dataclasses
+
+    f = parse("ndcg(rel_level=1,discount=jarvelin(base=2))@10")
+    assert f.replace(rel_level=2) == parse("ndcg(rel_level=2,discount=jarvelin)@10")
+    assert f.replace(rel_level=None) == parse("ndcg(discount=jarvelin)@10")
+    assert f.replace(ties=("trec_eval", {"score": "float32"})) == parse(
+        "ndcg(rel_level=1,discount=jarvelin,ties=trec_eval(score=float32))@10")
+    g = f.replace(missing="zero", depth=100, judged_only="yes")
+    assert g == parse("ndcg(rel_level=1,discount=jarvelin,judged_only=yes,depth=100,missing=zero)@10")
+    assert g.replace(conventions={}) == f
+    assert f.replace(metric="dcg", params={}) == parse("dcg(discount=jarvelin)@10")
+    assert f.replace(gain=("map", {"1": 3, "2": 9})) == parse("ndcg(rel_level=1,discount=jarvelin,gain=map(2=9,1=3))@10")
+    assert dataclasses.replace(f, conventions=(("missing", "zero"),)) == f.replace(missing="zero")
+    with pytest.raises(FlavourError, match="does not use a idcg"):
+        f.replace(metric="dcg", idcg="judged")
+    with pytest.raises(FlavourError, match="must be"):
+        f.replace(depth=0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(flavours(REG), st.randoms(use_true_random=False))
+def test_every_construction_path_gives_the_same_value(f, rnd):
+    assert parse(str(f)) == f and str(parse(str(f))) == str(f)
+    conventions = list(f.conventions)
+    rnd.shuffle(conventions)
+    fields = {"metric": f.metric, "k": f.k, "params": f.params[::-1], "conventions": conventions,
+              "gain": f.gain, "discount": f.discount, "idcg": f.idcg, "ties": f.ties}
+    rebuilt = Flavour.of(f.metric, f.k, REG, **{key: fields[key] for key in ("params", "conventions", "gain",
+                                                                              "discount", "idcg", "ties")})
+    assert rebuilt == f and hash(rebuilt) == hash(f)
+    assert f.replace(REG, **dict(conventions)) == f
+    assert f.replace(REG, k=None).replace(REG, k=f.k) == f
