@@ -45,7 +45,6 @@ class ExplainRow:
     discount: float | None = None
     contribution: float | None = None
     running_dcg: float | None = None
-    ideal_grade: float | None = None  # kept for compatibility: the ideal lists gains only
     ideal_gain: float | None = None
     ideal_discount: float | None = None
     ideal_contribution: float | None = None
@@ -71,6 +70,8 @@ class Explanation:
     qid: str
     run: str
     flavour: Flavour
+    #: the ranked documents that can carry weight, then the ideal ranking beside
+    #: them (the ideal lists gains: an IDCG strategy sees gains, not grades)
     rows: list[ExplainRow]
     dcg: float
     idcg: float | None

@@ -214,8 +214,6 @@ def _non_default(fl: Flavour) -> int:
 def _component_variants(registry, family: str) -> list[ComponentRef]:
     """Every component of ``family`` at its default numeric parameters and every
     combination of its string-choice parameters (``trec_eval(score=float32)``)."""
-    from .flavour import parse_flavour  # noqa: F401  (validation through normalise_params)
-
     out = []
     for name in registry.names(family):
         if name in ALIASES.get(family, ()):

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import math
 
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
-from ..explain import Explanation, explain_query  # noqa: F401  (explain_query: re-exported)
+if TYPE_CHECKING:
+    from ..explain import Explanation
 
 HELP = "show the per-rank DCG/IDCG table of one query under one flavour"
 
@@ -54,6 +55,8 @@ def _grade(v) -> str:
 
 def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = None) -> str:
     """The table and the totals as text (tabulate)."""
+    from tabulate import tabulate
+
     fl = ex.flavour
     at = f"@{fl.k}" if fl.k is not None else ""
     has_ideal = ex.ideal_listed
@@ -95,6 +98,7 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..explain import explain_query
     from ..io import read_qrels, read_run
     from . import registry_for
 
