@@ -5,7 +5,11 @@ Canonical string form (round-trips through :func:`parse_flavour`)::
 
     ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10
     ndcg(gain=linear,discount=jarvelin(base=3),idcg=returned,ties=average,empty=one)@5
-    err(max_grade=4,ties=trec_eval)@20
+    err(max_grade=3,ties=trec_eval)@20
+
+Every construction path (the :class:`Flavour` constructor, :meth:`Flavour.of`,
+:func:`parse_flavour`, :meth:`Flavour.replace`) validates against the registry and
+gives this canonical value:
 
 * the components the metric uses are always written (the flavour is explicit);
 * metric parameters, component parameters and conventions are written only when
