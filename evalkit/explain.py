@@ -224,6 +224,7 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
     if missing:
         notes.append(f"the query is not in the run (missing={fl.convention('missing')})")
     if idcg is not None and idcg > 0 and raw != np.float64(dcg) / idcg:
-        params = ", ".join(f"{k}={v}" for k, v in fl.params) or "its definition"
+        params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in fl.params)
+        params = params or "its definition"
         notes.append(f"metric '{fl.metric}' is not DCG/IDCG for this query ({params})")
     return notes
