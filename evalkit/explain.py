@@ -45,6 +45,9 @@ class ExplainRow:
     discount: float | None = None
     contribution: float | None = None
     running_dcg: float | None = None
+    #: the grade whose gain is ``ideal_gain`` (``None`` if several of the query's
+    #: grades have that gain, e.g. under ``gain=map``)
+    ideal_grade: float | None = None
     ideal_gain: float | None = None
     ideal_discount: float | None = None
     ideal_contribution: float | None = None
@@ -70,8 +73,6 @@ class Explanation:
     qid: str
     run: str
     flavour: Flavour
-    #: the ranked documents that can carry weight, then the ideal ranking beside
-    #: them (the ideal lists gains: an IDCG strategy sees gains, not grades)
     rows: list[ExplainRow]
     dcg: float
     idcg: float | None
@@ -176,6 +177,7 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
 
     notes = _notes(fl, res, registry, ideal is not None, idcg, lo == hi, float(raw[qi]), dcg)
     n_ideal = 0 if ideal is None else len(ideal[0])
+    grade_of = {} if ideal is None else _grades_by_gain(inp, problem, ranked, qi, lo, hi)
     rows = []
     running, running_ideal = 0.0, 0.0
     for i in range(max(len(idx), n_ideal)):
@@ -191,11 +193,29 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
         if i < n_ideal:
             g, d = float(ideal[0][i]), float(ideal[1][i])
             running_ideal += g * d
+            row.ideal_grade = grade_of.get(g)
             row.ideal_gain, row.ideal_discount = g, d
             row.ideal_contribution, row.running_idcg = g * d, running_ideal
         rows.append(row)
     return Explanation(str(qid), run.name, fl, rows, dcg, idcg, value, hi - lo, notes,
                        raw=float(raw[qi]), defined=bool(defined[qi]), ideal_listed=ideal is not None)
+
+
+def _grades_by_gain(inp, problem, ranked, qi: int, lo: int, hi: int) -> dict[float, float]:
+    """``{gain: grade}`` over the query's judged and ranked grades, for the gains
+    that exactly one of those grades has (an IDCG strategy sees gains only)."""
+    from .engine.kernels import apply_gain
+
+    jlo, jhi = int(problem.judged_offsets[qi]), int(problem.judged_offsets[qi + 1])
+    grades = np.concatenate([problem.judged_grade[jlo:jhi], ranked.grade[lo:hi]])
+    grades = np.unique(grades[~np.isnan(grades)])
+    gains = apply_gain(inp.gain, grades, inp.min_grade)
+    out: dict[float, float] = {}
+    for gain in np.unique(gains):
+        match = grades[gains == gain]
+        if len(match) == 1:
+            out[float(gain)] = float(match[0])
+    return out
 
 
 def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, raw: float,

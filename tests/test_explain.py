@@ -51,6 +51,7 @@ def test_depth_two_at_five_by_hand():
     assert ex.n_returned == 2
     assert [r.docno for r in ex.rows if r.docno is not None] == ["d3", "d1"]
     assert [r.ideal_gain for r in ex.rows] == [3, 2, 2, 1]
+    assert [r.ideal_grade for r in ex.rows] == [3, 2, 2, 1]
     assert ex.rows[-1].running_idcg == pytest.approx(idcg, rel=1e-12)
 
 
@@ -65,6 +66,14 @@ def test_min_grade_two_by_hand():
     assert ex.idcg == pytest.approx(idcg, rel=1e-12)
     assert ex.value == pytest.approx(dcg / idcg, rel=1e-12)
     assert [r.ideal_gain for r in ex.rows if r.ideal_gain is not None] == [3, 2, 2]
+
+
+def test_ideal_grade_under_a_gain_table():
+    # map(1=5,2=5): grades 1 and 2 share gain 5, so the ideal's grade there is unknown
+    ex = explain_query(QRELS, RUN, "q1", "ndcg(gain=map(1=5,2=5))@3", REG)
+    assert [(r.ideal_grade, r.ideal_gain) for r in ex.rows[:3]] == [(None, 5), (None, 5), (None, 5)]
+    ex = explain_query(QRELS, RUN, "q1", "ndcg(gain=exp2)@2", REG)
+    assert [(r.ideal_grade, r.ideal_gain) for r in ex.rows] == [(3, 7), (2, 3)]
 
 
 def test_cli_prints_the_ratio_it_computes(tmp_path, capsys):

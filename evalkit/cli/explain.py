@@ -62,14 +62,15 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
     has_ideal = ex.ideal_listed
     headers = ["rank", "docno", "score", "grade", "gain", "discount", "gain x disc", "DCG"]
     if has_ideal:
-        headers += ["ideal gain", "ideal disc", "ideal gain x disc", "IDCG"]
+        headers += ["ideal grade", "ideal gain", "ideal disc", "ideal gain x disc", "IDCG"]
     rows = []
     for r in ex.rows[: max_rows if max_rows is not None else len(ex.rows)]:
         row = [str(r.rank), r.docno or "", "" if r.score is None else str(r.score), _grade(r.grade),
                _cell(r.gain, digits), _cell(r.discount, digits), _cell(r.contribution, digits),
                _cell(r.running_dcg, digits)]
         if has_ideal:
-            row += [_cell(r.ideal_gain, digits), _cell(r.ideal_discount, digits),
+            ideal_grade = "" if r.ideal_gain is None else "?" if r.ideal_grade is None else _grade(r.ideal_grade)
+            row += [ideal_grade, _cell(r.ideal_gain, digits), _cell(r.ideal_discount, digits),
                     _cell(r.ideal_contribution, digits), _cell(r.running_idcg, digits)]
         rows.append(row)
     out = [f"query {ex.qid}, run {ex.run}, {ex.n_returned} documents returned",
