@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .columnar import offsets_from_sorted
 from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
-from .engine.problem import Problem, SortKeys, offsets_from_sorted
+from .engine.problem import Problem
+from .engine.ranking import SortKeys
 from .errors import EvaluationError
 from .flavour import Flavour
 from .presets import expand_spec

@@ -21,7 +21,8 @@ from evalkit.data import Qrels, Run
 from evalkit.engine import factorize as fz
 from evalkit.engine.evaluate import resolve
 from evalkit.engine.kernels import MetricInput
-from evalkit.engine.problem import SortKeys, build_problem
+from evalkit.engine.problem import build_problem
+from evalkit.engine.ranking import SortKeys
 from evalkit.errors import InputFormatError
 from evalkit.io import trec
 
@@ -337,7 +338,7 @@ def test_shared_top_k_kernels_equal_full_computation():
                                shared=shared, gain_key=fl.gain if shared is not None else None,
                                discount_key=fl.discount if shared is not None else None)
 
-        plain, fast = inp(None), inp(problem.cache)
+        plain, fast = inp(None), inp(problem._cache)
         # the reference: every position, no cache
         w = plain.position_weights(plain.discount(ranked.rank))
         reference_dcg = plain.per_query(plain.ranked_gain() * w)
@@ -345,4 +346,4 @@ def test_shared_top_k_kernels_equal_full_computation():
         if res.idcg is not None:
             np.testing.assert_allclose(fast.ideal(), plain.ideal(), rtol=0, atol=1e-12)
         # and again, from the warm cache
-        np.testing.assert_allclose(inp(problem.cache).dcg(), reference_dcg, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(inp(problem._cache).dcg(), reference_dcg, rtol=0, atol=1e-12)

@@ -53,7 +53,7 @@ from ..components import Metric, MetricOutput, Param, Preset
 from ..data import Qrels, SubtopicQrels
 from ..engine.factorize import factorize
 from ..engine.kernels import MetricInput, segment_cumsum, segment_sum
-from ..engine.problem import segment_ids
+from ..columnar import segment_ids
 from ..hookspecs import hookimpl
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..components import Metric, MetricOutput, Param
 from ..engine.kernels import MetricInput, segment_cumsum
-from ..engine.problem import offsets_from_sorted, segment_ids
+from ..columnar import offsets_from_sorted, segment_ids
 from ..hookspecs import hookimpl
 
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Param, TiePolicy
-from ..engine.problem import SortKeys
+from ..engine.ranking import SortKeys
 from ..hookspecs import hookimpl
 
 

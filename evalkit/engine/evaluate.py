@@ -94,9 +94,9 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         # one expansion per (subtopic qrels, sorted ranking): every intent-aware flavour
         # with the same tie policy and truncation reuses it
         key = ("intents", id(subtopics), id(ranked))
-        hit = problem.cache.get(key)
+        hit = problem._cache.get(key)
         if hit is None or hit[0] is not subtopics or hit[1] is not ranked:
-            hit = problem.cache[key] = (subtopics, ranked, IntentProblem.build(problem, subtopics, ranked))
+            hit = problem._cache[key] = (subtopics, ranked, IntentProblem.build(problem, subtopics, ranked))
         intents = hit[2]
     return MetricInput(
         ranked=ranked,
@@ -110,7 +110,7 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         min_grade=fl.convention("min_grade"),
         # gains, discounts, cutoff positions and ideal rankings are shared by the
         # flavours of this run (keyed by the flavour's component references)
-        shared=problem.cache,
+        shared=problem._cache,
         gain_key=fl.gain,
         discount_key=fl.discount,
     )

@@ -12,9 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..columnar import offsets_from_sorted
 from ..data import SubtopicQrels
 from .factorize import factorize
-from .problem import Problem, RankedList, offsets_from_sorted
+from .problem import Problem
+from .ranking import RankedList
 
 
 @dataclass(frozen=True)

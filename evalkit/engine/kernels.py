@@ -15,7 +15,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .problem import RankedList, offsets_from_sorted, segment_ids
+from ..columnar import concat_ranges, offsets_from_sorted, segment_ids
+from .ranking import RankedList
 
 
 def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -319,9 +320,7 @@ class MetricInput:
                     take[long] = np.searchsorted(r.block, last_block, side="right") - starts[long]
             if int(take.sum()) == len(r.query):
                 return None
-            from .problem import _concat_ranges
-
-            return _concat_ranges(starts, take)
+            return concat_ranges(starts, take)
 
         return _cached(self.shared, ("cut", id(r), self.k), (r,), compute)
 

@@ -1,9 +1,13 @@
-"""Joining a run with qrels, and sorting it once per tie policy.
+"""Joining a run with qrels.
 
 A :class:`Problem` is one run against one set of qrels, restricted to the qrels'
 queries (run queries without judgments are ignored, as trec_eval ignores them).
 :meth:`Problem.ranked` sorts the run under a tie policy once and caches the
-:class:`RankedList` that every flavour with that tie policy reuses.
+:class:`~evalkit.engine.ranking.RankedList` that every flavour with that tie policy
+reuses (sorting lives in :mod:`evalkit.engine.ranking`).
+
+The join reads the run and the qrels through the package-internal protocol of
+:mod:`evalkit.engine.protocols`, not through :mod:`evalkit.data`.
 
 Everything is columnar: no Python loop over queries or documents.
 """
@@ -11,394 +15,15 @@ Everything is columnar: no Python loop over queries or documents.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..data import Qrels, Run
+from ..columnar import concat_ranges, offsets_from_sorted
+from .ranking import RankedList, SortKeys, _LazyCodes, restrict
 
-
-def segment_ids(offsets: np.ndarray) -> np.ndarray:
-    """Segment index of every element: ``int64`` of shape ``(offsets[-1],)``."""
-    counts = np.diff(offsets)
-    return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-
-
-def offsets_from_sorted(ids: np.ndarray, n_segments: int) -> np.ndarray:
-    """``offsets`` (``(n_segments + 1,)``) for a sorted array of segment ids."""
-    counts = np.bincount(ids, minlength=n_segments) if len(ids) else np.zeros(n_segments, np.int64)
-    out = np.zeros(n_segments + 1, dtype=np.int64)
-    np.cumsum(counts, out=out[1:])
-    return out
-
-
-def _concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + l) for s, l in zip(starts, lengths)])``, vectorised."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    return np.arange(total, dtype=np.int64) + shift
-
-
-def _by_block_then_value(block: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.lexsort((values, block))``: positions by ``block`` (``int64``, non-decreasing)
-    then ``values``, stably. Integer values are folded into one ``int64`` key
-    ``block * span + (values - min)`` when it cannot overflow, so one stable argsort
-    replaces lexsort's two passes (same order: both sorts are stable)."""
-    if len(values) and values.dtype.kind in "iu" and len(block):
-        low = int(values.min())
-        span = int(values.max()) - low + 1
-        if span * (int(block[-1]) + 1) < (1 << 62):
-            composite = block.astype(np.int64) * span
-            composite += values.astype(np.int64) - low
-            return np.argsort(composite, kind="stable")
-    return np.lexsort((values, block))
-
-
-class SortKeys:
-    """Per-row sort keys handed to tie policies (all shape ``(n,)``).
-
-    :param query: ``int64`` query index (position in :attr:`Problem.qids`).
-    :param score: ``float64`` score, higher first.
-    :param docno: ``int64`` docno code in ``strcmp`` order. When the keys are built
-        from a run, the codes are computed on first access (they cost a sort of all
-        the run's docnos); :meth:`docno_key` orders a few rows without them.
-    :param line: ``int64`` input order.
-    :param grade: ``float64`` grade, ``NaN`` if unjudged.
-
-    The helpers :meth:`score_order`, :meth:`query_order` and :meth:`refine_ties` give
-    tie policies the usual orders in ``O(n)`` when the run is already sorted (a TREC
-    file usually is), and by a stable ``np.lexsort`` otherwise.
-    """
-
-    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None):
-        self.query = query
-        self.score = score
-        self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
-        self.grade = grade
-        self._identity = None
-        self._docno = None if docno is None else np.asarray(docno)
-        self._docno_vocab = None
-        # (Arrow string array, rows or None): the docno of row i is strings[rows[i]]
-        self._docno_strings = docno_strings
-        if docno is None and docno_strings is None:
-            raise TypeError("SortKeys needs docno codes or docno_strings")
-
-    @property
-    def line(self) -> np.ndarray:
-        if self._line is None:
-            self._line = self.identity()
-        return self._line
-
-    def identity(self) -> np.ndarray:
-        """``np.arange(n)`` (cached: the order of rows already in order)."""
-        if self._identity is None:
-            self._identity = np.arange(len(self.query), dtype=np.int64)
-        return self._identity
-
-    def moved(self, order: np.ndarray) -> np.ndarray:
-        """Positions ``i`` with ``order[i] != i`` (``int64``; cached for the last order)."""
-        if order is self._identity or len(order) == 0:
-            return np.zeros(0, dtype=np.int64)
-        hit = getattr(self, "_moved", None)
-        if hit is not None and hit[0] is order:
-            return hit[1]
-        moved = np.flatnonzero(order != self.identity())
-        self._moved = (order, moved)
-        return moved
-
-    def gatherer(self, order: np.ndarray):
-        """``f(a) == a[order]`` for row arrays ``a``, cheap when ``order`` moves few rows
-        (the rows already in place are copied, the others gathered)."""
-        n = len(order)
-        moved = self.moved(order)
-        if len(moved) == 0:
-            return lambda a: a
-        if len(moved) > n // 4:
-            return lambda a: a[order]
-        src = order[moved]
-
-        def take(a):
-            out = a.copy()
-            out[moved] = a[src]
-            return out
-        return take
-
-    @property
-    def docno(self) -> np.ndarray:
-        if self._docno is None:
-            from .factorize import encode
-
-            strings, rows = self._docno_strings
-            if rows is not None:
-                from .factorize import take
-
-                strings = take(strings, rows)
-            self._docno, self._docno_vocab = encode(strings)
-        return self._docno
-
-    @property
-    def docno_vocab(self) -> np.ndarray | None:
-        """Sorted docno strings when the codes came from strings (``docno_vocab[code]``)."""
-        if self._docno is None:
-            self.docno
-        return self._docno_vocab
-
-    def docno_key(self, rows: np.ndarray) -> np.ndarray:
-        """``int64`` values ordering ``rows`` by docno in ``strcmp`` order (equal docnos,
-        equal values); only those rows' strings are read."""
-        if self._docno is not None:
-            return self._docno[rows]
-        from .factorize import byte_order_ranks
-
-        strings, src = self._docno_strings
-        if len(rows) == 0:
-            return np.zeros(0, dtype=np.int64)
-        # byte order, as strcmp (and Python's str order) compare
-        return byte_order_ranks(strings, rows if src is None else src[rows])
-
-    def _line_increasing(self, new_q: np.ndarray | None = None) -> bool:
-        """``line`` increases along the rows (within each query if ``new_q``, the
-        ``bool`` ``(n - 1,)`` flags of query changes, is given)."""
-        if self._line is None:
-            return True
-        line = self._line
-        if len(line) < 2:
-            return True
-        up = line[1:] > line[:-1]
-        if new_q is not None:
-            up |= new_q
-        return bool(np.all(up))
-
-    def _blocks_in_query_order(self, within_ok: np.ndarray | None) -> np.ndarray | None:
-        """If rows form one contiguous block per query, each already in the wanted
-        order (``within_ok[i]``: row ``i + 1`` may follow row ``i``), return the order
-        that lays the blocks out by query; else ``None``."""
-        q = self.query
-        n = len(q)
-        if n == 0:
-            return np.zeros(0, dtype=np.int64)
-        new_q = q[1:] != q[:-1]
-        if within_ok is not None and not np.all(within_ok | new_q):
-            return None
-        if not self._line_increasing(new_q):
-            return None
-        starts = np.flatnonzero(np.concatenate(([True], new_q)))
-        bq = q[starts]
-        if len(bq) == 1 or np.all(bq[1:] > bq[:-1]):
-            return self.identity()
-        perm = np.argsort(bq, kind="stable")
-        if np.any(bq[perm][1:] == bq[perm][:-1]):
-            return None  # a query in several blocks
-        lengths = np.diff(np.append(starts, n))
-        return _concat_ranges(starts[perm], lengths[perm])
-
-    def query_order(self) -> np.ndarray:
-        """Rows grouped by query (ascending), input (``line``) order within a query."""
-        out = self._blocks_in_query_order(None)
-        return out if out is not None else np.lexsort((self.line, self.query))
-
-    def score_order(self, score: np.ndarray | None = None) -> np.ndarray:
-        """Rows by query ascending, then score descending, ties in ``line`` order:
-        ``np.lexsort((line, -score, query))``, in ``O(n)`` when already so sorted.
-
-        :param score: ``float64`` ``(n,)`` scores to use instead of :attr:`score`.
-        """
-        s = self.score if score is None else score
-        if len(s) > 1:
-            within = s[1:] <= s[:-1]
-            out = self._blocks_in_query_order(within)
-            if out is not None:
-                return out
-            out = self._sort_rows(s)
-            if out is not None:
-                return out
-        return np.lexsort((self.line, -s, self.query))
-
-    def _sort_rows(self, s: np.ndarray, max_lengths: int = 64) -> np.ndarray | None:
-        """Stable descending sort of ``s`` within each query when the rows are sorted
-        by query and in ``line`` order (dense arrays, a run sorted by query only): the
-        queries of each length are sorted together as the rows of one 2-D array, so
-        the loop runs over distinct query lengths (at most ``max_lengths``), never over
-        queries. ``None`` if the rows are not laid out so."""
-        q = self.query
-        n = len(q)
-        if not np.all(q[1:] >= q[:-1]) or not self._line_increasing(q[1:] != q[:-1]):
-            return None
-        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
-        lengths = np.diff(np.append(starts, n))
-        if (lengths == lengths[0]).all():  # one length: the rows reshape to 2-D
-            length = int(lengths[0])
-            order = np.argsort(-s.reshape(-1, length), axis=1, kind="stable")
-            order += starts[:, None]
-            return order.reshape(-1)
-        distinct = np.unique(lengths)
-        if len(distinct) > max_lengths:
-            return None
-        out = np.empty(n, dtype=np.int64)
-        for length in distinct:
-            first = starts[lengths == length]
-            idx = first[:, None] + np.arange(length)[None, :]
-            order = np.argsort(-s[idx], axis=1, kind="stable")
-            out[idx] = np.take_along_axis(idx, order, axis=1)
-        return out
-
-    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key) -> np.ndarray:
-        """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``
-        ascending, stably (rows with equal keys keep their order).
-
-        :param key: ``(n,)`` array, or a callable ``rows -> values`` called once with
-            the tied rows only (so a costly key is computed for the ties alone).
-        """
-        if len(order) < 2:
-            return order
-        take = self.gatherer(order)
-        s = take(self.score if score is None else score)
-        q = take(self.query)
-        same = s[1:] == s[:-1]
-        same &= q[1:] == q[:-1]
-        first = np.flatnonzero(same)  # position i ties with position i + 1
-        if len(first) == 0:
-            return order
-        # tied positions: i ties with i + 1 or with i - 1 (a mask, not np.union1d,
-        # whose sort/hash of the ~2.5 % tied rows of a W1 run costs more than a pass)
-        tied = np.zeros(len(order), dtype=bool)
-        tied[:-1] = same
-        tied[1:] |= same
-        pos = np.flatnonzero(tied)
-        # a tied block starts at a tied position that does not tie with its predecessor
-        starts_block = np.ones(len(pos), dtype=bool)
-        starts_block[1:] = ~((pos[1:] == pos[:-1] + 1) & same[np.maximum(pos[1:] - 1, 0)])
-        block = np.cumsum(starts_block)
-        rows = order[pos]
-        values = key(rows) if callable(key) else np.asarray(key)[rows]
-        out = order.copy()
-        new_rows = rows[_by_block_then_value(block, values)]
-        out[pos] = new_rows
-        if order is self._identity:  # remember what moved: saves a pass in moved()
-            self._moved = (out, pos[new_rows != pos])
-        return out
-
-
-class _LazyCodes:
-    """``keys.docno[index]`` computed on first use: an array-like (``np.asarray``
-    works; indexing returns another lazy view). Docno codes cost a sort of all the
-    run's docno strings, which no built-in metric needs."""
-
-    dtype = np.dtype(np.int64)
-    ndim = 1
-
-    def __init__(self, keys: SortKeys, index: np.ndarray):
-        self._keys, self._index = keys, index
-
-    def __array__(self, dtype=None, copy=None):
-        out = self._keys.docno[self._index]
-        return out if dtype is None else out.astype(dtype)
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self._index),)
-
-    def __getitem__(self, item):
-        if isinstance(item, (int, np.integer)):
-            return self._keys.docno[self._index[item]]
-        return _LazyCodes(self._keys, self._index[item])
-
-    def __iter__(self):
-        return iter(np.asarray(self))
-
-
-class RankedList:
-    """A run sorted under one tie policy, over all evaluated queries.
-
-    Position arrays (shape ``(n,)``, query-contiguous, rank 1 first):
-    ``query`` (``int64``), ``rank`` (1-based ``int64``), ``grade`` (``float64``, ``NaN`` =
-    unjudged), ``docno`` (``int64`` code), ``block`` (``int64`` id of the block of equal
-    scores the position belongs to; unique per position when scores differ).
-    ``offsets`` (``(q + 1,)``) delimits queries; ``averaged`` is the tie policy's flag.
-
-    ``rank``, ``grade`` and ``block`` may be given as ``None`` together with ``source``
-    (a zero-argument callable returning ``(keys, order)``, the :class:`SortKeys` and
-    the tie policy's order): they are then computed on first access, and
-    :meth:`rank_at` / :meth:`grade_at` read single positions without building the
-    whole arrays (a DCG@10 needs 10 positions per query, not all of them).
-    """
-
-    def __init__(self, offsets, query, rank, grade, docno, block=None, averaged=False, *,
-                 score=None, source=None):
-        self.offsets = offsets
-        self.query = query
-        self._rank = rank
-        self._grade = grade
-        self.docno = docno
-        self.averaged = averaged
-        self._block = block
-        self._score = score
-        self._source = source
-        if (rank is None or grade is None or (block is None and score is None)) and source is None:
-            raise TypeError("RankedList needs rank, grade and block (or score), or a source")
-
-    def _keys_order(self):
-        return self._source()
-
-    @property
-    def rank(self) -> np.ndarray:
-        if self._rank is None:
-            rank = np.arange(len(self.query), dtype=np.int64)
-            rank -= np.repeat(self.offsets[:-1] - 1, np.diff(self.offsets))
-            self._rank = rank
-        return self._rank
-
-    def rank_at(self, idx: np.ndarray) -> np.ndarray:
-        """``rank[idx]``."""
-        if self._rank is not None:
-            return self._rank[idx]
-        return idx - self.offsets[self.query[idx]] + 1
-
-    @property
-    def grade(self) -> np.ndarray:
-        if self._grade is None:
-            keys, order = self._keys_order()
-            self._grade = keys.gatherer(order)(keys.grade)
-        return self._grade
-
-    def grade_at(self, idx: np.ndarray) -> np.ndarray:
-        """``grade[idx]``."""
-        if self._grade is not None:
-            return self._grade[idx]
-        keys, order = self._keys_order()
-        return keys.grade[order[idx]]
-
-    @property
-    def block(self) -> np.ndarray:
-        if self._block is None:
-            query, score = self.query, self._score
-            if score is None:
-                keys, order = self._keys_order()
-                score = keys.gatherer(order)(keys.score)
-            new_block = np.ones(len(query), dtype=bool)
-            if len(query) > 1:
-                np.not_equal(query[1:], query[:-1], out=new_block[1:])
-                new_block[1:] |= score[1:] != score[:-1]
-            self._block = np.cumsum(new_block) - 1
-            self._score = None
-        return self._block
-
-    def __repr__(self) -> str:
-        return f"RankedList({self.n_queries} queries, {len(self.query)} positions, averaged={self.averaged})"
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.offsets) - 1
-
-    @property
-    def length(self) -> np.ndarray:
-        """Number of ranked documents per query, ``int64`` ``(q,)``."""
-        return np.diff(self.offsets)
+if TYPE_CHECKING:
+    from .protocols import QrelsColumns, RunColumns
 
 
 class Problem:
@@ -412,9 +37,9 @@ class Problem:
     :param docno_vocab: ``object`` array; ``docno_vocab[code]`` is the docno string
         (``None``: taken from ``keys`` on first access).
 
-    ``cache`` is a scratch dict shared by every flavour evaluated on this problem
-    (gains, discounts and ideal rankings computed once, see
-    :class:`evalkit.engine.kernels.MetricInput`).
+    ``_cache`` (engine-private) is a scratch dict shared by every flavour evaluated
+    on this problem (gains, discounts and ideal rankings computed once, see
+    :class:`evalkit.kernel.MetricInput`).
     """
 
     def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None):
@@ -425,7 +50,7 @@ class Problem:
         self.in_run = in_run
         self._docno_vocab = docno_vocab
         self._ranked: dict = {}
-        self.cache: dict = {}
+        self._cache: dict = {}
 
     @property
     def docno_vocab(self) -> np.ndarray:
@@ -480,43 +105,6 @@ class Problem:
         self._ranked[cache_key] = ranked
         return ranked
 
-
-def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> RankedList:
-    """Keep part of each query's ranking and renumber the ranks (vectorised).
-
-    ``depth``: positions with rank > depth are dropped (trec_eval ``-M``: form_res_rels.c
-    truncates to ``max_num_docs_per_topic`` right after sorting by score and docno).
-    ``judged_only``: positions whose grade is NaN or negative are then dropped and the
-    remaining documents ranked 1, 2, ... in their original order (trec_eval ``-J``:
-    form_res_rels.c keeps ``rel >= 0`` sorted by the original rank). Tie blocks are
-    renumbered so block ids stay dense.
-    """
-    keep = np.ones(len(ranked.rank), dtype=bool)
-    if depth is not None:
-        keep &= ranked.rank <= depth
-    if judged_only:
-        keep &= ranked.grade >= 0  # False for NaN (unjudged)
-    if keep.all():
-        return ranked
-    query = ranked.query[keep]
-    n_queries = ranked.n_queries
-    offsets = offsets_from_sorted(query, n_queries)
-    rank = np.arange(len(query), dtype=np.int64) - offsets[query] + 1
-    old_block = ranked.block[keep]
-    new_block = np.ones(len(query), dtype=bool)
-    if len(query) > 1:
-        new_block[1:] = old_block[1:] != old_block[:-1]
-    return RankedList(
-        offsets=offsets,
-        query=query,
-        rank=rank,
-        grade=ranked.grade[keep],
-        docno=ranked.docno[keep],
-        block=np.cumsum(new_block) - 1,
-        averaged=ranked.averaged,
-    )
-
-
 def _by_query(query: np.ndarray, n_queries: int):
     """Stable layout of rows by query ascending: ``(perm, query[perm], new_position)``
     where ``new_position(p)`` maps old positions to new ones; ``None`` if the rows are
@@ -536,7 +124,7 @@ def _by_query(query: np.ndarray, n_queries: int):
         if (new_lengths == new_lengths[0]).all():  # equal blocks: one broadcast add
             perm = (starts[block_perm][:, None] + np.arange(new_lengths[0])).reshape(-1)
         else:
-            perm = _concat_ranges(starts[block_perm], new_lengths)
+            perm = concat_ranges(starts[block_perm], new_lengths)
         block_new_start = np.empty(len(starts), dtype=np.int64)
         block_new_start[block_perm] = new_starts
 
@@ -566,7 +154,7 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
         return lo.result(), hi
 
 
-def _run_matches(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.ndarray):
+def _run_matches(qrels: QrelsColumns, run: RunColumns, run_query: np.ndarray, qrels_query: np.ndarray):
     """The judged run rows and their grades: ``(rows int64, grades float64)``.
 
     Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
@@ -587,7 +175,7 @@ def _run_matches(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.
     lo, hi = _search_both(packed, q_low, q_low | mask)
     count = hi - lo
     cand_q = np.repeat(q_order, count)
-    cand_r = (packed[_concat_ranges(lo, count)] & mask).astype(np.int64)
+    cand_r = (packed[concat_ranges(lo, count)] & mask).astype(np.int64)
     # in run-row order, the gathers below (queries, string offsets and bytes) and the
     # caller's scatter of the grades walk memory forward instead of at random
     by_row = np.argsort(cand_r)
@@ -598,7 +186,7 @@ def _run_matches(qrels: Qrels, run: Run, run_query: np.ndarray, qrels_query: np.
     return cand_r[ok], qrels.grade[cand_q[ok]]
 
 
-def build_problem(qrels: Qrels, run: Run) -> Problem:
+def build_problem(qrels: QrelsColumns, run: RunColumns) -> Problem:
     """Join ``run`` with ``qrels`` (vectorised; no sort of the docno strings).
 
     Run queries absent from the qrels are dropped; qrels queries absent from the run

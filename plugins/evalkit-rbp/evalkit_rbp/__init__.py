@@ -28,7 +28,7 @@ import numpy as np
 from evalkit import hookimpl
 from evalkit.components import Discount, Metric, MetricOutput, Param, Preset
 from evalkit.engine.kernels import MetricInput
-from evalkit.engine.problem import segment_ids
+from evalkit.columnar import segment_ids
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,60 @@
+"""The package-internal protocol between the data types and the engine.
+
+:class:`evalkit.Qrels` and :class:`evalkit.Run` expose public columns (``qid``,
+``docno``, ``grade``/``score``, ``line``) for users, and a few underscore methods
+for the engine's join (:func:`evalkit.engine.problem.build_problem`): query codes,
+the docno column as Arrow strings and hashes of ``(qid, docno)`` pairs. They are
+not part of the public API or of the plugin contract (:mod:`evalkit.kernel`), but
+they are a stable contract *inside* the package, written down here so that the
+engine depends on this protocol rather than on :mod:`evalkit.data` (which keeps
+``data`` and ``engine`` free of an import cycle), and so that another data source
+(a Spark or Arrow table) can be joined by implementing it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["JoinColumns", "QrelsColumns", "RunColumns"]
+
+
+@runtime_checkable
+class JoinColumns(Protocol):
+    """Rows of ``(qid, docno, value)`` as the join reads them (``n`` rows)."""
+
+    def __len__(self) -> int:
+        """Number of rows ``n``."""
+
+    def _qid_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, vocab)``: ``int64`` ``(n,)`` codes and the sorted ``object`` ``(u,)``
+        vocabulary of query ids, ``vocab[codes] == qid``. Computed once, then cached."""
+
+    def _docno_arrow(self) -> Any:
+        """The docno column as an Arrow string array (``pa.Array`` or ``pa.ChunkedArray``),
+        ``(n,)``, in row order."""
+
+    def _pair_hashes(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """``uint64`` hashes of the ``(qid, docno)`` pairs of rows ``start:stop``;
+        equal pairs hash equally in every object implementing the protocol
+        (:func:`evalkit.engine.factorize.pair_hash`)."""
+
+    def _pair_index(self) -> tuple[np.ndarray, int]:
+        """``(packed, shift)``: sorted ``uint64`` ``(n,)`` values
+        ``(pair_hash >> shift) << shift | row``, so equal high bits find the candidate
+        rows of a pair with one binary search. Computed once, then cached."""
+
+
+@runtime_checkable
+class QrelsColumns(JoinColumns, Protocol):
+    """Judgments: :class:`JoinColumns` plus ``grade``, ``float64`` ``(n,)``."""
+
+    grade: np.ndarray
+
+
+@runtime_checkable
+class RunColumns(JoinColumns, Protocol):
+    """A run: :class:`JoinColumns` plus ``score``, ``float64`` ``(n,)``."""
+
+    score: np.ndarray
