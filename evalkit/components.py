@@ -197,7 +197,7 @@ class Discount(_Component):
 class IdcgStrategy(_Component):
     """Ideal-DCG strategy: ``fn(ctx, **params) -> idcg``.
 
-    ``ctx`` is an :class:`evalkit.engine.kernels.IdealContext` giving the gains of the
+    ``ctx`` is an :class:`evalkit.kernel.IdealContext` giving the gains of the
     ranked documents and of all judged documents per query, the bound discount and
     the cutoff. Returns ``float64`` of shape ``(q,)``.
     """
@@ -209,7 +209,7 @@ class IdcgStrategy(_Component):
 class TiePolicy(_Component):
     """Tie policy: ``fn(keys, **params) -> order``.
 
-    ``keys`` is an :class:`evalkit.engine.ranking.SortKeys` (query index, score, docno
+    ``keys`` is an :class:`evalkit.kernel.SortKeys` (query index, score, docno
     sort code, input line, grade; each of shape ``(n,)``). Returns an ``int64``
     permutation that groups rows by query (ascending query index) and orders each
     query's documents from rank 1 down.
@@ -242,7 +242,7 @@ class MetricOutput:
 class Metric(_Component):
     """Metric kernel: ``fn(inp, **params) -> MetricOutput``.
 
-    ``inp`` is an :class:`evalkit.engine.kernels.MetricInput`. ``uses`` names the
+    ``inp`` is an :class:`evalkit.kernel.MetricInput`. ``uses`` names the
     component families the metric composes (``gain``, ``discount``, ``idcg``); the tie
     policy always applies. ``supports_averaged_ties`` says whether the metric is a sum
     over positions, so that the ``average`` tie policy is exact for it.

@@ -8,7 +8,7 @@ and the cutoff) and returns, for the query, each ranked document's grade, gain,
 discount (the position weight: under an averaged tie policy the mean discount over
 its block of tied scores, McSherry & Najork 2008), contribution and running DCG, and
 the ideal ranking the IDCG strategy built (recorded from
-:func:`evalkit.engine.kernels.ideal_dcg` while the strategy runs) with its gains,
+:func:`evalkit.kernel.ideal_dcg` while the strategy runs) with its gains,
 discounts and running IDCG.
 
 Only the CLI prints (``evalkit explain``, :mod:`evalkit.cli.explain`); this module
@@ -65,7 +65,7 @@ class Explanation:
     :param dcg: the engine's DCG of the query (``float``).
     :param idcg: the engine's IDCG, ``None`` for metrics without an ideal (``dcg``).
     :param ideal_listed: the rows carry the ideal ranking (the IDCG strategy built
-        it with :func:`~evalkit.engine.kernels.ideal_dcg`).
+        it with :func:`~evalkit.kernel.ideal_dcg`).
     :param n_returned: documents of the query in the ranking the metric sees (after
         ``depth`` and ``judged_only``).
     """
@@ -124,8 +124,8 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
         ``error`` is triggered.
     """
     from .engine.evaluate import evaluate_problem, metric_output, prepare_input, resolve
-    from .engine.kernels import trace_ideal
     from .engine.problem import build_problem
+    from .kernel import trace_ideal
     from .presets import expand_spec
     from .registry import default_registry
 
@@ -204,7 +204,7 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
 def _grades_by_gain(inp, problem, ranked, qi: int, lo: int, hi: int) -> dict[float, float]:
     """``{gain: grade}`` over the query's judged and ranked grades, for the gains
     that exactly one of those grades has (an IDCG strategy sees gains only)."""
-    from .engine.kernels import apply_gain
+    from .kernel import apply_gain
 
     jlo, jhi = int(problem.judged_offsets[qi]), int(problem.judged_offsets[qi + 1])
     grades = np.concatenate([problem.judged_grade[jlo:jhi], ranked.grade[lo:hi]])

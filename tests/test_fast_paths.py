@@ -20,9 +20,8 @@ import evalkit
 from evalkit.data import Qrels, Run
 from evalkit.engine import factorize as fz
 from evalkit.engine.evaluate import resolve
-from evalkit.engine.kernels import MetricInput
 from evalkit.engine.problem import build_problem
-from evalkit.engine.ranking import SortKeys
+from evalkit.kernel import MetricInput, SortKeys
 from evalkit.errors import InputFormatError
 from evalkit.io import trec
 
@@ -335,8 +334,8 @@ def test_shared_top_k_kernels_equal_full_computation():
             return MetricInput(ranked=ranked, judged_grade=problem.judged_grade,
                                judged_offsets=problem.judged_offsets, k=fl.k, gain=res.gain,
                                discount=res.discount, idcg=res.idcg,
-                               shared=shared, gain_key=fl.gain if shared is not None else None,
-                               discount_key=fl.discount if shared is not None else None)
+                               _shared=shared, _gain_key=fl.gain if shared is not None else None,
+                               _discount_key=fl.discount if shared is not None else None)
 
         plain, fast = inp(None), inp(problem._cache)
         # the reference: every position, no cache

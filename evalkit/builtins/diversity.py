@@ -51,9 +51,7 @@ import numpy as np
 
 from ..components import Metric, MetricOutput, Param, Preset
 from ..data import Qrels, SubtopicQrels
-from ..engine.factorize import factorize
-from ..engine.kernels import MetricInput, segment_cumsum, segment_sum
-from ..columnar import segment_ids
+from ..kernel import MetricInput, factorize, segment_cumsum, segment_ids, segment_sum
 from ..hookspecs import hookimpl
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"

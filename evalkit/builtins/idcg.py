@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import IdcgStrategy
-from ..engine.kernels import IdealContext, ideal_dcg
+from ..kernel import IdealContext, ideal_dcg
 from ..errors import FlavourError
 from ..hookspecs import hookimpl
 

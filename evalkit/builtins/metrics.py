@@ -1,4 +1,4 @@
-"""Built-in metrics. Each kernel maps a :class:`~evalkit.engine.kernels.MetricInput`
+"""Built-in metrics. Each kernel maps a :class:`~evalkit.kernel.MetricInput`
 (all queries of one run) to a :class:`~evalkit.components.MetricOutput`."""
 
 from __future__ import annotations
@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param
-from ..engine.kernels import MetricInput, segment_cumsum
-from ..columnar import offsets_from_sorted, segment_ids
+from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
 
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")
@@ -195,8 +194,6 @@ def reciprocal_rank(inp: MetricInput, threshold: float) -> MetricOutput:
 
 
 def ia_ndcg(inp: MetricInput) -> MetricOutput:
-    from ..engine.intents import intent_aware
-
     return intent_aware(inp, ndcg)
 
 

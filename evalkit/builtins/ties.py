@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Param, TiePolicy
-from ..engine.ranking import SortKeys
+from ..kernel import SortKeys
 from ..hookspecs import hookimpl
 
 

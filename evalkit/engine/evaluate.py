@@ -16,9 +16,9 @@ import numpy as np
 from ..data import Qrels, Run, SubtopicQrels
 from ..errors import EvaluationError, FlavourError
 from ..flavour import Flavour
+from ..kernel import MetricInput
 from ..results import Results
 from .conventions import apply_conventions
-from .kernels import MetricInput
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
 
@@ -110,9 +110,9 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         min_grade=fl.convention("min_grade"),
         # gains, discounts, cutoff positions and ideal rankings are shared by the
         # flavours of this run (keyed by the flavour's component references)
-        shared=problem._cache,
-        gain_key=fl.gain,
-        discount_key=fl.discount,
+        _shared=problem._cache,
+        _gain_key=fl.gain,
+        _discount_key=fl.discount,
     )
 
 

@@ -18,7 +18,7 @@ Unjudged documents, negative grades and grades below the flavour's ``min_grade``
 convention give 0. For binary qrels this is the paper's ``r_i in {0, 1}``.
 
 No Python loop over queries or documents: both kernels work on the arrays of a
-whole run at once (see :class:`evalkit.engine.kernels.MetricInput`).
+whole run at once (see :class:`evalkit.kernel.MetricInput`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ import numpy as np
 
 from evalkit import hookimpl
 from evalkit.components import Discount, Metric, MetricOutput, Param, Preset
-from evalkit.engine.kernels import MetricInput
-from evalkit.columnar import segment_ids
+from evalkit.kernel import MetricInput, segment_ids
 
 __version__ = "0.1.0"
 

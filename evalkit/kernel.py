@@ -1,9 +1,33 @@
-"""Vectorised building blocks shared by metric kernels.
+"""The plugin contract: everything a metric, gain, discount, IDCG-strategy or
+tie-policy plugin writes against.
 
-A metric kernel receives a :class:`MetricInput` covering every query of a run and
-returns one value per query. The helpers here do segment sums, apply the cutoff and
-the averaged-ties expectation, and compute ideal DCGs, all without Python loops over
-queries or documents.
+A plugin imports from this module (and the component types of
+:mod:`evalkit.components`, and :data:`evalkit.hookimpl`), never from
+``evalkit.engine``: what is listed in ``__all__`` here is stable, the engine's
+modules are not.
+
+Kernel signatures, by component family (``n`` = ranked positions of a run over all
+queries, ``m`` = judged documents, ``q`` = evaluated queries; see
+:mod:`evalkit.components` for the array conventions):
+
+* gain: ``fn(grades: float64 (n,), **params) -> float64 (n,)``;
+* discount: ``fn(ranks: int64 (n,), 1-based, **params) -> float64 (n,)``;
+* IDCG strategy: ``fn(ctx: IdealContext, **params) -> float64 (q,)``;
+* tie policy: ``fn(keys: SortKeys, **params) -> int64 (n,)`` permutation;
+* metric: ``fn(inp: MetricInput, **params) -> MetricOutput``.
+
+Inputs and outputs: :class:`MetricInput`, :class:`MetricOutput`,
+:class:`IdealContext`, :class:`RankedList` (read its ``offsets``, ``query``,
+``rank``, ``grade``, ``docno``, ``block``, ``averaged``, ``n_queries``, ``length``,
+``rank_at``, ``grade_at``), :class:`SortKeys` (``query``, ``score``, ``docno``,
+``line``, ``grade``, ``docno_key``, ``query_order``, ``score_order``,
+``refine_ties``). Segment helpers (vectorised over queries): :func:`segment_sum`,
+:func:`segment_cumsum`, :func:`segment_ids`, :func:`offsets_from_sorted`,
+:func:`concat_ranges`, :func:`ideal_dcg`, :func:`apply_gain`, :func:`cutoff_mask`.
+Subtopic (intent-aware) metrics: :class:`IntentProblem` (``MetricInput.subtopics``)
+and :func:`intent_aware`. String columns to integer codes: :func:`factorize`.
+Declaring a kernel's metadata: the decorators :func:`gain`, :func:`discount`,
+:func:`idcg_strategy`, :func:`tie_policy`, :func:`metric` and :func:`declared`.
 """
 
 from __future__ import annotations
@@ -15,44 +39,30 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..columnar import concat_ranges, offsets_from_sorted, segment_ids
-from .ranking import RankedList
+from .columnar import concat_ranges, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
+from .components import MetricOutput
+from .engine.factorize import factorize
+from .engine.intents import IntentProblem, intent_aware
+from .engine.ranking import RankedList, SortKeys
 
-
-def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
-    """Sum of ``values`` per segment id: ``float64`` ``(n_segments,)``."""
-    if len(values) == 0:
-        return np.zeros(n_segments, dtype=np.float64)
-    return np.bincount(segment, weights=values, minlength=n_segments)
-
-
-def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum restarting at every segment start.
-
-    Each segment is summed on its own (segments of similar length are padded into one
-    2-D block per power-of-two width and summed along rows), so a query's values never
-    depend on the other queries evaluated with it: evaluating a query partition gives
-    bit-identical results, as a distributed evaluation needs.
-
-    :param values: ``float64`` ``(n,)``, segment-contiguous.
-    :param offsets: ``int64`` ``(q + 1,)``.
-    :returns: ``float64`` ``(n,)``.
-    """
-    out = np.zeros(len(values), dtype=np.float64)
-    if len(values) == 0:
-        return out
-    lengths = np.diff(offsets)
-    segs = np.flatnonzero(lengths)
-    width = np.left_shift(1, np.ceil(np.log2(lengths[segs])).astype(np.int64))
-    for w in np.unique(width):
-        these = segs[width == w]
-        cols = np.arange(w)
-        valid = cols[None, :] < lengths[these][:, None]
-        idx = (offsets[these][:, None] + cols[None, :])[valid]
-        block = np.zeros((len(these), w))
-        block[valid] = values[idx]
-        out[idx] = np.cumsum(block, axis=1)[valid]
-    return out
+__all__ = [
+    "IdealContext",
+    "IntentProblem",
+    "MetricInput",
+    "MetricOutput",
+    "RankedList",
+    "SortKeys",
+    "apply_gain",
+    "concat_ranges",
+    "cutoff_mask",
+    "factorize",
+    "ideal_dcg",
+    "intent_aware",
+    "offsets_from_sorted",
+    "segment_cumsum",
+    "segment_ids",
+    "segment_sum",
+]
 
 
 def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray,
@@ -243,12 +253,13 @@ class MetricInput:
     :param discount: bound discount function or ``None``.
     :param idcg: bound IDCG strategy (``IdealContext -> (q,)``) or ``None``.
     :param subtopics: for metrics with ``needs_subtopics``: a
-        :class:`evalkit.engine.intents.IntentProblem`, else ``None``.
-    :param shared: dict shared by every flavour evaluated on the same run (the
-        engine passes :attr:`Problem.cache`); with ``gain_key`` / ``discount_key``
-        (hashable identities of ``gain`` / ``discount``, e.g. the flavour's component
-        references) gains, discounts, cutoff positions and ideal rankings are computed
-        once per run instead of once per flavour. ``None``: nothing is shared.
+        :class:`IntentProblem`, else ``None``.
+    :param min_grade: the flavour's ``min_grade`` convention: grades below it give gain 0.
+
+    A kernel reads these fields and calls the helper methods below; it never builds a
+    :class:`MetricInput` itself (the engine does). The fields whose names start with
+    ``_`` are the engine's caches (gains, discounts, cutoff positions and ideal
+    rankings shared by every flavour of one run) and are not part of the contract.
     """
 
     ranked: RankedList
@@ -259,11 +270,14 @@ class MetricInput:
     discount: Callable[[np.ndarray], np.ndarray] | None = None
     idcg: Callable[[IdealContext], np.ndarray] | None = None
     subtopics: object | None = None
-    #: the flavour's ``min_grade`` convention: grades below it give gain 0
     min_grade: float = 0.0
-    shared: dict | None = field(default=None, repr=False)
-    gain_key: object = None
-    discount_key: object = None
+    # engine-private: the dict shared by every flavour evaluated on the same run (the
+    # engine passes Problem._cache) and hashable identities of ``gain`` / ``discount``
+    # (the flavour's component references) under which their values are shared;
+    # ``_shared=None``: nothing is shared, values are cached per input in ``_cache``
+    _shared: dict | None = field(default=None, repr=False)
+    _gain_key: object = field(default=None, repr=False)
+    _discount_key: object = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -272,7 +286,7 @@ class MetricInput:
 
     def _store(self, key_part) -> dict:
         """The shared dict if ``key_part`` (a component identity) allows sharing."""
-        return self.shared if (self.shared is not None and key_part is not None) else self._cache
+        return self._shared if (self._shared is not None and key_part is not None) else self._cache
 
     # ------------------------------------------------------------- position helpers
     def in_cutoff(self) -> np.ndarray:
@@ -322,21 +336,21 @@ class MetricInput:
                 return None
             return concat_ranges(starts, take)
 
-        return _cached(self.shared, ("cut", id(r), self.k), (r,), compute)
+        return _cached(self._shared, ("cut", id(r), self.k), (r,), compute)
 
     def discount_values(self, ranks: np.ndarray) -> np.ndarray:
         """``discount(ranks)``, read from a table of ``discount(1..R)`` computed once
-        per run and discount when a ``discount_key`` is given (discounts are
+        per run and discount when the engine shares values across flavours (discounts are
         element-wise functions of the rank)."""
-        if self.shared is None or self.discount_key is None or len(ranks) == 0:
+        if self._shared is None or self._discount_key is None or len(ranks) == 0:
             return self.discount(ranks)
         top = int(ranks.max())
-        key = ("discount_table", self.discount_key)
-        hit = self.shared.get(key)
+        key = ("discount_table", self._discount_key)
+        hit = self._shared.get(key)
         if hit is None or len(hit) < top:
             size = max(top, 1024, 0 if hit is None else 2 * len(hit))
             hit = np.asarray(self.discount(np.arange(1, size + 1, dtype=np.int64)), dtype=np.float64)
-            self.shared[key] = hit
+            self._shared[key] = hit
         return hit[ranks - 1]
 
     # ------------------------------------------------------------- gain helpers
@@ -346,14 +360,14 @@ class MetricInput:
         def compute():
             # the positions that get a gain (judged, grade >= min_grade) are found
             # once per ranked list and min_grade, then every gain fills only those
-            pos = _cached(self.shared, ("gain_positions", id(r), self.min_grade), (r,),
+            pos = _cached(self._shared, ("gain_positions", id(r), self.min_grade), (r,),
                           lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
             out = np.zeros(len(r.query), dtype=np.float64)
             if len(pos):
                 out[pos] = self.gain(_at(r, "grade", pos))
             return out
 
-        return _cached(self._store(self.gain_key), ("ranked_gain", id(r), self.gain_key, self.min_grade), (r,),
+        return _cached(self._store(self._gain_key), ("ranked_gain", id(r), self._gain_key, self.min_grade), (r,),
                        compute)
 
     def positive_ranked_gain(self) -> tuple[np.ndarray, np.ndarray]:
@@ -361,29 +375,29 @@ class MetricInput:
         r = self.ranked
 
         def compute():
-            pos = _cached(self.shared, ("gain_positions", id(r), self.min_grade), (r,),
+            pos = _cached(self._shared, ("gain_positions", id(r), self.min_grade), (r,),
                           lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
             gains = self.gain(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
             gains = np.asarray(gains, dtype=np.float64)
             keep = gains > 0
             return gains[keep], offsets_from_sorted(r.query[pos[keep]], r.n_queries)
 
-        return _cached(self._store(self.gain_key), ("positive_ranked_gain", id(r), self.gain_key, self.min_grade),
+        return _cached(self._store(self._gain_key), ("positive_ranked_gain", id(r), self._gain_key, self.min_grade),
                        (r,), compute)
 
     def judged_gain(self) -> np.ndarray:
         jg = self.judged_grade
-        return _cached(self._store(self.gain_key), ("judged_gain", id(jg), self.gain_key, self.min_grade), (jg,),
+        return _cached(self._store(self._gain_key), ("judged_gain", id(jg), self._gain_key, self.min_grade), (jg,),
                        lambda: apply_gain(self.gain, jg, self.min_grade))
 
     def _gain_at(self, idx: np.ndarray) -> np.ndarray:
         """Gains of the ranked positions ``idx``."""
         r = self.ranked
-        store = self._store(self.gain_key)
-        full = store.get(("ranked_gain", id(r), self.gain_key, self.min_grade))
+        store = self._store(self._gain_key)
+        full = store.get(("ranked_gain", id(r), self._gain_key, self.min_grade))
         if full is not None and full[0][0] is r:
             return full[1][idx]
-        return _cached(store, ("cut_gain", id(r), self.gain_key, self.min_grade, self.k), (r,),
+        return _cached(store, ("cut_gain", id(r), self._gain_key, self.min_grade, self.k), (r,),
                        lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade))
 
     def dcg(self) -> np.ndarray:
@@ -397,7 +411,7 @@ class MetricInput:
         if idx is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
-        rank = _cached(self.shared, ("cut_rank", id(r), self.k), (r,), lambda: _at(r, "rank", idx))
+        rank = _cached(self._shared, ("cut_rank", id(r), self.k), (r,), lambda: _at(r, "rank", idx))
         w = self.discount_values(rank)
         if r.averaged and len(idx):
             w = np.where(rank <= self.k, w, 0.0)
@@ -418,7 +432,7 @@ class MetricInput:
             judged_offsets=self.judged_offsets,
             discount=self.discount_values if self.discount is not None else None,
             k=self.k,
-            cache=self._store(self.gain_key),
+            cache=self._store(self._gain_key),
             positive_ranked_gain=self.positive_ranked_gain,
         )
         return np.asarray(self.idcg(ctx), dtype=np.float64)
