@@ -18,8 +18,10 @@ queries; ``m`` = judged documents; ``q`` = evaluated queries):
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -35,6 +37,13 @@ __all__ = [
     "Preset",
     "MetricOutput",
     "FAMILIES",
+    "declare",
+    "declared",
+    "discount",
+    "gain",
+    "idcg_strategy",
+    "metric",
+    "tie_policy",
 ]
 
 
@@ -104,10 +113,40 @@ class _Component:
     #: If set, the component also accepts arbitrary numeric parameter names
     #: (used by the ``map`` gain: ``map(1=3,2=9)``); the value describes them.
     numeric_keys: str | None = None
+    #: The name of another component of the family that this one equals at its default
+    #: parameters (``log`` with base 2 is ``log2``); ``identify`` skips such components
+    #: when it enumerates compositions (see :meth:`evalkit.registry.Registry.is_alias`).
+    same_as: str | None = None
     #: Filled in by the registry: where the component came from.
     origin: str = field(default="", compare=False)
 
     family = "component"
+    #: the kernel's call signature, shapes and dtypes (used in generated docstrings)
+    signature = ""
+
+    def docstring(self, own: str | None = None) -> str:
+        """The kernel's docstring: description, ``own`` (the function's docstring, if
+        any), formula, signature with shapes and dtypes, parameters, source."""
+        parts = [(self.description[:1].upper() + self.description[1:]).rstrip(".") + "."
+                 if self.description else f"The {self.family} '{self.name}'."]
+        if own and own.strip():
+            parts.append(inspect.cleandoc(own))
+        if self.formula:
+            parts.append(f"Formula: ``{self.formula}``")
+        if self.signature:
+            parts.append(self.signature)
+        if self.params or self.numeric_keys:
+            lines = ["Parameters:", ""]
+            for p in self.params:
+                default = "required" if p.default is None else f"default ``{p.default!r}``"
+                choices = f", one of {', '.join(p.choices)}" if p.choices else ""
+                lines.append(f"* ``{p.name}`` ({p.kind}, {default}{choices}): {p.description}")
+            if self.numeric_keys:
+                lines.append(f"* numeric keys: {self.numeric_keys}")
+            parts.append("\n".join(lines))
+        if self.source:
+            parts.append(f"Source: {self.source}")
+        return "\n\n".join(parts) + "\n"
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -180,6 +219,9 @@ class Gain(_Component):
     """
 
     family = "gain"
+    signature = ("Signature: ``fn(grades, **params) -> gains``; ``grades`` ``float64`` ``(n,)``, "
+                 "judged non-negative grades only (unjudged and negative grades get gain 0 "
+                 "before the call); returns ``float64`` ``(n,)``.")
 
 
 @dataclass(frozen=True)
@@ -191,6 +233,8 @@ class Discount(_Component):
     """
 
     family = "discount"
+    signature = ("Signature: ``fn(ranks, **params) -> discounts``; ``ranks`` 1-based ``int64`` "
+                 "``(n,)``; returns the multiplicative discount, ``float64`` ``(n,)``.")
 
 
 @dataclass(frozen=True)
@@ -203,6 +247,9 @@ class IdcgStrategy(_Component):
     """
 
     family = "idcg"
+    signature = ("Signature: ``fn(ctx, **params) -> idcg``; ``ctx`` an "
+                 ":class:`evalkit.kernel.IdealContext` (gains ``float64`` ``(n,)`` and "
+                 "``(m,)``, discount, cutoff ``k``); returns ``float64`` ``(q,)``.")
 
 
 @dataclass(frozen=True)
@@ -222,6 +269,9 @@ class TiePolicy(_Component):
 
     averaged: bool = False
     family = "ties"
+    signature = ("Signature: ``fn(keys, **params) -> order``; ``keys`` a "
+                 ":class:`evalkit.kernel.SortKeys` (columns of shape ``(n,)``); returns an "
+                 "``int64`` ``(n,)`` permutation grouping rows by query, rank 1 first.")
 
 
 @dataclass(frozen=True)
@@ -252,6 +302,9 @@ class Metric(_Component):
     supports_averaged_ties: bool = False
     needs_subtopics: bool = False
     family = "metric"
+    signature = ("Signature: ``fn(inp, **params) -> MetricOutput``; ``inp`` a "
+                 ":class:`evalkit.kernel.MetricInput` covering all ``q`` queries of a run; "
+                 "returns values ``float64`` ``(q,)`` and ``defined`` ``bool`` ``(q,)``.")
 
 
 @dataclass(frozen=True)
@@ -290,3 +343,89 @@ FAMILIES = {
 
 def replace_origin(component, origin: str):
     return dataclasses.replace(component, origin=origin)
+
+
+# ---------------------------------------------------------------------- declaring kernels
+_ATTR = "__evalkit_component__"
+
+
+def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (), **metadata):
+    """Decorator declaring a kernel's component metadata in one place.
+
+    ``@declare(Gain, "exp2", formula=..., source=..., description=...)`` on a function
+    builds the component ``Gain(name="exp2", fn=<the function>, ...)``, gives the
+    function a docstring generated from the metadata (description, the function's
+    own docstring, formula, signature with shapes and dtypes, parameters, source:
+    :meth:`_Component.docstring`) and returns the function unchanged otherwise, so it
+    can still be called and tested directly. :func:`declared` collects the components
+    a module declares, for its registration hook. The shortcuts :func:`gain`,
+    :func:`discount`, :func:`idcg_strategy`, :func:`tie_policy` and :func:`metric` fix
+    ``kind``.
+
+    :param kind: the component type (:class:`Gain`, :class:`Discount`, ...).
+    :param name: the component's name; default: the function's ``__name__``.
+    :param aliases: other names under which the registry also finds the component.
+    :param metadata: the component's other fields (``formula``, ``source``,
+        ``description``, ``params``, ``uses``, ...).
+    :raises TypeError: ``kind`` is not a component type, or a field is unknown.
+    """
+    if kind not in FAMILIES.values() or kind is Preset:
+        raise TypeError(f"declare() needs a kernel component type, got {kind!r}")
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        component = kind(name=name or fn.__name__, fn=fn, **metadata)
+        fn.__doc__ = component.docstring(fn.__doc__)
+        setattr(fn, _ATTR, (component, tuple(aliases)))
+        return fn
+
+    return wrap
+
+
+def gain(name: str | None = None, **metadata):
+    """``@gain(...)``: :func:`declare` a :class:`Gain`."""
+    return declare(Gain, name, **metadata)
+
+
+def discount(name: str | None = None, **metadata):
+    """``@discount(...)``: :func:`declare` a :class:`Discount`."""
+    return declare(Discount, name, **metadata)
+
+
+def idcg_strategy(name: str | None = None, **metadata):
+    """``@idcg_strategy(...)``: :func:`declare` an :class:`IdcgStrategy`."""
+    return declare(IdcgStrategy, name, **metadata)
+
+
+def tie_policy(name: str | None = None, **metadata):
+    """``@tie_policy(...)``: :func:`declare` a :class:`TiePolicy`."""
+    return declare(TiePolicy, name, **metadata)
+
+
+def metric(name: str | None = None, **metadata):
+    """``@metric(...)``: :func:`declare` a :class:`Metric`."""
+    return declare(Metric, name, **metadata)
+
+
+def declared(module: str | Any, kind: type | None = None) -> list[tuple[Any, tuple[str, ...]]]:
+    """The components declared with :func:`declare` in ``module``, in definition order.
+
+    Returns ``(component, aliases)`` pairs, the form a zero-argument registration hook
+    may return (see :mod:`evalkit.hookspecs`)::
+
+        @hookimpl
+        def evalkit_register_gains():
+            return declared(__name__)
+
+    :param module: a module object or its name (``__name__``).
+    :param kind: only components of this type; ``None``: every type.
+    """
+    mod = sys.modules[module] if isinstance(module, str) else module
+    out, seen = [], set()
+    for value in vars(mod).values():
+        hit = getattr(value, _ATTR, None) if callable(value) else None
+        if hit is None or id(value) in seen or getattr(value, "__module__", None) != mod.__name__:
+            continue
+        seen.add(id(value))
+        if kind is None or isinstance(hit[0], kind):
+            out.append(hit)
+    return out

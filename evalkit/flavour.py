@@ -445,7 +445,7 @@ def _component_ref(registry, family: str, value: Any) -> ComponentRef:
         if key in seen:
             raise FlavourError(f"{family} '{name}': parameter '{key}' given twice")
         seen.add(key)
-    return ComponentRef(name, comp.normalise_params(dict(args)))
+    return ComponentRef(comp.name, comp.normalise_params(dict(args)))  # an alias -> the name
 
 
 def parse_flavour(text: str | Flavour, registry=None) -> Flavour:

@@ -61,10 +61,6 @@ LIBRARY_ORDER: tuple[str, ...] = (
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
-#: Components skipped in compositions because, at their default parameters, they
-#: equal another one (``log`` with base 2 is ``log2``).
-ALIASES: dict[str, frozenset[str]] = {"discount": frozenset({"log"})}
-
 _EMPTY = ("zero", "one", "skip")
 _MISSING = ("skip", "zero")
 
@@ -216,7 +212,7 @@ def _component_variants(registry, family: str) -> list[ComponentRef]:
     combination of its string-choice parameters (``trec_eval(score=float32)``)."""
     out = []
     for name in registry.names(family):
-        if name in ALIASES.get(family, ()):
+        if registry.is_alias(family, name):  # at its defaults, another component (log = log2)
             continue
         comp = registry.get(family, name)
         if any(p.default is None for p in comp.params) or comp.numeric_keys is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import FlavourError
+from .errors import FlavourError, RegistryError
 from .flavour import Flavour, parse_flavour
 
 _PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
@@ -55,3 +55,16 @@ def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:
     if len(flavours) != 1:
         raise FlavourError(f"preset '{name}' expands to {len(flavours)} cutoffs; give one with @k")
     return flavours[0]
+
+
+def check_presets(registry) -> None:
+    """Parse every preset's spec once (:func:`evalkit.registry.build_registry` calls it).
+
+    :raises RegistryError: a preset's spec is not a valid flavour; the message names
+        the preset and the plugin that registered it.
+    """
+    for preset in registry.components["preset"].values():
+        try:
+            parse_flavour(preset.spec, registry)
+        except FlavourError as exc:
+            raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc

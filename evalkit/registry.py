@@ -59,6 +59,9 @@ class Registry:
 
     ``components[family][name]`` is the component object; each has ``origin`` set to
     ``"evalkit (built-in)"`` or ``"<distribution> <version> (entry point <name>)"``.
+    ``alias_names[family][alias]`` is the name of the component an alias stands for
+    (``register(component, aliases=(...))``); :meth:`get` resolves aliases,
+    :meth:`names` lists only the components' own names.
     """
 
     components: dict[str, dict[str, object]] = field(
@@ -66,38 +69,89 @@ class Registry:
     )
     #: entry-point names of the third-party plugins that were loaded
     plugins: dict[str, str] = field(default_factory=dict)
+    alias_names: dict[str, dict[str, str]] = field(
+        default_factory=lambda: {family: {} for family in FAMILIES}
+    )
 
-    def add(self, family: str, component, origin: str) -> None:
+    def add(self, family: str, component, origin: str, aliases: Iterable[str] = ()) -> None:
+        """Add ``component`` (and its ``aliases``) to ``family``.
+
+        :raises RegistryError: wrong component type, or a name or alias already taken
+            (the message names both registrants).
+        """
         expected = FAMILIES[family]
         if not isinstance(component, expected):
             raise RegistryError(
                 f"{origin} registered {component!r} through the {family} hook; "
                 f"expected an evalkit.components.{expected.__name__}"
             )
+        if isinstance(aliases, str):
+            aliases = (aliases,)
+        aliases = tuple(aliases)
+        for alias in aliases:
+            if not isinstance(alias, str) or not alias or alias == component.name:
+                raise RegistryError(f"{origin}: invalid alias {alias!r} for {family} '{component.name}'")
+        for name in (component.name, *aliases):
+            first = self._owner(family, name)
+            if first is not None:
+                raise RegistryError(
+                    f"duplicate {family} name '{name}': registered by {first} and by {origin}"
+                )
+        self.components[family][component.name] = replace_origin(component, origin)
+        for alias in aliases:
+            self.alias_names[family][alias] = component.name
+
+    def _owner(self, family: str, name: str) -> str | None:
+        """Origin of whatever holds ``name`` in ``family`` (component or alias), or ``None``."""
         table = self.components[family]
-        if component.name in table:
-            first = table[component.name].origin
-            raise RegistryError(
-                f"duplicate {family} name '{component.name}': registered by {first} and by {origin}"
-            )
-        table[component.name] = replace_origin(component, origin)
+        if name in table:
+            return table[name].origin
+        target = self.alias_names[family].get(name)
+        return None if target is None else f"{table[target].origin} (alias of '{target}')"
 
     def get(self, family: str, name: str):
-        """Return the component or raise :class:`FlavourError` listing the known names."""
-        try:
-            return self.components[family][name]
-        except KeyError:
-            known = ", ".join(sorted(self.components[family])) or "none"
-            raise FlavourError(f"unknown {family} '{name}' (known: {known})") from None
+        """Return the component named (or aliased) ``name``.
+
+        :raises FlavourError: unknown name; the message lists the known names.
+        """
+        table = self.components[family]
+        hit = table.get(name)
+        if hit is None:
+            target = self.alias_names[family].get(name)
+            if target is not None:
+                return table[target]
+            known = ", ".join(sorted(table)) or "none"
+            raise FlavourError(f"unknown {family} '{name}' (known: {known})")
+        return hit
 
     def names(self, family: str) -> list[str]:
+        """The components' own names (not their aliases), sorted."""
         return sorted(self.components[family])
+
+    def aliases(self, family: str) -> dict[str, str]:
+        """``{alias: component name}`` of ``family``."""
+        return dict(self.alias_names[family])
+
+    def is_alias(self, family: str, name: str) -> bool:
+        """``True`` if ``name`` is an alias, or a component that at its default
+        parameters equals another one (its ``same_as``: ``log`` is ``log2``). Tools that
+        enumerate components (``identify``) skip these names."""
+        if name in self.alias_names[family]:
+            return True
+        comp = self.components[family].get(name)
+        return getattr(comp, "same_as", None) is not None
 
     def metric(self, name: str) -> Metric:
         return self.get("metric", name)
 
     def preset(self, name: str) -> Preset:
         return self.get("preset", name)
+
+
+def registry_or_default(registry: Registry | None) -> Registry:
+    """``registry``, or the process-wide :func:`default_registry` when it is ``None``
+    (the one way public functions taking ``registry=None`` pick theirs)."""
+    return default_registry() if registry is None else registry
 
 
 def _disabled_from_env() -> bool | frozenset[str]:
@@ -188,30 +242,51 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():  # in registration order
             origin = origins.get(id(impl.plugin), impl.plugin_name)
+            _call_registration(registry, family, hook_name, impl, origin)
+    # presets are flavour strings: parsed where presets are expanded (the flavour
+    # grammar is a layer above the registry, which does not import it)
+    from .presets import check_presets
 
-            def register(component, _family=family, _origin=origin):
-                registry.add(_family, component, _origin)
-
-            try:
-                impl.function(register=register)
-            except RegistryError:
-                raise
-            except Exception as exc:  # a plugin's hook crashed: say whose
-                raise RegistryError(
-                    f"{origin}: {hook_name} failed: {type(exc).__name__}: {exc}"
-                ) from exc
-    _check_presets(registry)
+    check_presets(registry)
     return registry
 
 
-def _check_presets(registry: Registry) -> None:
-    from .flavour import parse_flavour
+def _call_registration(registry: Registry, family: str, hook_name: str, impl, origin: str) -> None:
+    """Call one hook implementation the way pluggy calls it: with only the arguments
+    it declares (a hookimpl may take fewer than the spec), then register what it
+    returns (an iterable of components or ``(component, aliases)`` pairs) besides what
+    it passed to ``register``. Wrapper implementations are refused: a registration
+    hook has no result to wrap, and a wrapper would be called with a different
+    protocol."""
+    if impl.hookwrapper or getattr(impl, "wrapper", False):
+        kind = "hookwrapper=True" if impl.hookwrapper else "wrapper=True"
+        raise RegistryError(
+            f"{origin}: {hook_name} is declared with @hookimpl({kind}); evalkit's registration "
+            f"hooks take plain implementations only (remove '{kind}')"
+        )
 
-    for preset in registry.components["preset"].values():
-        try:
-            parse_flavour(preset.spec, registry)
-        except FlavourError as exc:
-            raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+    def register(component, aliases: Iterable[str] = ()) -> None:
+        registry.add(family, component, origin, aliases)
+
+    available = {"register": register}
+    try:
+        returned = impl.function(*[available[name] for name in impl.argnames])
+        if returned is not None:
+            if isinstance(returned, (str, bytes)) or not hasattr(returned, "__iter__"):
+                raise RegistryError(
+                    f"{origin}: {hook_name} returned {returned!r}; return None or an iterable of "
+                    f"components (or (component, aliases) pairs)"
+                )
+            for item in returned:
+                if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[1], str) \
+                        and not isinstance(item[0], tuple):
+                    register(item[0], item[1])
+                else:
+                    register(item)
+    except RegistryError:
+        raise
+    except Exception as exc:  # a plugin's hook crashed: say whose
+        raise RegistryError(f"{origin}: {hook_name} failed: {type(exc).__name__}: {exc}") from exc
 
 
 @functools.lru_cache(maxsize=4)

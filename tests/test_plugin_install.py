@@ -102,6 +102,10 @@ def rbp_venv(tmp_path_factory) -> Venv:
         pytest.skip(f"cannot create a virtual environment with {sys.executable}: {made.stderr.strip()}")
     venv = Venv(root)
     _inherit_outer_environment(venv)
+    # the evalkit under test is this checkout's (the editable install may point at
+    # another worktree): a path entry comes before setuptools' editable finder
+    purelib = venv.py("import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    Path(purelib, "00_evalkit_under_test.pth").write_text(str(REPO_ROOT) + "\n")
 
     # The fresh environment must not see the plugin yet (unless the developer also
     # installed it system-wide, which the venv inherits).

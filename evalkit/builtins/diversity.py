@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import Metric, MetricOutput, Param, Preset
+from ..components import Metric, MetricOutput, Param, Preset, declared, metric
 from ..data import Qrels, SubtopicQrels
 from ..kernel import MetricInput, factorize, segment_cumsum, segment_ids, segment_sum
 from ..hookspecs import hookimpl
@@ -163,6 +163,17 @@ def _cutoff_steps(inp: MetricInput) -> int:
     return int(inp.k) if inp.k is not None else int(inp.ranked.length.max(initial=0))
 
 
+@metric(
+    "alpha_ndcg",
+    params=(_ALPHA, _THRESHOLD),
+    uses=frozenset({"discount"}),
+    needs_subtopics=True,
+    formula="α-nDCG@k = sum_{i<=k} G(i) d(i) / same over the greedy ideal ranking; "
+                 "G(i) = sum_s rel_s(i) (1-α)^{#earlier docs relevant to s}",
+    source=f"Clarke et al., SIGIR 2008; {NDEVAL} idealResult (367-415), computeDCG (667-713), "
+                "renormalize (1159-1171)",
+    description="alpha-nDCG over subtopic qrels, ndeval's greedy ideal ranking (ties: larger docno)",
+)
 def alpha_ndcg(inp: MetricInput, alpha: float, threshold: float) -> MetricOutput:
     """α-nDCG@k = α-DCG@k(run) / α-DCG@k(greedy ideal); see the module docstring.
 
@@ -180,6 +191,20 @@ def alpha_ndcg(inp: MetricInput, alpha: float, threshold: float) -> MetricOutput
     return MetricOutput(values, defined)
 
 
+@metric(
+    "err_ia",
+    params=(_ALPHA, _THRESHOLD,
+                Param("norm", "str", "independent",
+                      "independent: ndeval's ERR-IA (collection-independent); ideal: nERR-IA "
+                      "(divided by the greedy ideal ranking's ERR-IA)",
+                      choices=("independent", "ideal"))),
+    needs_subtopics=True,
+    formula="ERR-IA@k = sum_{i<=k} G(i)/i / (|S| sum_{i<=k} (1-α)^{i-1}/i), |S| = subtopics with a "
+                 "relevant document; norm=ideal: / sum_{i<=k} G*(i)/i of the greedy ideal ranking",
+    source=f"Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; {NDEVAL} computeERR (613-658), "
+                "actualSubtopics (352), renormalize (1159-1171)",
+    description="intent-aware ERR over subtopic qrels, ndeval's normalisations",
+)
 def err_ia(inp: MetricInput, alpha: float, threshold: float, norm: str) -> MetricOutput:
     """ERR-IA@k (``norm=independent``: ndeval's collection-independent normalisation)
     or nERR-IA@k (``norm=ideal``: divided by the greedy ideal ranking's value); see the
@@ -206,34 +231,8 @@ def err_ia(inp: MetricInput, alpha: float, threshold: float, norm: str) -> Metri
 
 
 @hookimpl
-def evalkit_register_metrics(register):
-    register(Metric(
-        name="alpha_ndcg",
-        fn=alpha_ndcg,
-        params=(_ALPHA, _THRESHOLD),
-        uses=frozenset({"discount"}),
-        needs_subtopics=True,
-        formula=("α-nDCG@k = sum_{i<=k} G(i) d(i) / same over the greedy ideal ranking; "
-                 "G(i) = sum_s rel_s(i) (1-α)^{#earlier docs relevant to s}"),
-        source=(f"Clarke et al., SIGIR 2008; {NDEVAL} idealResult (367-415), computeDCG (667-713), "
-                "renormalize (1159-1171)"),
-        description="alpha-nDCG over subtopic qrels, ndeval's greedy ideal ranking (ties: larger docno)",
-    ))
-    register(Metric(
-        name="err_ia",
-        fn=err_ia,
-        params=(_ALPHA, _THRESHOLD,
-                Param("norm", "str", "independent",
-                      "independent: ndeval's ERR-IA (collection-independent); ideal: nERR-IA "
-                      "(divided by the greedy ideal ranking's ERR-IA)",
-                      choices=("independent", "ideal"))),
-        needs_subtopics=True,
-        formula=("ERR-IA@k = sum_{i<=k} G(i)/i / (|S| sum_{i<=k} (1-α)^{i-1}/i), |S| = subtopics with a "
-                 "relevant document; norm=ideal: / sum_{i<=k} G*(i)/i of the greedy ideal ranking"),
-        source=(f"Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; {NDEVAL} computeERR (613-658), "
-                "actualSubtopics (352), renormalize (1159-1171)"),
-        description="intent-aware ERR over subtopic qrels, ndeval's normalisations",
-    ))
+def evalkit_register_metrics():
+    return declared(__name__, Metric)
 
 
 @hookimpl

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import IdcgStrategy
+from ..components import IdcgStrategy, declared, idcg_strategy
 from ..kernel import IdealContext, ideal_dcg
 from ..errors import FlavourError
 from ..hookspecs import hookimpl
 
 
+@idcg_strategy(
+    "judged",
+    formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k",
+    source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k; seeds' 'Approach 1'",
+    description="ideal ranking of every judged document in the qrels (retrieved or not), cut at k",
+)
 def judged(ctx: IdealContext) -> np.ndarray:
     return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k, cache=ctx.cache)
 
 
+@idcg_strategy(
+    "returned",
+    formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k",
+    source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row); seeds' 'Approach 2'",
+    description="ideal reordering of the whole returned list (every retrieved document), cut at k",
+)
 def returned(ctx: IdealContext) -> np.ndarray:
     positive = getattr(ctx, "positive_ranked_gain", None)
     if positive is not None:  # the same ideal from the positive gains only (fewer)
@@ -22,7 +34,14 @@ def returned(ctx: IdealContext) -> np.ndarray:
     return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache)
 
 
+@idcg_strategy(
+    "returned_top_k",
+    formula="IDCG@k = DCG of the top-k returned documents' gains sorted",
+    source="seed notes' ndcg_at_k (truncates the list to k before sorting)",
+    description="ideal reordering of only the first k returned documents",
+)
 def returned_top_k(ctx: IdealContext) -> np.ndarray:
+    """:raises FlavourError: a cutoff together with an averaged tie policy."""
     if ctx.k is None:
         return returned(ctx)
     if ctx.ranked.averaged:
@@ -41,26 +60,5 @@ def returned_top_k(ctx: IdealContext) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_idcg_strategies(register):
-    register(IdcgStrategy(
-        name="judged",
-        fn=judged,
-        formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k",
-        source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k; seeds' 'Approach 1'",
-        description="ideal ranking of every judged document in the qrels (retrieved or not), cut at k",
-    ))
-    register(IdcgStrategy(
-        name="returned",
-        fn=returned,
-        formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k",
-        source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row); seeds' 'Approach 2'",
-        description="ideal reordering of the whole returned list (every retrieved document), cut at k",
-    ))
-    register(IdcgStrategy(
-        name="returned_top_k",
-        fn=returned_top_k,
-        formula="IDCG@k = DCG of the top-k returned documents' gains sorted",
-        source="seed notes' ndcg_at_k (truncates the list to k before sorting)",
-        description="ideal reordering of only the first k returned documents",
-    ))
-
+def evalkit_register_idcg_strategies():
+    return declared(__name__, IdcgStrategy)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import Metric, MetricOutput, Param
+from ..components import Metric, MetricOutput, Param, declared, metric
 from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
 
+_NDCG_USES = frozenset({"gain", "discount", "idcg"})
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")
 
 
@@ -16,10 +17,30 @@ def _all(n: int) -> np.ndarray:
     return np.ones(n, dtype=bool)
 
 
+@metric(
+    "dcg",
+    uses=frozenset({"gain", "discount"}),
+    supports_averaged_ties=True,
+    formula="DCG@k = sum_{r<=k} gain(rel_r) * discount(r)",
+    source="Järvelin & Kekäläinen, ACM TOIS 2002",
+    description="discounted cumulative gain",
+)
 def dcg(inp: MetricInput) -> MetricOutput:
     return MetricOutput(inp.dcg(), _all(inp.n_queries))
 
 
+@metric(
+    "ndcg",
+    uses=_NDCG_USES,
+    supports_averaged_ties=True,
+    params=(Param("rel_level", "float", 0.0,
+                      "if > 0: a query with no retrieved document of grade >= rel_level scores 0 "
+                      "(trec_eval ndcg_p's num_rel_ret > 0 test, with -l); 0 = no such test",
+                      minimum=0.0),),
+    formula="NDCG@k = DCG@k / IDCG@k",
+    source="Järvelin & Kekäläinen, ACM TOIS 2002; rel_level: trec_eval m_ndcg_p.c",
+    description="normalised DCG; the IDCG strategy picks the ideal ranking",
+)
 def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
     num = inp.dcg()
     den = inp.ideal()
@@ -73,6 +94,14 @@ def _ranked_prefix(inp: MetricInput):
     return contrib, dcum, n_eff
 
 
+@metric(
+    "ndcg_rel",
+    uses=frozenset({"gain", "discount"}),
+    formula="(sum_{r: gain_r > 0} DCG@r / IDCG@r + (R - R_ret) * DCG / IDCG) / R, "
+                "R = judged documents with gain > 0, R_ret = those retrieved",
+    source="trec_eval m_ndcg_rel.c (experimental measure 'ndcg_rel'); IDCG over judged documents",
+    description="NDCG averaged over the relevant documents; a cutoff truncates the ranking",
+)
 def ndcg_rel(inp: MetricInput) -> MetricOutput:
     """trec_eval m_ndcg_rel.c: NDCG averaged over the relevant (gain > 0) documents."""
     r = inp.ranked
@@ -98,6 +127,16 @@ def ndcg_rel(inp: MetricInput) -> MetricOutput:
     return MetricOutput(values, n_pos > 0)
 
 
+@metric(
+    "rndcg",
+    uses=frozenset({"gain", "discount"}),
+    params=(Param("rel_level", "float", 1.0,
+                      "trec_eval -l: a query with no judged document of grade >= rel_level scores 0"),),
+    formula="mean of NDCG@R_j over the R-levels R_j (ranks where the ideal gain drops), plus "
+                "NDCG@num_ret when R + 1 < num_ret",
+    source="trec_eval m_Rndcg.c (experimental measure 'Rndcg'); IDCG over judged documents",
+    description="NDCG averaged at the R-levels of the ideal ranking",
+)
 def rndcg(inp: MetricInput, rel_level: float) -> MetricOutput:
     """trec_eval m_Rndcg.c: mean NDCG at the R-levels (ranks where the ideal gain changes)."""
     r = inp.ranked
@@ -131,6 +170,14 @@ def rndcg(inp: MetricInput, rel_level: float) -> MetricOutput:
     return MetricOutput(values, n_pos > 0)
 
 
+@metric(
+    "err",
+    params=(Param("max_grade", "float", 4.0, "grade with stop probability (2^g-1)/2^g", minimum=0.0,
+                      exclusive_minimum=True),),
+    formula="ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r}(1-R_i), R = (2^rel - 1) / 2^max_grade",
+    source="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009; gdeval.pl (max grade 4)",
+    description="expected reciprocal rank (cascade model); grades above max_grade are clipped",
+)
 def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     """ERR = sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^max_grade."""
     r = inp.ranked
@@ -146,6 +193,14 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     return MetricOutput(inp.per_query(contrib), defined)
 
 
+@metric(
+    "precision",
+    params=(_THRESHOLD,),
+    supports_averaged_ties=True,
+    formula="P@k = |relevant in top k| / k  (no k: / |retrieved|)",
+    source="trec_eval P_k (divides by k even when fewer are retrieved), set_P",
+    description="precision; relevant = grade >= threshold",
+)
 def precision(inp: MetricInput, threshold: float) -> MetricOutput:
     rel = inp.relevant(threshold)
     hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
@@ -158,6 +213,14 @@ def precision(inp: MetricInput, threshold: float) -> MetricOutput:
     return MetricOutput(values, _all(inp.n_queries))
 
 
+@metric(
+    "recall",
+    params=(_THRESHOLD,),
+    supports_averaged_ties=True,
+    formula="R@k = |relevant in top k| / |relevant judged|",
+    source="trec_eval recall_k",
+    description="recall; relevant = grade >= threshold",
+)
 def recall(inp: MetricInput, threshold: float) -> MetricOutput:
     rel = inp.relevant(threshold)
     hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
@@ -168,6 +231,13 @@ def recall(inp: MetricInput, threshold: float) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
+@metric(
+    "ap",
+    params=(_THRESHOLD,),
+    formula="AP@k = sum_{r<=k, rel_r} P@r / |relevant judged|",
+    source="trec_eval map / map_cut_k",
+    description="average precision",
+)
 def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
     r = inp.ranked
     rel = inp.relevant(threshold) * inp.in_cutoff()
@@ -180,6 +250,13 @@ def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
+@metric(
+    "rr",
+    params=(_THRESHOLD,),
+    formula="RR@k = 1 / rank of the first relevant document within k (0 if none)",
+    source="trec_eval recip_rank",
+    description="reciprocal rank",
+)
 def reciprocal_rank(inp: MetricInput, threshold: float) -> MetricOutput:
     r = inp.ranked
     rel = (inp.relevant(threshold) > 0) & inp.in_cutoff()
@@ -193,107 +270,19 @@ def reciprocal_rank(inp: MetricInput, threshold: float) -> MetricOutput:
     return MetricOutput(values, inp.num_relevant(threshold) > 0)
 
 
+@metric(
+    "ia_ndcg",
+    uses=_NDCG_USES,
+    supports_averaged_ties=True,
+    needs_subtopics=True,
+    formula="IA-NDCG@k = sum_intents P(intent | topic) * NDCG@k(intent qrels)",
+    source="Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009 (intent-aware metrics)",
+    description="intent-aware NDCG over subtopic qrels; uniform intent probabilities by default",
+)
 def ia_ndcg(inp: MetricInput) -> MetricOutput:
     return intent_aware(inp, ndcg)
 
 
-_NDCG_USES = frozenset({"gain", "discount", "idcg"})
-
-
 @hookimpl
-def evalkit_register_metrics(register):
-    register(Metric(
-        name="dcg",
-        fn=dcg,
-        uses=frozenset({"gain", "discount"}),
-        supports_averaged_ties=True,
-        formula="DCG@k = sum_{r<=k} gain(rel_r) * discount(r)",
-        source="Järvelin & Kekäläinen, ACM TOIS 2002",
-        description="discounted cumulative gain",
-    ))
-    register(Metric(
-        name="ndcg",
-        fn=ndcg,
-        uses=_NDCG_USES,
-        supports_averaged_ties=True,
-        params=(Param("rel_level", "float", 0.0,
-                      "if > 0: a query with no retrieved document of grade >= rel_level scores 0 "
-                      "(trec_eval ndcg_p's num_rel_ret > 0 test, with -l); 0 = no such test",
-                      minimum=0.0),),
-        formula="NDCG@k = DCG@k / IDCG@k",
-        source="Järvelin & Kekäläinen, ACM TOIS 2002; rel_level: trec_eval m_ndcg_p.c",
-        description="normalised DCG; the IDCG strategy picks the ideal ranking",
-    ))
-    register(Metric(
-        name="ndcg_rel",
-        fn=ndcg_rel,
-        uses=frozenset({"gain", "discount"}),
-        formula="(sum_{r: gain_r > 0} DCG@r / IDCG@r + (R - R_ret) * DCG / IDCG) / R, "
-                "R = judged documents with gain > 0, R_ret = those retrieved",
-        source="trec_eval m_ndcg_rel.c (experimental measure 'ndcg_rel'); IDCG over judged documents",
-        description="NDCG averaged over the relevant documents; a cutoff truncates the ranking",
-    ))
-    register(Metric(
-        name="rndcg",
-        fn=rndcg,
-        uses=frozenset({"gain", "discount"}),
-        params=(Param("rel_level", "float", 1.0,
-                      "trec_eval -l: a query with no judged document of grade >= rel_level scores 0"),),
-        formula="mean of NDCG@R_j over the R-levels R_j (ranks where the ideal gain drops), plus "
-                "NDCG@num_ret when R + 1 < num_ret",
-        source="trec_eval m_Rndcg.c (experimental measure 'Rndcg'); IDCG over judged documents",
-        description="NDCG averaged at the R-levels of the ideal ranking",
-    ))
-    register(Metric(
-        name="err",
-        fn=err,
-        params=(Param("max_grade", "float", 4.0, "grade with stop probability (2^g-1)/2^g", minimum=0.0,
-                      exclusive_minimum=True),),
-        formula="ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r}(1-R_i), R = (2^rel - 1) / 2^max_grade",
-        source="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009; gdeval.pl (max grade 4)",
-        description="expected reciprocal rank (cascade model); grades above max_grade are clipped",
-    ))
-    register(Metric(
-        name="precision",
-        fn=precision,
-        params=(_THRESHOLD,),
-        supports_averaged_ties=True,
-        formula="P@k = |relevant in top k| / k  (no k: / |retrieved|)",
-        source="trec_eval P_k (divides by k even when fewer are retrieved), set_P",
-        description="precision; relevant = grade >= threshold",
-    ))
-    register(Metric(
-        name="recall",
-        fn=recall,
-        params=(_THRESHOLD,),
-        supports_averaged_ties=True,
-        formula="R@k = |relevant in top k| / |relevant judged|",
-        source="trec_eval recall_k",
-        description="recall; relevant = grade >= threshold",
-    ))
-    register(Metric(
-        name="ap",
-        fn=average_precision,
-        params=(_THRESHOLD,),
-        formula="AP@k = sum_{r<=k, rel_r} P@r / |relevant judged|",
-        source="trec_eval map / map_cut_k",
-        description="average precision",
-    ))
-    register(Metric(
-        name="rr",
-        fn=reciprocal_rank,
-        params=(_THRESHOLD,),
-        formula="RR@k = 1 / rank of the first relevant document within k (0 if none)",
-        source="trec_eval recip_rank",
-        description="reciprocal rank",
-    ))
-    register(Metric(
-        name="ia_ndcg",
-        fn=ia_ndcg,
-        uses=_NDCG_USES,
-        supports_averaged_ties=True,
-        needs_subtopics=True,
-        formula="IA-NDCG@k = sum_intents P(intent | topic) * NDCG@k(intent qrels)",
-        source="Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009 (intent-aware metrics)",
-        description="intent-aware NDCG over subtopic qrels; uniform intent probabilities by default",
-    ))
+def evalkit_register_metrics():
+    return declared(__name__, Metric)

@@ -8,15 +8,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import Param, TiePolicy
+from ..components import Param, TiePolicy, declared, tie_policy
 from ..kernel import SortKeys
 from ..hookspecs import hookimpl
+
+def _score_precision(float32_user: str) -> Param:
+    """The ``score`` parameter: the precision scores are compared at."""
+    return Param("score", "str", "float64",
+                 f"precision the scores are compared at: float64, or float32 as {float32_user}",
+                 choices=("float64", "float32"))
 
 
 def _filled(grade: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(grade) | (grade < 0), 0.0, grade)
 
 
+@tie_policy(
+    "input",
+    formula="keep the order of the run's lines",
+    source="ranked lists used as given (seed notes' examples)",
+    description="the run's own order; scores are ignored",
+)
 def input_order(keys: SortKeys) -> np.ndarray:
     return keys.query_order()  # np.lexsort((keys.line, keys.query)), O(n) when grouped
 
@@ -29,17 +41,40 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
     return keys.score
 
 
+@tie_policy(
+    "trec_eval",
+    params=(_score_precision("pytrec_eval stores them (C 'float sim' in trec_format.h; more ties)"),),
+    formula="sort by score descending, then docno descending (strcmp); rank column ignored",
+    source="trec_eval form_res_rels.c comp_sim_docno; pytrec_eval src/pytrec_eval.cpp "
+               "(pair->sim = PyFloat_AsDouble(...) into TEXT_RESULTS.sim, a float)",
+    description="deterministic trec_eval ordering",
+)
 def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
     # np.lexsort((-keys.docno, -score, keys.query)); docnos are compared for tied rows only
     s = _scores(keys, score)
     return keys.refine_ties(keys.score_order(s), s, lambda rows: -keys.docno_key(rows))
 
 
+@tie_policy(
+    "stable",
+    params=(_score_precision("XGBoost stores its predictions (HostDeviceVector<float>)"),),
+    formula="sort by score descending; tied documents keep their input order",
+    source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
+               "insertion sort, hence stable, for queries of at most 15 documents)",
+    description="stable sort by score (ranx Run for short lists)",
+)
 def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
     s = _scores(keys, score)
     return keys.score_order(s)  # np.lexsort((keys.line, -s, keys.query))
 
 
+@tie_policy(
+    "numpy_argsort",
+    formula="per query: np.argsort(scores in input order)[::-1]",
+    source="scikit-learn metrics/_ranking.py _dcg_sample_scores(ignore_ties=True): "
+               "ranking = np.argsort(y_score)[:, ::-1]",
+    description="numpy's default argsort, reversed: tie order depends on the numpy build and CPU",
+)
 def numpy_argsort(keys: SortKeys) -> np.ndarray:
     """``np.argsort(scores)[::-1]`` per query, scores in input order (scikit-learn's
     ``ignore_ties=True``). Queries of equal length are sorted together as the rows of
@@ -62,81 +97,39 @@ def numpy_argsort(keys: SortKeys) -> np.ndarray:
     return out
 
 
+@tie_policy(
+    "average",
+    averaged=True,
+    formula="E[metric] over all orderings of tied documents: discount averaged over each tie block",
+    source="McSherry & Najork, ECIR 2008; scikit-learn ndcg_score(ignore_ties=False)",
+    description="expected value under random tie-breaking",
+)
 def by_score(keys: SortKeys) -> np.ndarray:
     return keys.score_order()  # np.lexsort((keys.line, -keys.score, keys.query))
 
 
+@tie_policy(
+    "optimistic",
+    formula="ties: highest grade first",
+    source="best case within ties (McSherry & Najork 2008)",
+    description="upper bound over tie orderings",
+)
 def optimistic(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query))
     return keys.refine_ties(keys.score_order(), None, lambda rows: -_filled(keys.grade[rows]))
 
 
+@tie_policy(
+    "pessimistic",
+    formula="ties: lowest grade first",
+    source="worst case within ties (McSherry & Najork 2008)",
+    description="lower bound over tie orderings",
+)
 def pessimistic(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query))
     return keys.refine_ties(keys.score_order(), None, lambda rows: _filled(keys.grade[rows]))
 
 
-def _score_precision(float32_user: str) -> Param:
-    """The ``score`` parameter: the precision scores are compared at."""
-    return Param("score", "str", "float64",
-                 f"precision the scores are compared at: float64, or float32 as {float32_user}",
-                 choices=("float64", "float32"))
-
-
 @hookimpl
-def evalkit_register_tie_policies(register):
-    register(TiePolicy(
-        name="trec_eval",
-        fn=trec_eval,
-        params=(_score_precision("pytrec_eval stores them (C 'float sim' in trec_format.h; more ties)"),),
-        formula="sort by score descending, then docno descending (strcmp); rank column ignored",
-        source="trec_eval form_res_rels.c comp_sim_docno; pytrec_eval src/pytrec_eval.cpp "
-               "(pair->sim = PyFloat_AsDouble(...) into TEXT_RESULTS.sim, a float)",
-        description="deterministic trec_eval ordering",
-    ))
-    register(TiePolicy(
-        name="stable",
-        fn=stable,
-        params=(_score_precision("XGBoost stores its predictions (HostDeviceVector<float>)"),),
-        formula="sort by score descending; tied documents keep their input order",
-        source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
-               "insertion sort, hence stable, for queries of at most 15 documents)",
-        description="stable sort by score (ranx Run for short lists)",
-    ))
-    register(TiePolicy(
-        name="numpy_argsort",
-        fn=numpy_argsort,
-        formula="per query: np.argsort(scores in input order)[::-1]",
-        source="scikit-learn metrics/_ranking.py _dcg_sample_scores(ignore_ties=True): "
-               "ranking = np.argsort(y_score)[:, ::-1]",
-        description="numpy's default argsort, reversed: tie order depends on the numpy build and CPU",
-    ))
-    register(TiePolicy(
-        name="input",
-        fn=input_order,
-        formula="keep the order of the run's lines",
-        source="ranked lists used as given (seed notes' examples)",
-        description="the run's own order; scores are ignored",
-    ))
-    register(TiePolicy(
-        name="average",
-        fn=by_score,
-        averaged=True,
-        formula="E[metric] over all orderings of tied documents: discount averaged over each tie block",
-        source="McSherry & Najork, ECIR 2008; scikit-learn ndcg_score(ignore_ties=False)",
-        description="expected value under random tie-breaking",
-    ))
-    register(TiePolicy(
-        name="optimistic",
-        fn=optimistic,
-        formula="ties: highest grade first",
-        source="best case within ties (McSherry & Najork 2008)",
-        description="upper bound over tie orderings",
-    ))
-    register(TiePolicy(
-        name="pessimistic",
-        fn=pessimistic,
-        formula="ties: lowest grade first",
-        source="worst case within ties (McSherry & Najork 2008)",
-        description="lower bound over tie orderings",
-    ))
+def evalkit_register_tie_policies():
+    return declared(__name__, TiePolicy)
