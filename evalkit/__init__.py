@@ -7,35 +7,65 @@ Quick use::
     run = evalkit.read_run("run.txt")
     res = evalkit.evaluate(qrels, [run], ["trec_eval.ndcg_cut@10", "ndcg(gain=exp2)@10"])
     res.means()
+
+The names below are imported on first use (PEP 562), so ``import evalkit.arrays``
+or ``import evalkit.kernel`` does not load the YAML runner, the report renderers or
+their dependencies.
 """
 
 from __future__ import annotations
 
-from .components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
-from .data import Qrels, Run, SubtopicQrels
-from .engine.evaluate import evaluate
-from .errors import (
-    ConfigError,
-    EvalkitError,
-    EvaluationError,
-    FlavourError,
-    InputFormatError,
-    RegistryError,
-)
-from .flavour import Flavour, parse_flavour
-from .hookspecs import hookimpl
-from .io import read_qrels, read_run, read_subtopic_qrels
-from .presets import expand_spec
-from .registry import build_registry, default_registry
-from .results import Results
-from .runner import run_config
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from ._version import __version__
 
-__all__ = [
-    "ConfigError", "Discount", "EvalkitError", "EvaluationError", "Flavour", "FlavourError", "Gain",
-    "IdcgStrategy", "InputFormatError", "Metric", "MetricOutput", "Param", "Preset", "Qrels",
-    "RegistryError", "Results", "Run", "SubtopicQrels", "TiePolicy", "build_registry",
-    "default_registry", "evaluate", "expand_spec", "hookimpl", "parse_flavour", "read_qrels",
-    "read_run", "read_subtopic_qrels", "run_config", "__version__",
-]
+#: public name -> module that defines it (relative to this package)
+_LAZY = {
+    "Discount": ".components", "Gain": ".components", "IdcgStrategy": ".components",
+    "Metric": ".components", "MetricOutput": ".components", "Param": ".components",
+    "Preset": ".components", "TiePolicy": ".components",
+    "Qrels": ".data", "Run": ".data", "SubtopicQrels": ".data",
+    "evaluate": ".engine.evaluate",
+    "ConfigError": ".errors", "EvalkitError": ".errors", "EvaluationError": ".errors",
+    "FlavourError": ".errors", "InputFormatError": ".errors", "RegistryError": ".errors",
+    "Flavour": ".flavour", "parse_flavour": ".flavour",
+    "hookimpl": ".hookspecs",
+    "read_qrels": ".io", "read_run": ".io", "read_subtopic_qrels": ".io",
+    "expand_spec": ".presets",
+    "build_registry": ".registry", "default_registry": ".registry",
+    "Results": ".results",
+    "run_config": ".runner",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")  # a submodule: evalkit.registry
+        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
+    from .data import Qrels, Run, SubtopicQrels
+    from .engine.evaluate import evaluate
+    from .errors import ConfigError, EvalkitError, EvaluationError, FlavourError, InputFormatError, RegistryError
+    from .flavour import Flavour, parse_flavour
+    from .hookspecs import hookimpl
+    from .io import read_qrels, read_run, read_subtopic_qrels
+    from .presets import expand_spec
+    from .registry import build_registry, default_registry
+    from .results import Results
+    from .runner import run_config

@@ -1,15 +1,32 @@
 """Hook specifications for evalkit plugins.
 
 Every component family has one registration hook. A plugin implements any subset
-of them; each implementation receives a ``register`` callback and calls it once per
-component it provides::
+of them. As pluggy defines hooks, an implementation takes any subset of the
+specification's arguments, so there are two equivalent forms:
+
+* with the ``register`` argument, call it once per component (``aliases=`` gives
+  other names under which the registry also finds the component)::
 
     from evalkit import hookimpl
     from evalkit.components import Discount
 
     @hookimpl
     def evalkit_register_discounts(register):
-        register(Discount(name="rbp", fn=..., formula="p^(r-1)", source="Moffat & Zobel 2008"))
+        register(Discount(name="rbp", fn=..., formula="p^(r-1)", source="Moffat & Zobel 2008"),
+                 aliases=("geometric",))
+
+* with no argument, return an iterable of components, or of
+  ``(component, aliases)`` pairs (:func:`evalkit.components.declared` collects the
+  kernels a module declared with :func:`evalkit.components.discount` & co.)::
+
+    @hookimpl
+    def evalkit_register_discounts():
+        return declared(__name__)
+
+An implementation that takes ``register`` may also return components; both are
+registered. ``@hookimpl(wrapper=True)`` and ``@hookimpl(hookwrapper=True)`` are
+refused (:class:`evalkit.RegistryError` naming the plugin): a registration hook has
+no result to wrap.
 
 Hooks are called exactly once, when a :class:`evalkit.registry.Registry` is built.
 No per-query work ever goes through pluggy: the registry hands the engine plain
@@ -21,57 +38,93 @@ Third-party plugins are discovered through the ``evalkit`` entry-point group
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
+
 import pluggy
+
+if TYPE_CHECKING:
+    from .components import Discount, Gain, IdcgStrategy, Metric, Preset, TiePolicy
 
 PROJECT_NAME = "evalkit"
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
+__all__ = ["PROJECT_NAME", "Register", "hookimpl", "hookspec"]
+
+
+class Register(Protocol):
+    """The ``register`` callback handed to a registration hook."""
+
+    def __call__(self, component: Any, aliases: Iterable[str] = ()) -> None:
+        """Add ``component`` (and its ``aliases``) to the registry.
+
+        :raises RegistryError: wrong component type for the hook, or a name or alias
+            already registered (the message names both plugins).
+        """
+
 
 @hookspec
-def evalkit_register_gains(register):
+def evalkit_register_gains(register: Register) -> Iterable[Gain | tuple[Gain, Iterable[str]]] | None:
     """Register gain functions (relevance grade -> gain).
 
-    :param register: call ``register(evalkit.components.Gain(...))`` once per gain.
+    :param register: call ``register(evalkit.components.Gain(...), aliases=())`` once per gain.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.Gain` (or
+        ``(gain, aliases)`` pairs) to register.
     """
 
 
 @hookspec
-def evalkit_register_discounts(register):
+def evalkit_register_discounts(
+    register: Register,
+) -> Iterable[Discount | tuple[Discount, Iterable[str]]] | None:
     """Register rank discounts (1-based rank -> multiplicative discount).
 
-    :param register: call ``register(evalkit.components.Discount(...))`` once per discount.
+    :param register: call ``register(evalkit.components.Discount(...), aliases=())`` once per discount.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.Discount` (or
+        ``(discount, aliases)`` pairs) to register.
     """
 
 
 @hookspec
-def evalkit_register_idcg_strategies(register):
+def evalkit_register_idcg_strategies(
+    register: Register,
+) -> Iterable[IdcgStrategy | tuple[IdcgStrategy, Iterable[str]]] | None:
     """Register ideal-DCG strategies (which documents form the ideal ranking).
 
-    :param register: call ``register(evalkit.components.IdcgStrategy(...))``.
+    :param register: call ``register(evalkit.components.IdcgStrategy(...), aliases=())``.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.IdcgStrategy`
+        (or ``(strategy, aliases)`` pairs) to register.
     """
 
 
 @hookspec
-def evalkit_register_tie_policies(register):
+def evalkit_register_tie_policies(
+    register: Register,
+) -> Iterable[TiePolicy | tuple[TiePolicy, Iterable[str]]] | None:
     """Register tie policies (how documents with equal scores are ordered).
 
-    :param register: call ``register(evalkit.components.TiePolicy(...))``.
+    :param register: call ``register(evalkit.components.TiePolicy(...), aliases=())``.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.TiePolicy` (or
+        ``(policy, aliases)`` pairs) to register.
     """
 
 
 @hookspec
-def evalkit_register_metrics(register):
+def evalkit_register_metrics(register: Register) -> Iterable[Metric | tuple[Metric, Iterable[str]]] | None:
     """Register metrics (DCG, NDCG, ERR, ...), each a vectorised kernel.
 
-    :param register: call ``register(evalkit.components.Metric(...))``.
+    :param register: call ``register(evalkit.components.Metric(...), aliases=())``.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.Metric` (or
+        ``(metric, aliases)`` pairs) to register.
     """
 
 
 @hookspec
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> Iterable[Preset | tuple[Preset, Iterable[str]]] | None:
     """Register named presets (``LIBRARY.MEASURE``) that expand to flavours.
 
-    :param register: call ``register(evalkit.components.Preset(...))``.
+    :param register: call ``register(evalkit.components.Preset(...), aliases=())``.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.Preset` (or
+        ``(preset, aliases)`` pairs) to register.
     """

@@ -40,7 +40,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .columnar import concat_ranges, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
-from .components import MetricOutput
+from .components import MetricOutput, declare, declared, discount, gain, idcg_strategy, metric, tie_policy
 from .engine.factorize import factorize
 from .engine.intents import IntentProblem, intent_aware
 from .engine.ranking import RankedList, SortKeys
@@ -55,13 +55,20 @@ __all__ = [
     "apply_gain",
     "concat_ranges",
     "cutoff_mask",
+    "declare",
+    "declared",
+    "discount",
     "factorize",
+    "gain",
+    "idcg_strategy",
     "ideal_dcg",
     "intent_aware",
+    "metric",
     "offsets_from_sorted",
     "segment_cumsum",
     "segment_ids",
     "segment_sum",
+    "tie_policy",
 ]
 
 

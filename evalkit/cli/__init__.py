@@ -26,7 +26,7 @@ EXIT_ERROR = 2
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__
 

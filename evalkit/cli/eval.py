@@ -94,7 +94,7 @@ def table_text(results, measures, per_query: bool, digits: int) -> str:
 
 
 def json_text(results, measures, per_query: bool) -> str:
-    from .. import __version__
+    from .._version import __version__
 
     def num(v):
         return None if math.isnan(v) else float(v)

@@ -263,7 +263,7 @@ class Report:
 
     def __post_init__(self):
         if not self.version:
-            from .. import __version__
+            from .._version import __version__
 
             object.__setattr__(self, "version", __version__)
         if self.statistics is not None and not isinstance(self.statistics, StatSettings):
