@@ -7,6 +7,7 @@ import re
 
 from .errors import FlavourError, RegistryError
 from .flavour import Flavour, parse_flavour
+from .registry import registry_or_default
 
 _PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
 
@@ -20,17 +21,14 @@ def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavou
         and a preset's default cutoffs).
     :raises FlavourError: unknown preset (with the list of known ones) or invalid flavour.
     """
-    if registry is None:
-        from .registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     if isinstance(spec, Flavour):
         base, ks = spec, None
     else:
         m = _PRESET.match(spec) if isinstance(spec, str) and "(" not in spec else None
         if m:
             preset = registry.preset(m.group("name"))
-            base = parse_flavour(preset.spec, registry)
+            base = _preset_base(preset, registry)
             if m.group("k"):
                 ks = [int(m.group("k"))]
             elif preset.requires_cutoff:
@@ -57,14 +55,22 @@ def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:
     return flavours[0]
 
 
+def _preset_base(preset, registry) -> Flavour:
+    """The flavour a preset's spec names; a spec that does not parse is the fault of
+    the plugin that registered the preset, so the error names both."""
+    try:
+        return parse_flavour(preset.spec, registry)
+    except FlavourError as exc:
+        raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+
+
 def check_presets(registry) -> None:
-    """Parse every preset's spec once (:func:`evalkit.registry.build_registry` calls it).
+    """Parse every preset's spec once (the CLI does it at start-up, so a broken
+    plugin preset fails before any work; :func:`expand_spec` checks the presets it
+    expands).
 
     :raises RegistryError: a preset's spec is not a valid flavour; the message names
         the preset and the plugin that registered it.
     """
     for preset in registry.components["preset"].values():
-        try:
-            parse_flavour(preset.spec, registry)
-        except FlavourError as exc:
-            raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+        _preset_base(preset, registry)

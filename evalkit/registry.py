@@ -185,7 +185,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
     :param disable_plugins: ``True`` loads no third-party plugin; an iterable of
         entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
     :raises RegistryError: a plugin fails to import (the message names its
-        distribution), registers a duplicate name, or implements an unknown hook.
+        distribution), registers a duplicate name, implements an unknown hook or a
+        wrapper, or its hook fails. Presets are not parsed here: see
+        :func:`evalkit.presets.check_presets`.
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
@@ -243,11 +245,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
         for impl in hook.get_hookimpls():  # in registration order
             origin = origins.get(id(impl.plugin), impl.plugin_name)
             _call_registration(registry, family, hook_name, impl, origin)
-    # presets are flavour strings: parsed where presets are expanded (the flavour
-    # grammar is a layer above the registry, which does not import it)
-    from .presets import check_presets
-
-    check_presets(registry)
+    # Presets are flavour strings, parsed where presets are expanded
+    # (evalkit.presets.expand_spec / check_presets, which the CLI runs at start-up):
+    # the flavour grammar is a layer above the registry, which does not import it.
     return registry
 
 

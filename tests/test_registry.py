@@ -301,8 +301,14 @@ def test_plugin_preset_with_unknown_component(site):
         def evalkit_register_presets(register):
             register(Preset(name="x.bad", spec="ndcg(gain=quadratic)"))
     """)
-    with pytest.raises(RegistryError, match=r"preset 'x\.bad' from evalkit-badpreset 1\.0.*unknown gain 'quadratic'"):
-        build_registry(disable_plugins=False)
+    # the registry does not parse flavours (a layer above it); the presets layer
+    # does, where the preset is expanded and in the CLI's start-up check
+    from evalkit.presets import check_presets, expand_spec
+
+    reg = build_registry(disable_plugins=False)
+    for check in (check_presets, lambda r: expand_spec("x.bad@5", r)):
+        with pytest.raises(RegistryError, match=r"preset 'x\.bad' from evalkit-badpreset 1\.0.*unknown gain 'quadratic'"):
+            check(reg)
 
 
 # ----------------------------------------------------------------------------- disabling

@@ -52,9 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def registry_for(args: argparse.Namespace):
     """The component registry, honouring ``--no-plugins``."""
+    from ..presets import check_presets
     from ..registry import default_registry
 
-    return default_registry(disable_plugins=True if getattr(args, "no_plugins", False) else None)
+    registry = default_registry(disable_plugins=True if getattr(args, "no_plugins", False) else None)
+    check_presets(registry)  # a plugin's broken preset fails at start-up, naming the plugin
+    return registry
 
 
 def main(argv: Sequence[str] | None = None) -> int:
