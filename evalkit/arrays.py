@@ -20,6 +20,7 @@ from .engine.ranking import SortKeys
 from .errors import EvaluationError
 from .flavour import Flavour
 from .presets import expand_spec
+from .registry import registry_or_default
 
 #: scikit-learn's ``ndcg_score`` (``ignore_ties=False``): linear gain, log2 discount,
 #: ties averaged; every document of a row is both judged and returned.
@@ -51,10 +52,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         raise ValueError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
     if np.isinf(y_score).any():
         raise ValueError("y_score contains infinite values")
-    if registry is None:
-        from .registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     # an explicit k is the cutoff, also for presets with several default cutoffs
     flavours = expand_spec(flavour, registry, cutoffs=None if k is None else [k])
     if len(flavours) != 1:

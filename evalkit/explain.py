@@ -127,9 +127,9 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
     from .engine.problem import build_problem
     from .kernel import trace_ideal
     from .presets import expand_spec
-    from .registry import default_registry
+    from .registry import registry_or_default
 
-    registry = registry if registry is not None else default_registry()
+    registry = registry_or_default(registry)
     flavours = expand_spec(flavour, registry)
     if len(flavours) != 1:
         raise FlavourError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff with @k")

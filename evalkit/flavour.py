@@ -44,6 +44,7 @@ from typing import Any
 
 from .components import Param
 from .errors import FlavourError
+from .registry import registry_or_default
 
 COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
@@ -133,10 +134,7 @@ class Flavour:
         registry = _REGISTRY.get()
         if registry is _TRUSTED:
             return
-        if registry is None:
-            from .registry import default_registry
-
-            registry = default_registry()
+        registry = registry_or_default(registry)
         for name, value in _canonical(self, registry).items():
             object.__setattr__(self, name, value)
 
@@ -213,11 +211,7 @@ _TRUSTED = object()
 def _registry(registry):
     if registry is None:
         registry = _REGISTRY.get()
-    if registry is None or registry is _TRUSTED:
-        from .registry import default_registry
-
-        return default_registry()
-    return registry
+    return registry_or_default(None if registry is _TRUSTED else registry)
 
 
 def _build(registry, **fields: Any) -> Flavour:
@@ -460,10 +454,7 @@ def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
     """
     if isinstance(text, Flavour):
         return text
-    if registry is None:
-        from .registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     if not isinstance(text, str) or not text.strip():
         raise FlavourError(f"a flavour must be a non-empty string, got {text!r}")
     name, args, k = _syntax(text)

@@ -37,6 +37,7 @@ import numpy as np
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import DEFAULT_COMPONENTS, ComponentRef, Flavour
+from .registry import registry_or_default
 
 __all__ = [
     "Reported",
@@ -303,10 +304,7 @@ def identify(
     from .engine.conventions import apply_conventions
     from .engine.evaluate import _as_runs, evaluate
 
-    if registry is None:
-        from .registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     run_list = _as_runs(runs)
     if isinstance(reported, Mapping):
         wanted = {s: v if isinstance(v, Reported) else parse_reported(v) for s, v in reported.items()}

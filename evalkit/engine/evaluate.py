@@ -21,6 +21,7 @@ from ..results import Results
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
+from ..registry import registry_or_default
 
 
 @dataclass(frozen=True)
@@ -180,10 +181,7 @@ def evaluate(
     """
     from ..presets import expand_spec
 
-    if registry is None:
-        from ..registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
     expanded: list[Flavour] = []

@@ -49,6 +49,7 @@ import yaml
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour
 from ..presets import expand_spec
+from ..registry import registry_or_default
 from ..report.stats import StatSettings
 
 #: Formats written when the config names none.
@@ -427,10 +428,7 @@ def load_config(
         unknown baseline. The message names the file, the line and the key path.
     :raises FileNotFoundError: the config file itself does not exist.
     """
-    if registry is None:
-        from ..registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     if isinstance(config, Mapping):
         data: Any = dict(config)
         source = "<mapping>"

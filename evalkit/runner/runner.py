@@ -15,6 +15,7 @@ from ..engine.evaluate import evaluate
 from ..results import Results
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
+from ..registry import registry_or_default
 from .config import Config, load_config
 
 
@@ -48,10 +49,7 @@ def run_config(
     every flavour reuses those arrays (:func:`evalkit.evaluate`, called run by run so
     that progress can be reported and only one run is in memory at a time).
     """
-    if registry is None:
-        from ..registry import default_registry
-
-        registry = default_registry()
+    registry = registry_or_default(registry)
     cfg = config if isinstance(config, Config) else load_config(config, registry=registry, base_dir=base_dir)
     qrels = read_qrels(cfg.qrels)
     subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
