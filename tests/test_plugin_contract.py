@@ -3,13 +3,12 @@ implementations refused, aliases held by the registry, component metadata declar
 once by a decorator (which also writes the kernel's docstring), and the example of
 ``docs/plugins.md``.
 
-Fake distributions are written as in ``tests/test_registry.py`` (its ``FakeSite``).
+Fake distributions are written by the ``site`` fixture of ``tests/test_registry.py``.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -17,19 +16,10 @@ import pytest
 
 import evalkit
 from evalkit import FlavourError, Qrels, RegistryError, Run, build_registry, evaluate
-from evalkit.components import FAMILIES, Discount, declared
-from evalkit.registry import DISABLE_ENV
-from test_registry import FakeSite
+from evalkit.components import Discount, declared
+from test_registry import site  # noqa: F401  (the fake-distributions fixture)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
-@pytest.fixture
-def site(tmp_path, monkeypatch):
-    monkeypatch.delenv(DISABLE_ENV, raising=False)
-    s = FakeSite(tmp_path, monkeypatch)
-    yield s
-    s.cleanup()
 
 
 def _data():
@@ -132,7 +122,6 @@ def test_every_hookspec_accepts_a_zero_argument_impl(site):
     for family, name in [("gain", "g0"), ("discount", "d0"), ("idcg", "i0"), ("ties", "t0"),
                          ("metric", "m0"), ("preset", "t.p0")]:
         assert reg.get(family, name).origin == reg.plugins["all0"]
-    assert len(FAMILIES) == 6
     qrels, run = _data()
     res = evaluate(qrels, run, ["t.p0"], registry=reg)
     assert res.means()[0, 0] == 0.25
