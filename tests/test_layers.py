@@ -1,0 +1,167 @@
+"""The package's layering: no import cycle inside ``evalkit/``, and light entry points.
+
+The import graph is read with the standard library's :mod:`ast` (no module is
+imported to build it). An edge ``a -> b`` is any ``import`` statement in ``a`` naming
+the evalkit module ``b`` (or a name in it), at module level or inside a function
+(a deferred import still makes the modules depend on each other), plus the parent
+packages Python imports first. Not edges: imports under ``if TYPE_CHECKING:``
+(never executed) and those inside a package ``__init__``'s PEP 562
+``__getattr__`` (a lazy re-export of the package's own children).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "evalkit"
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _excluded_nodes(tree: ast.Module, is_package: bool) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:`` and, in a package ``__init__``,
+    inside a module-level ``def __getattr__``."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+            if name == "TYPE_CHECKING":
+                out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    if is_package:
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                out.update(id(n) for n in ast.walk(node))
+    return out
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """``{module: {evalkit modules it imports}}`` for every module of ``package``."""
+    modules = {_module_name(p, package): p for p in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        here = name if is_package else name.rsplit(".", 1)[0]
+        tree = ast.parse(path.read_text(), filename=str(path))
+        skip = _excluded_nodes(tree, is_package)
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base_parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join(base_parts + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target not in modules:
+                    continue
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):  # the parents are imported first
+                    dep = ".".join(parts[:i])
+                    # a module's own parent packages are being imported already
+                    if dep in modules and dep != name and not name.startswith(dep + "."):
+                        graph[name].add(dep)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_sees_deferred_and_relative_imports(tmp_path):
+    """The checker itself, on a made-up package: a cycle through a function-level
+    import is found; TYPE_CHECKING imports and a lazy ``__getattr__`` are not edges."""
+    pkg = tmp_path / "evalkit"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("def __getattr__(name):\n    from . import a\n    return a\n")
+    (pkg / "a.py").write_text("from .sub.b import thing\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..c import C\n"
+        "def thing():\n    from .. import a\n")
+    (pkg / "c.py").write_text("from .sub import b\n")
+    graph = import_graph(pkg)
+    assert graph["evalkit.a"] == {"evalkit.sub", "evalkit.sub.b"}
+    assert graph["evalkit.sub.b"] == {"evalkit.a"}
+    assert graph["evalkit"] == set()
+    assert graph["evalkit.c"] == {"evalkit.sub", "evalkit.sub.b"}
+    assert cycles(graph) == [["evalkit.a", "evalkit.sub.b"]]
+
+
+def test_no_import_cycle_inside_evalkit():
+    assert cycles(import_graph()) == []
+
+
+def test_registry_does_not_import_the_flavour_layer():
+    graph = import_graph()
+    assert not graph["evalkit.registry"] & {"evalkit.flavour", "evalkit.presets"}
+
+
+def test_plugins_and_builtins_use_only_the_public_contract():
+    """Built-in plugins import the contract (evalkit.kernel, component types, hookimpl,
+    data types, errors), never ``evalkit.engine``; so does the rbp plugin."""
+    graph = import_graph()
+    for module, deps in graph.items():
+        if module.startswith("evalkit.builtins"):
+            assert not {d for d in deps if d.startswith("evalkit.engine")}, module
+    rbp = PACKAGE.parent / "plugins" / "evalkit-rbp" / "evalkit_rbp" / "__init__.py"
+    tree = ast.parse(rbp.read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m for m in imported if m.startswith("evalkit")} <= {"evalkit", "evalkit.components", "evalkit.kernel"}
+
+
+@pytest.mark.parametrize("module", ["evalkit.arrays", "evalkit.kernel", "evalkit"])
+def test_light_imports_load_no_runner_or_report_dependencies(module):
+    code = (f"import sys, json, {module}; "
+            "print(json.dumps(sorted(m for m in ('yaml', 'jsonschema', 'tabulate', 'scipy') if m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
