@@ -22,9 +22,11 @@ from .flavour import Flavour
 from .presets import expand_spec
 from .registry import registry_or_default
 
-#: scikit-learn's ``ndcg_score`` (``ignore_ties=False``): linear gain, log2 discount,
-#: ties averaged; every document of a row is both judged and returned.
-SKLEARN_NDCG = "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)"
+#: scikit-learn's ``ndcg_score`` (``ignore_ties=False``), the ``sklearn.ndcg_score``
+#: preset: linear gain, log2 discount, ties averaged, IDCG from the row's returned
+#: documents, so a NaN-padded position is not a document at all (its grade, if any,
+#: is ignored), as scikit-learn scores the unpadded row.
+SKLEARN_NDCG = "sklearn.ndcg_score"
 
 
 @without_hugepage_advice
@@ -35,7 +37,10 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
     :param y_true: relevance grades, shape ``(n_queries, n_docs)``, any real dtype.
         ``NaN`` marks an unjudged document (gain 0, not in the ideal ranking).
     :param y_score: scores, same shape; higher ranks first. ``NaN`` marks padding: the
-        document was not returned (use it for queries with fewer documents).
+        document was not returned (use it for queries with fewer documents). Under the
+        default flavour a padded position is ignored, grade included (scikit-learn's
+        ``ndcg_score`` of the unpadded row); under an ``idcg=judged`` flavour its grade
+        still enters the ideal ranking (judged, not returned).
     :param k: cutoff; overrides any ``@k`` in ``flavour``. ``None`` keeps the flavour's.
     :param flavour: flavour string, :class:`Flavour` or preset. The default reproduces
         scikit-learn's ``ndcg_score``. Under the ``trec_eval`` tie policy, ties are broken

@@ -62,6 +62,10 @@ LIBRARY_ORDER: tuple[str, ...] = (
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
+#: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
+#: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
+ERR_MAX_GRADES: tuple[int, ...] = (1, 2, 3, 4, 5)
+
 _EMPTY = ("zero", "one", "skip")
 _MISSING = ("skip", "zero")
 
@@ -265,6 +269,13 @@ def candidate_flavours(registry, k: int | None = None,
                 # the preset with queries missing from the run scored 0 (trec_eval -c)
                 out.append(_Candidate(f"{name} with missing=zero", fl.replace(registry, missing="zero"),
                                       preset.name, order[:3] + (1, index)))
+            if fl.metric == "err":  # the preset at another maximum grade
+                own = dict(fl.params).get("max_grade", registry.metric("err").param("max_grade").default)
+                for mg in ERR_MAX_GRADES:
+                    if mg != own:
+                        params = registry.metric("err").normalise_params({**dict(fl.params), "max_grade": mg})
+                        out.append(_Candidate(f"{name} with max_grade={mg}", replace(fl, params=params),
+                                              preset.name, order[:3] + (2, index)))
     metric = registry.metric("ndcg")
     families = {key: _component_variants(registry, key) for key in ("gain", "discount", "idcg", "ties")}
     ties_ok = [t for t in families["ties"]

@@ -1,5 +1,6 @@
-"""Expanding measure specs: canonical flavour strings or preset names with an
-optional cutoff (``trec_eval.ndcg_cut@10``)."""
+"""Expanding measure specs: canonical flavour strings, preset names with an
+optional cutoff (``trec_eval.ndcg_cut@10``), and the names of trec_eval and
+ir_measures (:mod:`evalkit.measure_names`)."""
 
 from __future__ import annotations
 
@@ -12,38 +13,80 @@ from .registry import registry_or_default
 _PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
 
 
-def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavour]:
-    """Turn a measure spec into one or more flavours.
+def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tuple[str, object, Flavour]]:
+    """Expand a measure spec into ``(label, preset or None, flavour)`` triples.
 
-    :param spec: a :class:`Flavour`, a flavour string (``ndcg(gain=exp2)@10``) or a
-        preset name with optional ``@k`` (``trec_eval.ndcg_cut@10``).
+    :param spec: a :class:`Flavour`, a flavour string (``ndcg(gain=exp2)@10``), a
+        preset name with optional ``@k`` (``trec_eval.ndcg_cut@10``), a trec_eval
+        measure name (``ndcg_cut.5,10``, ``P.10``, ``all_trec``) or an ir_measures name
+        (``nDCG@10``, ``nDCG(dcg='exp-log2')@10``); see :mod:`evalkit.measure_names`.
     :param cutoffs: optional list of cutoffs; each yields one flavour (overrides ``@k``
         and a preset's default cutoffs).
-    :raises FlavourError: unknown preset (with the list of known ones) or invalid flavour.
+    :returns: the label is the spec as written when it gives one flavour, else
+        ``preset@k`` (``name.k`` for a trec_eval list) per cutoff.
+    :raises FlavourError: unknown name (with the closest known names), invalid flavour.
     """
+    from .measure_names import did_you_mean, ir_measures_name, trec_eval_name
+
     registry = registry_or_default(registry)
     if isinstance(spec, Flavour):
-        base, ks = spec, None
-    else:
-        m = _PRESET.match(spec) if isinstance(spec, str) and "(" not in spec else None
-        if m:
-            preset = registry.preset(m.group("name"))
-            base = _preset_base(preset, registry)
-            if m.group("k"):
-                ks = [int(m.group("k"))]
-            elif preset.requires_cutoff:
-                if not preset.default_cutoffs and not cutoffs:
-                    raise FlavourError(f"preset '{preset.name}' needs a cutoff: {preset.name}@k")
-                ks = list(preset.default_cutoffs)
-            else:
-                ks = None
+        ks = [spec] if not cutoffs else [spec.with_cutoff(int(k)) for k in cutoffs]
+        return [(str(fl), None, fl) for fl in ks]
+    named = trec_eval_name(spec) if isinstance(spec, str) else None
+    if named is None and isinstance(spec, str):
+        try:
+            return _expand_flavour_or_preset(spec, registry, cutoffs)
+        except FlavourError as exc:
+            named = ir_measures_name(spec)
+            if named is None:
+                hint = did_you_mean(spec, registry) if str(exc).startswith("unknown") else ""
+                raise FlavourError(f"{exc}{hint}") from None
+    out = []
+    for n in named:
+        preset = registry.preset(n.preset)
+        base = _preset_base(preset, registry)
+        if n.params:
+            base = base.replace(registry, **dict(n.params))
+        ks = list(cutoffs) if cutoffs else [n.k]
+        if ks == [None] and preset.requires_cutoff:
+            raise FlavourError(f"{spec!r} ({preset.name}) needs a cutoff: {spec}@k")
+        for k in ks:
+            label = n.label if len(ks) == 1 else f"{n.label}@{k}"
+            out.append((label, preset, base.with_cutoff(None if k is None else int(k))))
+    return out
+
+
+def _expand_flavour_or_preset(spec: str, registry, cutoffs) -> list[tuple[str, object, Flavour]]:
+    m = _PRESET.match(spec) if "(" not in spec else None
+    preset = None
+    if m:
+        preset = registry.preset(m.group("name"))
+        base = _preset_base(preset, registry)
+        if m.group("k"):
+            ks = [int(m.group("k"))]
+        elif preset.requires_cutoff:
+            if not preset.default_cutoffs and not cutoffs:
+                raise FlavourError(f"preset '{preset.name}' needs a cutoff: {preset.name}@k")
+            ks = list(preset.default_cutoffs)
         else:
-            base, ks = parse_flavour(spec, registry), None
+            ks = None
+    else:
+        base, ks = parse_flavour(spec, registry), None
     if cutoffs:
         ks = list(cutoffs)
-    if ks is None:
-        return [base]
-    return [base.with_cutoff(int(k)) for k in ks]
+    flavours = [base] if ks is None else [base.with_cutoff(int(k)) for k in ks]
+    if len(flavours) == 1:
+        return [(spec.strip(), preset, flavours[0])]
+    return [((f"{preset.name}@{fl.k}" if preset is not None else str(fl)), preset, fl) for fl in flavours]
+
+
+def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavour]:
+    """Turn a measure spec into one or more flavours (see :func:`expand_labelled`).
+
+    :raises FlavourError: unknown preset or name (with the closest known ones) or
+        invalid flavour.
+    """
+    return [fl for _, _, fl in expand_labelled(spec, registry, cutoffs)]
 
 
 def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:

@@ -40,6 +40,12 @@ class Results:
             raise KeyError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
 
     def flavour_index(self, flavour) -> int:
+        """Column of ``flavour``: its index, its label (the spec as asked for,
+        ``"trec_eval.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
+        spec expanding to one evaluated flavour (the first column holding it).
+
+        :raises KeyError: not evaluated (with the known labels).
+        """
         if isinstance(flavour, int):
             return flavour
         if isinstance(flavour, Flavour):
@@ -52,14 +58,14 @@ class Results:
             for i, f in enumerate(self.flavours):
                 if str(f) == text:
                     return i
-            try:
-                from .flavour import parse_flavour
+            try:  # a flavour string, preset or measure name giving one flavour
+                from .presets import expand_spec
 
-                parsed = parse_flavour(text)
+                parsed = expand_spec(text)
             except Exception:  # noqa: BLE001 - fall through to the KeyError below
-                parsed = None
-            if parsed in self.flavours:
-                return self.flavours.index(parsed)
+                parsed = []
+            if len(parsed) == 1 and parsed[0] in self.flavours:
+                return self.flavours.index(parsed[0])
         raise KeyError(f"unknown flavour {flavour!r} (known: {', '.join(self.labels)})")
 
     # ----------------------------------------------------------------- aggregates

@@ -64,6 +64,29 @@ def test_nan_padding_for_variable_length_rows():
     np.testing.assert_array_equal(ea.score(y_true_nan, y_score, k=3), ea.score(y_true, y_score, k=3))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_nan_padding_with_grades_is_scikit_learn_on_the_unpadded_row(seed):
+    """Padded positions that still carry a grade: the default and the
+    sklearn.ndcg_score preset are one definition, scikit-learn's ndcg_score of the
+    row without its padding."""
+    rng = np.random.default_rng(40 + seed)
+    nq, width = 12, 30
+    y_true = rng.integers(0, 4, (nq, width)).astype(float)  # grades everywhere, padding too
+    y_score = (rng.integers(0, 6, (nq, width)) / 5).astype(float)
+    lengths = rng.integers(1, width + 1, nq)
+    for i, n in enumerate(lengths):
+        y_score[i, n:] = np.nan
+    for k in (None, 1, 5, 10):
+        want = [sk.ndcg_score(y_true[i: i + 1, :n], y_score[i: i + 1, :n], k=k) if n > 1 else np.nan
+                for i, n in enumerate(lengths)]
+        got = ea.score(y_true, y_score, k=k)
+        preset = ea.score(y_true, y_score, k=k, flavour="sklearn.ndcg_score")
+        np.testing.assert_array_equal(got, preset)
+        for i, n in enumerate(lengths):
+            if n > 1:  # scikit-learn refuses one-document rows
+                assert got[i] == pytest.approx(want[i], abs=1e-12), (k, i)
+
+
 def test_judged_but_not_returned_counts_in_the_ideal():
     """A grade with a NaN score is judged but not returned: under idcg=judged it
     enters the ideal (trec_eval), under idcg=returned it does not (sklearn)."""

@@ -254,11 +254,29 @@ def test_run_formats_and_no_output_dir(small, capsys):
 # ----------------------------------------------------------------------------- errors
 
 
+def test_presets_sharing_a_flavour_are_columns_under_their_labels(small, capsys):
+    """-m ndcg@3 and -m trec_eval.ndcg_cut@3 (one flavour) are two columns; the same
+    label twice (trec_eval.ndcg_cut's default cutoffs include 5) is shown once."""
+    code, out, err = run_cli(capsys, "eval", f"{small}/qrels.txt", f"{small}/sys.run", "-m", "ndcg@5",
+                             "-m", "trec_eval.ndcg_cut@5", "-m", "ndcg_cut.5", "-m", "trec_eval.ndcg_cut",
+                             "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    labels = [m["label"] for m in data["measures"]]
+    assert labels[:3] == ["ndcg@5", "trec_eval.ndcg_cut@5", "ndcg_cut.5"]
+    assert labels.count("trec_eval.ndcg_cut@5") == 1 and "trec_eval.ndcg_cut@10" in labels
+    means = data["runs"]["sys"]["all"]
+    assert means["ndcg@5"] == means["trec_eval.ndcg_cut@5"] == means["ndcg_cut.5"]
+    assert [m["native"] for m in data["measures"][1:3]] == ["ndcg_cut_5", "ndcg_cut_5"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["eval", "{d}/missing.txt", "{d}/sys.run", "-m", "ndcg"], "missing.txt"),
     (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "ndcg(gain=exp3)"], "unknown gain 'exp3'"),
     (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "nosuch.preset@3"], "unknown preset 'nosuch.preset'"),
-    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "ndcg@3", "-m", "trec_eval.ndcg_cut@3"], "repeats the flavour"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "nDGC@10"], "did you mean: nDCG"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "nDCG(dcg=__import__('os'))@3"], "must be a literal"),
+    (["eval", "{d}/qrels.txt", "{d}/sys.run", "-m", "ndcg_cut.5,,10"], "cutoffs must be numbers"),
     (["eval", "{d}/qrels.txt", "{d}/bad.run", "-m", "ndcg"], "bad.run:2: field 'score'"),
     (["explain", "{d}/qrels.txt", "{d}/sys.run", "--query", "q9", "-m", "ndcg"], "query 'q9'"),
     (["explain", "{d}/qrels.txt", "{d}/sys.run", "--query", "q1", "-m", "ap@3"], "metric 'ap'"),

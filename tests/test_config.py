@@ -322,17 +322,19 @@ def test_yaml_syntax_error_line(tmp_path, data_dir, registry):
     assert re.match(rf"{re.escape(str(path))}:3: invalid YAML", msg), msg
 
 
-def test_same_flavour_twice(tmp_path, data_dir, registry):
+def test_same_flavour_twice_under_two_labels(tmp_path, data_dir, registry):
+    """Presets that share a flavour are both kept, each under its own label."""
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
         runs: [{glob: ../data/input.*.gz}]
         flavours:
           mine: ndcg@10
           preset: trec_eval.ndcg_cut@10
+          trec: ndcg_cut.10
     """)
-    msg = error_of(path, registry)
-    assert_where(msg, path, 5, "flavours.preset")
-    assert "same flavour as 'mine'" in msg
+    cfg = load_config(path, registry=registry)
+    assert cfg.labels == ("mine", "preset", "trec")
+    assert len({e.flavour for e in cfg.flavours}) == 1
 
 
 def test_duplicate_run_names(tmp_path, data_dir, registry):

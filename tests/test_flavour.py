@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -290,11 +291,15 @@ def test_every_preset_parses_to_a_canonical_flavour():
             assert parse(str(f)) == f
 
 
-def test_evaluate_rejects_duplicate_flavours():
-    qrels = evalkit.Qrels.from_rows([("q", "d", 1)])
-    run = evalkit.Run.from_rows([("q", "d", 1.0)])
-    with pytest.raises(FlavourError, match="twice"):
-        evalkit.evaluate(qrels, run, ["ndcg@10", "trec_eval.ndcg_cut@10"], registry=REG)
+def test_evaluate_keeps_one_flavour_under_two_labels_and_rejects_a_repeated_label():
+    qrels = evalkit.Qrels.from_rows([("q", "d", 1), ("q", "e", 1)])
+    run = evalkit.Run.from_rows([("q", "x", 2.0), ("q", "d", 1.0)])
+    res = evalkit.evaluate(qrels, run, ["ndcg@10", "trec_eval.ndcg_cut@10"], registry=REG)
+    want = (1 / np.log2(3)) / (1 + 1 / np.log2(3))
+    assert res.labels == ("ndcg@10", "trec_eval.ndcg_cut@10")
+    assert res.mean(0, "ndcg@10") == res.mean(0, "trec_eval.ndcg_cut@10") == pytest.approx(want, abs=1e-12)
+    with pytest.raises(FlavourError, match="share the label"):
+        evalkit.evaluate(qrels, run, ["ndcg@10", "ndcg@10"], registry=REG)
 
 
 def test_unknown_key_hint_lists_only_the_keys_the_metric_takes():

@@ -210,3 +210,30 @@ def test_torchmetrics_number_is_identified(qrels, run):
     res = identify(qrels, run, f"{value:.4f}", k=10)
     assert "torchmetrics.ndcg@10" in names(res)
     assert "trec_eval.ndcg_cut@10" not in names(res)
+
+
+def test_err_with_the_2009_web_track_maximum_grade_is_identified(qrels, run):
+    """ERR@20 with R = (2^g - 1) / 2^2 (the TREC 2009 Web track's maximum grade 2),
+    brute-forced here from Chapelle et al.'s formula with gdeval's ordering (score
+    then docno descending) and topics without a positive judgment left out."""
+    grades: dict = {}
+    for q, d, g in zip(qrels.qid, qrels.docno, qrels.grade):
+        grades.setdefault(q, {})[d] = g
+    ranked: dict = {}
+    for q, d, s in zip(run.qid, run.docno, run.score):
+        ranked.setdefault(q, []).append((float(s), d))
+    values = []
+    for q, judged in grades.items():
+        if not any(g > 0 for g in judged.values()):
+            continue
+        err, p = 0.0, 1.0
+        docs = sorted(ranked.get(q, []), reverse=True)[:20]
+        for r, (_, d) in enumerate(docs, start=1):
+            g = min(max(judged.get(d, 0), 0), 2)
+            stop = (2 ** g - 1) / 4
+            err += p * stop / r
+            p *= 1 - stop
+        values.append(err)
+    res = identify(qrels, run, f"{np.mean(values):.4f}", k=20)
+    assert "gdeval.err@20 with max_grade=2" in names(res)
+    assert "gdeval.err@20" not in names(res)

@@ -17,6 +17,7 @@ import subprocess
 import numpy as np
 import pytest
 
+import evalkit
 import evalkit.arrays as ea
 from evalkit import Qrels, Run, evaluate, read_qrels
 from evalkit.presets import expand_spec
@@ -253,6 +254,61 @@ def test_torchmetrics_ndcg_matches_torchmetrics():
             got = ea.score(y, s, k=k, flavour="torchmetrics.ndcg").mean()
             # torchmetrics accumulates in float32: agreement to its precision
             assert got == pytest.approx(ref, abs=1e-6), (trial, k)
+
+
+def _torchmetrics_per_query(y, s, k):
+    torch = pytest.importorskip("torch")
+    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    return np.array([functional.retrieval_normalized_dcg(torch.tensor(s[i]), torch.tensor(y[i]).long(),
+                                                         top_k=k).item() for i in range(len(y))])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_torchmetrics_per_query_exact_on_1000_document_lists(seed):
+    """Per query, bit for bit: float32 predictions (scores 1e-9 apart tie and are
+    averaged), float32 discounts and sums in torch's order, negative targets counting
+    negatively (values above 1)."""
+    rng = np.random.default_rng(20 + seed)
+    nq, nd = 12, 1000
+    y = rng.integers(-2, 5, size=(nq, nd)).astype(float)
+    y[0] = 0  # empty_target_action='neg': 0
+    s = rng.integers(0, 150, size=(nq, nd)) / 7.0 + rng.integers(0, 3, size=(nq, nd)) * 1e-9
+    s[1] = rng.normal(size=nd)  # no ties
+    y[2] = -rng.integers(1, 3, size=nd)  # only negative targets: DCG / IDCG of two negatives
+    for k in (None, 1, 10, 100, 999):
+        want = _torchmetrics_per_query(y, s, k)
+        got = ea.score(y, s, k=k, flavour="torchmetrics.ndcg")
+        assert np.array_equal(got, want), (k, np.abs(got - want).max())
+    assert _torchmetrics_per_query(y, s, None)[2] > 1  # negative targets: values above 1
+
+
+@pytest.mark.shared
+def test_torchmetrics_per_query_exact_on_a_real_run():
+    """A Robust 2003 run with tied scores: each query's returned documents with their
+    qrels grades (unjudged: 0) as torchmetrics' targets."""
+    from evalkit.io.trec import read_qrels, read_run
+
+    from conftest import shared_path
+
+    qrels = read_qrels(shared_path("trectools_robust03", "robust03_qrels.txt"))
+    run = read_run(shared_path("trectools_robust03", "runs", "input.InexpC2.gz"))
+    grades = {(q, d): g for q, d, g in zip(qrels.qid, qrels.docno, qrels.grade)}
+    res = evalkit.evaluate(qrels, run, ["torchmetrics.ndcg@10", "torchmetrics.ndcg"])
+    by_q: dict = {}
+    for q, d, sc in zip(run.qid, run.docno, run.score):
+        by_q.setdefault(q, ([], []))
+        by_q[q][0].append(grades.get((q, d), 0.0))
+        by_q[q][1].append(sc)
+    checked = 0
+    for f, k in enumerate((10, None)):
+        got = res.per_query(0, f)
+        for q, (y, s) in by_q.items():
+            if q not in got or not any(y):
+                continue
+            want = _torchmetrics_per_query([np.array(y)], [np.array(s)], k)[0]
+            assert got[q] == want, (q, k)
+            checked += 1
+    assert checked > 50
 
 
 # ----------------------------------------------------------------------------- gdeval

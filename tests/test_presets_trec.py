@@ -242,6 +242,50 @@ def test_pytrec_eval_float32_ties_matter(robust_qrels):
     assert max(abs(f64[qid] - m["ndcg"]) for qid, m in want.items()) > 1e-6
 
 
+TREC_EVAL9_PRESETS = {"ndcg": "trec_eval9.ndcg", "ndcg_cut_10": "trec_eval9.ndcg_cut@10",
+                      "ndcg_cut_100": "trec_eval9.ndcg_cut@100", "ndcg_rel": "trec_eval9.ndcg_rel",
+                      "Rndcg": "trec_eval9.Rndcg"}
+
+
+def compare_trec_eval9(qrels: Qrels, run: Run) -> None:
+    """The trec_eval9.* presets per query against pytrec_eval, which wraps trec_eval 9
+    (scores stored as C float, trec_format.h)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    q, r = to_pytrec(qrels, run)
+    want = pytrec_eval.RelevanceEvaluator(q, {"ndcg", "ndcg_cut.10,100", "ndcg_rel", "Rndcg"}).evaluate(r)
+    res = evalkit.evaluate(qrels, run, list(TREC_EVAL9_PRESETS.values()))
+    for f, name in enumerate(TREC_EVAL9_PRESETS):
+        got = res.per_query(0, f)
+        assert want
+        for qid, measures in want.items():
+            assert got[qid] == pytest.approx(measures[name], abs=TOL), (name, qid)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["oce03noXbmD", "InexpC2"])
+def test_trec_eval9_presets_robust03(robust_qrels, name):
+    compare_trec_eval9(robust_qrels, robust_run(name))
+
+
+def test_trec_eval9_issue_example_and_float32_near_ties():
+    """The issue's example: 9.0.8 ties 1.0000000001 with 1.0 (float), 10.0 does not."""
+    qrels = Qrels.from_rows([("q1", "d1", 1), ("q1", "d2", 0)])
+    run = Run.from_rows([("q1", "d1", 1.0000000001), ("q1", "d2", 1.0)], name="r")
+    res = evalkit.evaluate(qrels, run, ["trec_eval9.ndcg", "trec_eval.ndcg"])
+    assert res.mean(0, 0) == pytest.approx(1 / math.log2(3), abs=1e-12)  # 0.6309
+    assert res.mean(0, 1) == 1.0
+    compare_trec_eval9(qrels, run)
+    # generated runs whose scores differ only beyond float32 precision
+    rng = np.random.default_rng(9)
+    rows_q, rows_r = [], []
+    for qn in range(30):
+        base = rng.integers(0, 5, 40).astype(np.float64) + 1000.0
+        for d in range(40):
+            rows_r.append((f"q{qn}", f"d{d:02d}", float(base[d] + rng.integers(0, 3) * 1e-9)))
+            rows_q.append((f"q{qn}", f"d{d:02d}", int(rng.choice([0, 0, 1, 2]))))
+    compare_trec_eval9(Qrels.from_rows(rows_q), Run.from_rows(rows_r, name="near"))
+
+
 @pytest.mark.shared
 def test_pytrec_eval_trec_eval_test_and_cast():
     d = shared_path("trec_eval_test")
@@ -392,6 +436,57 @@ def test_ranx_random_short_lists_with_ties(ranx, seed):
     ranx keeps tied documents in input order (ties=stable)."""
     qrels, run = random_problem(seed, max_docs=15, ties=True)
     compare_ranx(ranx, qrels, run, RANX_METRICS)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ranx_random_long_lists_with_ties(ranx, seed):
+    """Lists of 16 to 300 documents with 1 to 20 tie levels: numba's quicksort
+    reorders tied documents (unstable), reproduced by ties=numba_quicksort."""
+    rng = np.random.default_rng(100 + seed)
+    qrels, run = [], []
+    for q in range(30):
+        n = int(rng.integers(16, 301))
+        levels = int(rng.integers(1, 21))
+        for d in rng.permutation(n):
+            run.append((f"q{q}", f"d{d:03d}", float(rng.integers(0, levels)) / 7))
+            if rng.random() < 0.6:
+                qrels.append((f"q{q}", f"d{d:03d}", int(rng.choice([0, 1, 2, 3]))))
+    qrels, run = Qrels.from_rows(qrels), Run.from_rows(run, name="tied")
+    compare_ranx(ranx, qrels, run, RANX_METRICS + ["ndcg@1", "ndcg@5"])
+    # without make_comparable, ranx.Run is sorted once: ties=numba_quicksort(sorts=1)
+    q, r = to_pytrec(qrels, run)
+    rr = ranx.Run(r)
+    ranx.evaluate(ranx.Qrels(q), rr, ["ndcg@5", "ndcg_burges@20"], return_mean=False)
+    res = evalkit.evaluate(qrels, run, ["ndcg(ties=numba_quicksort)@5",
+                                        "ndcg(gain=exp2,ties=numba_quicksort)@20"])
+    for f, metric in enumerate(["ndcg@5", "ndcg_burges@20"]):
+        got = res.per_query(0, f)
+        assert set(got) == set(rr.scores[metric])
+        for qid, v in rr.scores[metric].items():
+            assert got[qid] == pytest.approx(v, abs=TOL), (metric, qid)
+
+
+def test_ranx_sixteen_tied_documents_first_relevant(ranx):
+    """The issue's example: 16 equally scored documents, only the first relevant.
+    ``ranx.Run`` sorts once: ndcg@1 is 0 (the quicksort moves d00), a stable sort
+    would give 1; ``make_comparable=True`` sorts the sorted run again."""
+    qrels = Qrels.from_rows([("q", "d00", 1)])
+    run = Run.from_rows([("q", f"d{i:02d}", 1.0) for i in range(16)], name="r")
+    compare_ranx(ranx, qrels, run, ["ndcg@1", "ndcg@5", "ndcg"])  # make_comparable=True
+    q, r = to_pytrec(qrels, run)
+    once = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), ["ndcg@1", "ndcg@5"])
+    res = evalkit.evaluate(qrels, run, ["ndcg(ties=numba_quicksort,missing=zero)@1",
+                                        "ndcg(ties=numba_quicksort,missing=zero)@5"])
+    assert once["ndcg@1"] == 0.0
+    assert res.mean(0, 0) == 0.0
+    assert res.mean(0, 1) == pytest.approx(once["ndcg@5"], abs=TOL)
+    assert evalkit.evaluate(qrels, run, ["ndcg(ties=stable)@1"]).mean(0, 0) == 1.0
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["InexpC2", "oce03noXbmD", "NLPR03vb10"])  # runs with tied scores
+def test_ranx_robust03_tied_runs(ranx, robust_qrels, name):
+    compare_ranx(ranx, robust_qrels, robust_run(name), ["ndcg@10", "ndcg@100", "ndcg_burges", "ndcg@1"])
 
 
 @pytest.mark.parametrize("seed", range(2))

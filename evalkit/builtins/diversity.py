@@ -249,6 +249,17 @@ def evalkit_register_presets(register):
         **common,
     ))
     register(Preset(
+        name="ir_measures.alpha_nDCG",
+        spec="alpha_ndcg(discount=log2,ties=docno_ascending,missing=zero)",
+        description=("ir_measures alpha_nDCG@k (pyndeval provider): ndeval's alpha-nDCG with the run "
+                     "ordered by score then docno ascending (pyndeval), qrels topics missing from "
+                     "the run scored 0 (ir_measures' measure.DEFAULT)"),
+        source=("terrierteam/ir_measures 0.4.3 providers/pyndeval_provider.py, providers/base.py "
+                "(Evaluator.iter_calc); pyndeval 0.0.8 __init__.py _coerce_run_iter"),
+        native_name="alpha_nDCG@{k}",
+        **common,
+    ))
+    register(Preset(
         name="ndeval.err_ia",
         spec="err_ia(ties=trec_eval)",
         description=("ndeval ERR-IA@k (α = 0.5) with the collection-independent normalisation "

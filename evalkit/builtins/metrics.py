@@ -54,6 +54,61 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
+@metric(
+    "ndcg_float32",
+    supports_averaged_ties=True,
+    formula="NDCG@k = DCG@k / IDCG@k in float32: gain = grade (negatives count), discount "
+            "float32 1/log2(r+1), IDCG of the returned grades sorted, tie groups by float32 "
+            "score, sums in torch's CPU order",
+    source="torchmetrics 1.9.0 functional/retrieval/ndcg.py (_tie_average_dcg, "
+           "_dcg_sample_scores, retrieval_normalized_dcg), utilities/checks.py (preds as "
+           "float32); torch aten/src/ATen/native/cpu/SumKernel.cpp (cascade sum)",
+    description="NDCG as torchmetrics computes it, bit for bit (float32 arithmetic)",
+)
+def ndcg_float32(inp: MetricInput) -> MetricOutput:
+    """torchmetrics' ``retrieval_normalized_dcg`` in its own ``float32`` arithmetic
+    (functional/retrieval/ndcg.py): the grade itself as gain, negative grades counting
+    negatively (unjudged: 0); ``float32`` discounts ``1/log2(r+1)``, zero past ``k``;
+    under an averaged tie policy the mean grade of each group of scores equal in
+    ``float32`` times the group's discount sum (``_tie_average_dcg``: ``torch.cumsum``,
+    then differences at the group ends); the ideal DCG of the returned grades sorted;
+    every sum in torch's ``float32`` order (:mod:`evalkit.float32`)."""
+    from ..float32 import cumsum_float32, log2_discount_float32, torch_sum_float32
+
+    r = inp.ranked
+    nq, offsets, n = inp.n_queries, r.offsets, len(r.query)
+    grade = np.nan_to_num(r.grade, nan=0.0)
+    if inp.min_grade > 0:
+        grade = np.where(grade >= inp.min_grade, grade, 0.0)
+    target = grade.astype(np.float32).astype(np.float64)
+    disc = log2_discount_float32(r.rank)
+    if inp.k is not None:
+        disc[r.rank > inp.k] = 0.0
+    # groups of tied documents (scores equal in float32) under an averaged tie policy
+    new_group = np.ones(n, dtype=bool)
+    if r.averaged and n > 1:
+        s32 = r.score.astype(np.float32)
+        new_group[1:] = (s32[1:] != s32[:-1]) | (r.query[1:] != r.query[:-1])
+    start = np.flatnonzero(new_group)
+    end = np.r_[start[1:] - 1, n - 1] if n else start
+    gq = r.query[start]
+    mean_target = (np.add.reduceat(target, start) / (end - start + 1)).astype(np.float32) if n else target
+    cum = cumsum_float32(disc, offsets).astype(np.float64)
+    prev = np.r_[0.0, cum[end[:-1]]] if n else cum
+    prev[start == offsets[gq]] = 0.0
+    disc_sum = (cum[end] - prev).astype(np.float32)
+    dcg = torch_sum_float32((mean_target * disc_sum.astype(np.float64)).astype(np.float32),
+                            offsets_from_sorted(gq, nq))
+    ideal_target = target[np.lexsort((-target, r.query))]
+    idcg = torch_sum_float32((ideal_target * disc).astype(np.float32), offsets)
+    values = np.zeros(nq)
+    ok = idcg != 0
+    values[ok] = (dcg[ok].astype(np.float64) / idcg[ok]).astype(np.float32)
+    # torchmetrics' empty_target_action applies to queries whose targets sum to 0
+    defined = inp.per_query(grade) != 0
+    return MetricOutput(values, defined)
+
+
 def _ideal_prefix(inp: MetricInput):
     """The ideal ranking of each query's judged documents with positive gain.
 

@@ -18,6 +18,7 @@ trec_eval's command-line flags are not presets but flavour conventions; use
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..components import Preset
@@ -50,13 +51,30 @@ PYTREC_EVAL_SPECS = {
 }
 
 
-#: Presets, in the order ``evalkit flavours`` lists them.
-PRESETS: tuple[Preset, ...] = (
-    # ------------------------------------------------------------------ trec_eval
+#: trec_eval 9's (scores as 32-bit floats): the trec_eval 10.0 presets' flavours with
+#: ``ties=trec_eval(score=float32)``.
+TREC_EVAL9_SPECS = {
+    **PYTREC_EVAL_SPECS,
+    "ndcg_p": "ndcg(rel_level=1,gain=linear,discount=jarvelin(base=2),idcg=judged,"
+              "ties=trec_eval(score=float32))",
+    "map": "ap(ties=trec_eval(score=float32))",
+    "map_cut": "ap(ties=trec_eval(score=float32))",
+    "P": "precision(ties=trec_eval(score=float32))",
+    "recall": "recall(ties=trec_eval(score=float32))",
+    "recip_rank": "rr(ties=trec_eval(score=float32))",
+}
+
+_TE9 = ("trec_eval 9.0.8 trec_format.h ('float sim' in TEXT_RESULTS; 10.0 made it double), "
+        "as wrapped by pytrec_eval")
+_NOT_REGISTERED = ("m_ndcg_p.c is not registered in measures.c (te_trec_measures), so no released "
+                   "trec_eval computes ndcg_p from the command line; the preset follows the file")
+
+#: trec_eval 10.0's NDCG presets (scores as C double).
+_TREC_EVAL10: tuple[Preset, ...] = (
     Preset(
         name="trec_eval.ndcg",
         spec=TREC_EVAL_SPECS["ndcg"],
-        description="trec_eval 'ndcg': linear gain (grade), 1/log2(r+1), IDCG over all judged "
+        description="trec_eval 10.0 'ndcg' (scores compared as C double): linear gain (grade), 1/log2(r+1), IDCG over all judged "
                     "documents, no cutoff; ties by docno descending; negative grades gain 0",
         source=f"{_TE} m_ndcg.c (te_calc_ndcg, log2(i+2) for 0-based i), gain_init.c, form_res_rels.c",
         native_name="ndcg",
@@ -64,7 +82,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         name="trec_eval.ndcg_cut",
         spec=TREC_EVAL_SPECS["ndcg_cut"],
-        description="trec_eval 'ndcg_cut.k': as ndcg, DCG and IDCG both cut at k (grades as gains)",
+        description="trec_eval 10.0 'ndcg_cut.k' (scores compared as C double): as ndcg, DCG and IDCG both cut at k (grades as gains)",
         source=f"{_TE} m_ndcg_cut.c (te_calc_ndcg_cut)",
         requires_cutoff=True,
         default_cutoffs=TREC_EVAL_CUTOFFS,
@@ -73,26 +91,167 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         name="trec_eval.ndcg_p",
         spec=TREC_EVAL_SPECS["ndcg_p"],
-        description="trec_eval 'ndcg_p': original Järvelin-Kekäläinen discount (rank 1: 1, "
-                    "rank r >= 2: 1/log2(r)); 0 unless a document of grade >= -l is retrieved",
+        description="trec_eval 10.0 'ndcg_p' (scores compared as C double): original Järvelin-Kekäläinen discount (rank 1: 1, "
+                    "rank r >= 2: 1/log2(r)); 0 unless a document of grade >= -l is retrieved. "
+                    f"{_NOT_REGISTERED}",
         source=f"{_TE} m_ndcg_p.c (te_calc_ndcg_p: 'if (i > 0) gain / log2(i+1)', "
-               "'if (res_rels.num_rel_ret > 0)')",
+               "'if (res_rels.num_rel_ret > 0)'); measures.c (no te_meas_ndcg_p entry)",
         native_name="ndcg_p",
     ),
     Preset(
         name="trec_eval.ndcg_rel",
         spec=TREC_EVAL_SPECS["ndcg_rel"],
-        description="trec_eval 'ndcg_rel' (experimental): NDCG averaged over the relevant documents",
+        description="trec_eval 10.0 'ndcg_rel' (experimental; scores compared as C double): NDCG averaged over the relevant documents",
         source=f"{_TE} m_ndcg_rel.c (te_calc_ndcg_rel)",
         native_name="ndcg_rel",
     ),
     Preset(
         name="trec_eval.Rndcg",
         spec=TREC_EVAL_SPECS["Rndcg"],
-        description="trec_eval 'Rndcg' (experimental): NDCG averaged at the R-levels of the ideal ranking",
+        description="trec_eval 10.0 'Rndcg' (experimental; scores compared as C double): NDCG averaged at the R-levels of the ideal ranking",
         source=f"{_TE} m_Rndcg.c (te_calc_Rndcg)",
         native_name="Rndcg",
     ),
+)
+
+#: trec_eval 10.0's binary measures that evalkit computes (relevant: grade >= -l, 1).
+_TREC_EVAL10_BINARY: tuple[Preset, ...] = (
+    Preset(
+        name="trec_eval.map",
+        spec="ap(ties=trec_eval)",
+        description="trec_eval 10.0 'map' (scores compared as C double): average precision, "
+                    "relevant = grade >= 1 (-l)",
+        source=f"{_TE} m_map.c (te_calc_map)",
+        native_name="map",
+    ),
+    Preset(
+        name="trec_eval.map_cut",
+        spec="ap(ties=trec_eval)",
+        description="trec_eval 10.0 'map_cut.k' (scores compared as C double): average precision "
+                    "over the first k documents",
+        source=f"{_TE} m_map_cut.c (te_calc_map_cut)",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="map_cut_{k}",
+    ),
+    Preset(
+        name="trec_eval.P",
+        spec="precision(ties=trec_eval)",
+        description="trec_eval 10.0 'P.k' (scores compared as C double): relevant documents in the "
+                    "first k, divided by k",
+        source=f"{_TE} m_P.c (te_calc_P)",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="P_{k}",
+    ),
+    Preset(
+        name="trec_eval.recall",
+        spec="recall(ties=trec_eval)",
+        description="trec_eval 10.0 'recall.k' (scores compared as C double): relevant documents in "
+                    "the first k over the relevant judged documents",
+        source=f"{_TE} m_recall.c (te_calc_recall)",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="recall_{k}",
+    ),
+    Preset(
+        name="trec_eval.recip_rank",
+        spec="rr(ties=trec_eval)",
+        description="trec_eval 10.0 'recip_rank' (scores compared as C double): 1 / rank of the "
+                    "first relevant document",
+        source=f"{_TE} m_recip_rank.c (te_calc_recip_rank)",
+        native_name="recip_rank",
+    ),
+)
+
+_IRM = ("terrierteam/ir_measures 0.4.3 ir_measures/providers/base.py (Evaluator.iter_calc: qrels "
+        "queries the provider does not report score measure.DEFAULT = 0), ir_measures/__init__.py "
+        "(DefaultPipeline: the first provider that supports the measure)")
+_F32 = "ties=trec_eval(score=float32)"
+
+#: ir_measures' measures under its default pipeline (missing queries score 0).
+_IR_MEASURES: tuple[Preset, ...] = (
+    Preset(
+        name="ir_measures.nDCG",
+        spec=f"ndcg(gain=linear,discount=log2,idcg=judged,{_F32},missing=zero)",
+        description="ir_measures nDCG / nDCG@k: pytrec_eval's ndcg / ndcg_cut.k (trec_eval 9, float "
+                    "scores); qrels queries missing from the run score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (nDCG -> ndcg, ndcg_cut_k)",
+        native_name="nDCG@{k}",
+    ),
+    Preset(
+        name="ir_measures.nDCG_judged_only",
+        spec=f"ndcg(gain=linear,discount=log2,idcg=judged,{_F32},missing=zero,judged_only=yes)",
+        description="ir_measures nDCG(judged_only=True)@k: pytrec_eval with judged_docs_only_flag "
+                    "(trec_eval -J); missing queries score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (judged_docs_only_flag)",
+        native_name="nDCG(judged_only=True)@{k}",
+    ),
+    Preset(
+        name="ir_measures.nDCG_exp_log2",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,missing=zero)",
+        description="ir_measures nDCG(dcg='exp-log2')@k: gdeval.pl's nDCG, with the topics gdeval "
+                    "does not report (no positive judgment, or missing from the run) scored 0",
+        source=f"{_IRM}; providers/gdeval_provider.py (dcg='exp-log2', cutoff required)",
+        requires_cutoff=True,
+        default_cutoffs=(20,),
+        native_name="nDCG(dcg='exp-log2')@{k}",
+    ),
+    Preset(
+        name="ir_measures.ERR",
+        spec="err(max_grade=4,ties=trec_eval,missing=zero)",
+        description="ir_measures ERR@k: gdeval.pl's ERR, topics gdeval does not report scored 0",
+        source=f"{_IRM}; providers/gdeval_provider.py",
+        requires_cutoff=True,
+        default_cutoffs=(20,),
+        native_name="ERR@{k}",
+    ),
+    Preset(
+        name="ir_measures.P",
+        spec=f"precision({_F32},missing=zero)",
+        description="ir_measures P@k (rel=1): pytrec_eval's P_k; missing queries score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (P -> P_k, rel -> relevance_level)",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="P@{k}",
+    ),
+    Preset(
+        name="ir_measures.R",
+        spec=f"recall({_F32},missing=zero)",
+        description="ir_measures R@k: pytrec_eval's recall_k; missing queries score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (R -> recall_k)",
+        requires_cutoff=True,
+        default_cutoffs=TREC_EVAL_CUTOFFS,
+        native_name="R@{k}",
+    ),
+    Preset(
+        name="ir_measures.AP",
+        spec=f"ap({_F32},missing=zero)",
+        description="ir_measures AP / AP@k: pytrec_eval's map / map_cut_k; missing queries score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (AP -> map, map_cut_k)",
+        native_name="AP@{k}",
+    ),
+    Preset(
+        name="ir_measures.RR",
+        spec=f"rr({_F32},missing=zero)",
+        description="ir_measures RR: pytrec_eval's recip_rank; missing queries score 0",
+        source=f"{_IRM}; providers/pytrec_eval_provider.py (RR -> recip_rank)",
+        native_name="RR",
+    ),
+)
+
+#: Presets, in the order ``evalkit flavours`` lists them.
+PRESETS: tuple[Preset, ...] = (
+    # ------------------------------------------------------------------ trec_eval 10.0
+    *_TREC_EVAL10,
+    *_TREC_EVAL10_BINARY,
+    # ------------------------------------------------------------------ trec_eval 9.x
+    *(dataclasses.replace(p, name=p.name.replace("trec_eval.", "trec_eval9."), spec=TREC_EVAL9_SPECS[p.name.split(".", 1)[1]],
+              description=p.description.replace("trec_eval 10.0", "trec_eval 9.0.8 (and earlier)")
+              .replace("scores compared as C double", "scores stored as 32-bit C float: scores equal in "
+                       "float32 tie, then docno descending"),
+              source=f"{p.source}; {_TE9}")
+      for p in _TREC_EVAL10 + _TREC_EVAL10_BINARY),
     # ------------------------------------------------------------------ pytrec_eval
     Preset(
         name="pytrec_eval.ndcg",
@@ -161,20 +320,26 @@ PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ ranx
     Preset(
         name="ranx.ndcg",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=stable,missing=zero)",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=numba_quicksort(sorts=2),missing=zero)",
         description="ranx 'ndcg' (Järvelin et al. formulation): linear gain, 1/log2(r+1), IDCG from "
-                    "the qrels; judgments below rel_lvl (-l, default 1) count 0: add min_grade=l",
+                    "the qrels; judgments below rel_lvl (-l, default 1) count 0: add min_grade=l; "
+                    "as ranx.evaluate(..., make_comparable=True) computes it: missing queries 0, the "
+                    "run sorted twice by numba's quicksort (ties=numba_quicksort(sorts=1) without "
+                    "make_comparable)",
         source=f"{_RANX} (_dcg jarvelin=True, _idcg = _dcg(qrels, qrels)), ranx/metrics/common.py "
-               "clean_qrels, ranx/data_structures/common.py sort_dict_by_value",
+               "clean_qrels, ranx/data_structures/common.py sort_dict_by_value, "
+               "ranx/data_structures/run.py (__init__: create_and_sort; make_comparable: self.sort())",
         native_name="ndcg@{k}",
     ),
     Preset(
         name="ranx.ndcg_burges",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=stable,missing=zero)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=numba_quicksort(sorts=2),missing=zero)",
         description="ranx 'ndcg_burges': exponential gain 2^rel - 1, otherwise as ranx.ndcg",
         source=f"{_RANX} (_dcg jarvelin=False: '(2**weighted_hit_list - 1)')",
         native_name="ndcg_burges@{k}",
     ),
+    # ------------------------------------------------------------------ ir_measures
+    *_IR_MEASURES,
     # ------------------------------------------------------------------ papers
     Preset(
         name="jarvelin2002.ndcg",

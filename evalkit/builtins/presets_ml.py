@@ -19,7 +19,8 @@ What the libraries share, and how the flavours say it:
   tied documents keep their input order (``ties=stable``; XGBoost's predictions are
   32-bit floats: ``stable(score=float32)``); TF-Ranking shuffles tied documents at
   random, whose expected value is ``ties=average``; torchmetrics averages ties as
-  scikit-learn does (``ties=average``); gdeval breaks ties by docno descending, as
+  scikit-learn does, in float32 arithmetic (metric ``ndcg_float32``); gdeval breaks
+  ties by docno descending, as
   trec_eval does (``ties=trec_eval``).
 * **Queries with no relevant document** (IDCG = 0): LightGBM and XGBoost ``ndcg``
   score 1 (``empty=one``); XGBoost ``ndcg-``, RankLib, TF-Ranking and torchmetrics
@@ -124,15 +125,18 @@ def _presets():
     )
     yield Preset(
         name="torchmetrics.ndcg",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
-        description=("torchmetrics RetrievalNormalizedDCG: the target itself as gain, 1/log2(i+2), "
-                     "ties averaged as scikit-learn does, IDCG from the query's targets cut at top_k, "
+        spec="ndcg_float32(ties=average)",
+        description=("torchmetrics RetrievalNormalizedDCG, bit for bit: the target itself as gain "
+                     "(negative targets count negatively, so values above 1 occur), 1/log2(i+2), "
+                     "ties averaged as scikit-learn does over predictions cast to float32, IDCG from "
+                     "the query's targets cut at top_k, float32 discounts and sums in torch's order, "
                      "queries whose targets sum to 0 score 0 (empty_target_action='neg')"),
         source=(f"{TORCHMETRICS} functional/retrieval/ndcg.py:22-42 (_tie_average_dcg), :58-59 "
                 "(discount 1/log2(i+2), zero past top_k), :100 (top_k None = whole list), :105-111 "
                 "(IDCG from the targets sorted; IDCG = 0 -> 0); retrieval/base.py:170-176 "
                 "(empty_target_action, default 'neg' = 0); utilities/checks.py:151 (preds cast to "
-                "float32)"),
+                "float32); torch aten/src/ATen/native/cpu/SumKernel.cpp (float32 cascade sum), "
+                "ReduceOps cumsum (double accumulator)"),
         native_name="RetrievalNormalizedDCG(top_k={k})",
     )
     yield Preset(

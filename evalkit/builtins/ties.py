@@ -59,13 +59,75 @@ def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
     "stable",
     params=(_score_precision("XGBoost stores its predictions (HostDeviceVector<float>)"),),
     formula="sort by score descending; tied documents keep their input order",
-    source="ranx data_structures/common.py sort_dict_by_value (numba argsort of -score: "
-               "insertion sort, hence stable, for queries of at most 15 documents)",
-    description="stable sort by score (ranx Run for short lists)",
+    source="LightGBM, XGBoost, RankLib (stable sorts by score)",
+    description="stable sort by score",
 )
 def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
     s = _scores(keys, score)
     return keys.score_order(s)  # np.lexsort((keys.line, -s, keys.query))
+
+
+@tie_policy(
+    "docno_ascending",
+    formula="sort by score descending, then docno ascending (byte order)",
+    source="pyndeval 0.0.8 __init__.py _coerce_run_iter (sorted(key=lambda x: (-x[1], x[0])))",
+    description="score, then docno ascending (pyndeval, hence ir_measures' diversity measures)",
+)
+def docno_ascending(keys: SortKeys) -> np.ndarray:
+    # np.lexsort((keys.docno, -keys.score, keys.query)); docnos compared for tied rows only
+    return keys.refine_ties(keys.score_order(), None, keys.docno_key)
+
+
+@tie_policy(
+    "numba_quicksort",
+    params=(Param("sorts", "int", 1, "how many times the run was sorted, each pass on the "
+                  "previous output (ranx: 1 = Run(...), 2 = after Run.make_comparable)",
+                  minimum=1, maximum=4),),
+    formula="per query: numba np.argsort(-scores in input order) (quicksort: median-of-three "
+            "pivot, Hoare partition; insertion sort below 16 elements)",
+    source="ranx 0.3.21 data_structures/common.py sort_dict_by_value (typed_list_argosrt of "
+           "[-v for v in values]); numba misc/quicksort.py make_quicksort_impl "
+           "(SMALL_QUICKSORT = 15, partition, insertion_sort)",
+    description="numba's unstable quicksort, as ranx sorts a run: tied documents in input "
+                "order up to 15 documents, shuffled deterministically beyond",
+)
+def numba_quicksort(keys: SortKeys, sorts: int = 1) -> np.ndarray:
+    """numba's ``np.argsort`` of ``-score`` per query, scores in input order (ranx's
+    ``sort_dict_by_value``), applied ``sorts`` times (each pass sorts the previous
+    pass's output: ``ranx.Run`` sorts on creation, ``Run.make_comparable`` sorts
+    again). Queries without tied scores, and queries of at most 15 documents (where
+    numba uses an insertion sort), come out as under ``stable``; the quicksort is
+    replayed only on the queries of 16 or more documents that have ties, all of them
+    at once (:func:`evalkit.quicksort.quicksort_argsort`, vectorised over queries; its
+    loop runs over recursion levels)."""
+    from ..columnar import offsets_from_sorted
+    from ..quicksort import SMALL_QUICKSORT, quicksort_argsort
+
+    order = keys.score_order()
+    n = len(order)
+    if n <= SMALL_QUICKSORT:
+        return order
+    take = keys.gatherer(order)
+    s, q = take(keys.score), take(keys.query)
+    same = (s[1:] == s[:-1]) & (q[1:] == q[:-1])
+    if not same.any():
+        return order
+    n_queries = int(q.max()) + 1
+    tied = np.zeros(n_queries, dtype=bool)
+    tied[q[1:][same]] = True
+    tied &= np.bincount(q, minlength=n_queries) > SMALL_QUICKSORT
+    if not tied.any():
+        return order
+    base = keys.query_order()  # grouped by query as `order` is, input order within a query
+    where = np.flatnonzero(tied[keys.query[base]])
+    rows = base[where]
+    offsets = offsets_from_sorted(np.unique(keys.query[rows], return_inverse=True)[1],
+                                  int(tied.sum()))
+    for _ in range(sorts):
+        rows = rows[quicksort_argsort(-keys.score[rows], offsets)]
+    out = order.copy()
+    out[where] = rows
+    return out
 
 
 @tie_policy(

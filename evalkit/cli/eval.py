@@ -3,7 +3,8 @@
 ``--format tsv`` prints trec_eval's lines ``measure<TAB>qid<TAB>value`` (the measure
 padded to 22 characters, 4 decimals, ``all`` for the mean), per-query lines first
 with ``-q``, as ``trec_eval -q`` prints them; the measure name is the preset's
-native name (``ndcg_cut_10``) or else the canonical flavour string. With more than
+native name (trec_eval's own for trec_eval presets and names: ``ndcg_cut_10``,
+``P_10``, ``map``) or else the canonical flavour string. With more than
 one run every line starts with the run name and a tab.
 """
 
@@ -24,8 +25,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "eval",
         help=HELP,
         description=HELP + ". SPEC is a canonical flavour string "
-        "('ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10') or a preset name with an "
-        "optional cutoff ('trec_eval.ndcg_cut@10'); see `evalkit flavours`.",
+        "('ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10'), a preset name with an "
+        "optional cutoff ('trec_eval.ndcg_cut@10'; see `evalkit flavours`), a trec_eval measure name "
+        "('ndcg_cut.10', 'map', 'P.5,10', 'all_trec') or an ir_measures name ('nDCG@10', 'AP').",
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz)")

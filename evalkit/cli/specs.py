@@ -1,8 +1,10 @@
 """Measure specs on the command line: ``-m SPEC`` expands into labelled flavours.
 
-A SPEC is a canonical flavour string (``ndcg(gain=exp2)@10``) or a preset name with
-an optional cutoff (``trec_eval.ndcg_cut@10``); a preset with default cutoffs and no
-``@k`` (``trec_eval.ndcg_cut``) gives one measure per default cutoff.
+A SPEC is a canonical flavour string (``ndcg(gain=exp2)@10``), a preset name with
+an optional cutoff (``trec_eval.ndcg_cut@10``), a trec_eval measure name
+(``ndcg_cut.5,10``, ``map``, ``P.10``, ``all_trec``) or an ir_measures name
+(``nDCG@10``, ``AP``); a preset with default cutoffs and no ``@k``
+(``trec_eval.ndcg_cut``) gives one measure per default cutoff.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..flavour import Flavour
-from ..presets import expand_spec
+from ..presets import expand_labelled
 
 
 @dataclass(frozen=True)
@@ -30,42 +32,46 @@ class Measure:
     flavour: Flavour
 
 
-def expand_measure(spec: str, registry) -> list[Measure]:
-    """Expand one ``-m`` SPEC into measures.
+def native_name(preset, flavour: Flavour) -> str:
+    """The name trec_eval-style output prints: the preset's ``native_name`` with
+    ``{k}`` filled (``ndcg_cut_10``, ``P_10``), without its ``@{k}`` part when there is
+    no cutoff (``nDCG``); otherwise the canonical flavour string."""
+    if preset is None or not preset.native_name:
+        return str(flavour)
+    name = preset.native_name
+    if "{k}" not in name:
+        return name if flavour.k is None else str(flavour)
+    if flavour.k is not None:
+        return name.format(k=flavour.k)
+    return name.replace("@{k}", "") if name.endswith("@{k}") else str(flavour)
 
-    :raises FlavourError: unknown preset, component or parameter (with the known names).
+
+def expand_measure(spec: str, registry) -> list[Measure]:
+    """Expand one ``-m`` SPEC into measures (trec_eval's and ir_measures' names included).
+
+    :raises FlavourError: unknown name (with the closest known ones), component or parameter.
     """
-    flavours = expand_spec(spec, registry)
-    name = spec.split("@", 1)[0].strip() if isinstance(spec, str) and "(" not in spec else None
-    preset = registry.components["preset"].get(name) if name else None
-    out = []
-    for fl in flavours:
-        native = str(fl)
-        if preset is not None and preset.native_name:
-            wants_k = "{k}" in preset.native_name
-            if wants_k == (fl.k is not None):
-                native = preset.native_name.format(k=fl.k) if wants_k else preset.native_name
-        if len(flavours) == 1:
-            label = spec.strip()
-        else:
-            label = f"{preset.name}@{fl.k}" if preset is not None else str(fl)
-        out.append(Measure(label, native, fl))
-    return out
+    return [Measure(label, native_name(preset, fl), fl) for label, preset, fl in expand_labelled(spec, registry)]
 
 
 def expand_measures(specs, registry) -> list[Measure]:
-    """Expand several SPECs; the same flavour twice is an error.
+    """Expand several SPECs. Presets that share a flavour are kept, each under its own
+    label (evaluated once); a measure repeated under the same label is kept once
+    (``-m trec_eval.ndcg_cut -m trec_eval.ndcg_cut@10``).
 
-    :raises FlavourError: as :func:`expand_measure`, or a flavour listed twice.
+    :raises FlavourError: as :func:`expand_measure`, or one label for two flavours.
     """
     from ..errors import FlavourError
 
     out: list[Measure] = []
-    seen: dict[Flavour, str] = {}
+    seen: dict[str, Measure] = {}
     for spec in specs:
         for m in expand_measure(spec, registry):
-            if m.flavour in seen:
-                raise FlavourError(f"-m {spec!r} repeats the flavour of -m {seen[m.flavour]!r} ({m.flavour})")
-            seen[m.flavour] = spec
+            if m.label in seen:
+                if seen[m.label].flavour != m.flavour:
+                    raise FlavourError(f"-m {spec!r}: the label {m.label!r} names two flavours "
+                                       f"({seen[m.label].flavour} and {m.flavour})")
+                continue
+            seen[m.label] = m
             out.append(m)
     return out

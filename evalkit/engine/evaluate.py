@@ -179,22 +179,29 @@ def evaluate(
     :raises FlavourError: unknown component or parameter.
     :raises EvaluationError: a convention set to ``error`` is triggered.
     """
-    from ..presets import expand_spec
+    from ..presets import expand_labelled
 
     registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
     expanded: list[Flavour] = []
+    default_labels: list[str] = []
     for spec in flavours:
-        expanded.extend(expand_spec(spec, registry))
-    if len(set(expanded)) != len(expanded):
-        raise FlavourError("the same flavour is listed twice: " + ", ".join(
-            sorted({str(f) for f in expanded if expanded.count(f) > 1})))
+        for label, _, fl in expand_labelled(spec, registry):
+            expanded.append(fl)
+            default_labels.append(label)
     if labels is None:
-        labels = [str(f) for f in expanded]
+        labels = default_labels
     elif len(labels) != len(expanded):
         raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
-    resolved = [resolve(f, registry) for f in expanded]
+    if len(set(labels)) != len(labels):
+        raise FlavourError("two measures share the label(s) " + ", ".join(
+            sorted({str(x) for x in labels if list(labels).count(x) > 1})) + "; give distinct labels")
+    # presets that share a flavour (sklearn.ndcg_score and torchmetrics.ndcg on tie-free
+    # data) are evaluated once and shown under each label
+    distinct = list(dict.fromkeys(expanded))
+    column = [distinct.index(f) for f in expanded]
+    resolved = [resolve(f, registry) for f in distinct]
     run_list = _as_runs(runs)
     qids = qrels.qids
     values = np.empty((len(run_list), len(resolved), len(qids)))
@@ -202,4 +209,5 @@ def evaluate(
         problem = build_problem(qrels, run)
         for f, res in enumerate(resolved):
             values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
-    return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels), values)
+    return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
+                   values[:, column])

@@ -300,7 +300,7 @@ class RankedList:
     """
 
     def __init__(self, offsets, query, rank, grade, docno, block=None, averaged=False, *,
-                 score=None, source=None):
+                 score=None, source=None, scores=None):
         self.offsets = offsets
         self.query = query
         self._rank = rank
@@ -310,6 +310,7 @@ class RankedList:
         self._block = block
         self._score = score
         self._source = source
+        self._scores = scores  # zero-argument callable giving the scores (restrict)
         if (rank is None or grade is None or (block is None and score is None)) and source is None:
             raise TypeError("RankedList needs rank, grade and block (or score), or a source")
 
@@ -343,6 +344,17 @@ class RankedList:
             return self._grade[idx]
         keys, order = self._keys_order()
         return keys.grade[order[idx]]
+
+    @property
+    def score(self) -> np.ndarray:
+        """``float64`` ``(n,)`` score of each position (computed on first access)."""
+        if not isinstance(self._scores, np.ndarray):
+            if self._scores is not None:
+                self._scores = self._scores()
+            else:
+                keys, order = self._keys_order()
+                self._scores = keys.gatherer(order)(keys.score)
+        return self._scores
 
     @property
     def block(self) -> np.ndarray:
@@ -404,4 +416,5 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> Ranked
         docno=ranked.docno[keep],
         block=np.cumsum(new_block) - 1,
         averaged=ranked.averaged,
+        scores=lambda: ranked.score[keep],
     )

@@ -395,18 +395,10 @@ def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
             out.append(FlavourEntry(label, fl, spec, name))
             where[label] = key
     labels: dict[str, FlavourEntry] = {}
-    canon: dict[Flavour, FlavourEntry] = {}
-    for entry in out:
+    for entry in out:  # presets sharing a flavour are kept, each under its own label
         if entry.label in labels:
             raise loc.error(where[entry.label], f"two flavours are labelled {entry.label!r}")
-        if entry.flavour in canon:
-            first = canon[entry.flavour]
-            raise loc.error(
-                where[entry.label],
-                f"{entry.label!r} is the same flavour as {first.label!r} ({entry.flavour}); list it once",
-            )
         labels[entry.label] = entry
-        canon[entry.flavour] = entry
     return tuple(out)
 
 

@@ -1,0 +1,173 @@
+"""Measure names users already type: trec_eval's (``-m ndcg_cut.10``) and
+ir_measures' (``nDCG@10``), each mapped to the preset that reproduces that tool.
+
+trec_eval names (trec_eval 10.0's ``-m`` syntax, ``measures.c``): ``ndcg``,
+``ndcg_cut[.k,k,...]``, ``ndcg_rel``, ``Rndcg``, ``ndcg_p``, ``map``,
+``map_cut[.k,...]``, ``P[.k,...]``, ``recall[.k,...]``, ``recip_rank``, and the
+group ``all_trec`` (the measures above that evalkit computes, at trec_eval's default
+cutoffs). A measure without its cutoff list takes trec_eval's defaults (5, 10, 15,
+20, 30, 100, 200, 500, 1000); cutoffs are read with ``atol`` (``23.4`` is 23). They
+map to the ``trec_eval.*`` presets (trec_eval 10.0).
+
+ir_measures names (ir_measures 0.4.3, ``ir_measures/measures/*.py``), as its
+default pipeline computes them (the first provider that supports the measure,
+``ir_measures.DefaultPipeline``): ``nDCG``, ``P``, ``R``, ``AP``, ``RR`` and their
+``rel=`` / ``judged_only=True`` parameters go to pytrec_eval (trec_eval 9: float
+scores); ``nDCG(dcg='exp-log2')`` and ``ERR`` go to gdeval; ``alpha_nDCG`` to pyndeval
+(ties by docno ascending; needs subtopic qrels). ir_measures scores every qrels query its provider does not report as 0
+(``providers/base.py`` ``Evaluator.iter_calc``: ``measure.DEFAULT``), so queries
+missing from the run, and gdeval's topics without a positive judgment, count 0: the
+``ir_measures.*`` presets.
+
+Nothing is ``eval``-ed: ir_measures' parameters are read from the syntax tree of
+the argument list (``ast.parse``), each value with ``ast.literal_eval``.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass
+
+from .errors import FlavourError
+
+#: trec_eval's default cutoffs (m_ndcg_cut.c, m_P.c, m_recall.c, m_map_cut.c).
+TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+#: trec_eval measure -> (preset, takes a cutoff list).
+TREC_EVAL_MEASURES: dict[str, tuple[str, bool]] = {
+    "ndcg": ("trec_eval.ndcg", False),
+    "ndcg_cut": ("trec_eval.ndcg_cut", True),
+    "ndcg_rel": ("trec_eval.ndcg_rel", False),
+    "Rndcg": ("trec_eval.Rndcg", False),
+    "ndcg_p": ("trec_eval.ndcg_p", False),
+    "map": ("trec_eval.map", False),
+    "map_cut": ("trec_eval.map_cut", True),
+    "P": ("trec_eval.P", True),
+    "recall": ("trec_eval.recall", True),
+    "recip_rank": ("trec_eval.recip_rank", False),
+}
+
+#: ``-m all_trec``: the measures of trec_eval's all_trec group that evalkit computes.
+ALL_TREC = ("map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg")
+
+_TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\.(?P<params>[0-9.,]+))?$")
+_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>\d+))?$", re.S)
+
+#: ir_measures measure -> {parameters: preset}; parameters as a sorted tuple of items.
+_IR_MEASURES: dict[str, dict[tuple, str]] = {
+    "nDCG": {(): "ir_measures.nDCG", (("dcg", "log2"),): "ir_measures.nDCG",
+             (("judged_only", True),): "ir_measures.nDCG_judged_only",
+             (("dcg", "exp-log2"),): "ir_measures.nDCG_exp_log2"},
+    "ERR": {(): "ir_measures.ERR"},
+    "alpha_nDCG": {(): "ir_measures.alpha_nDCG"},
+    "P": {(): "ir_measures.P"},
+    "R": {(): "ir_measures.R"},
+    "AP": {(): "ir_measures.AP"},
+    "RR": {(): "ir_measures.RR"},
+}
+#: ir_measures' ``rel`` (minimum relevant grade) is evalkit's ``threshold``.
+_REL_MEASURES = ("P", "R", "AP", "RR")
+
+
+@dataclass(frozen=True)
+class NamedMeasure:
+    """A measure a name expands to: the ``preset`` and cutoff ``k`` it maps to, and
+    the ``label`` to show (the name as typed, one per cutoff of a list)."""
+
+    label: str
+    preset: str
+    k: int | None
+    params: tuple = ()  # extra metric parameters (ir_measures' rel=)
+
+
+def trec_eval_name(text: str) -> list[NamedMeasure] | None:
+    """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one.
+
+    :raises FlavourError: a trec_eval measure with a bad cutoff list.
+    """
+    m = _TREC_EVAL_NAME.match(text.strip())
+    if not m:
+        return None
+    name, params = m.group("name"), m.group("params")
+    if name == "all_trec" and params is None:
+        out = []
+        for member in ALL_TREC:
+            out.extend(trec_eval_name(member))
+        return out
+    if name not in TREC_EVAL_MEASURES:
+        return None
+    preset, takes_cutoffs = TREC_EVAL_MEASURES[name]
+    if not takes_cutoffs:
+        return None if params else [NamedMeasure(text.strip(), preset, None)]
+    try:
+        ks = [int(float(t)) for t in params.split(",")] if params else list(TREC_EVAL_CUTOFFS)
+    except ValueError:
+        raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be numbers (ndcg_cut.5,10)") from None
+    if any(k < 1 for k in ks):
+        raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be >= 1")
+    single = params is not None and len(ks) == 1
+    return [NamedMeasure(text.strip() if single else f"{name}.{k}", preset, k) for k in ks]
+
+
+def _ir_measures_args(text: str, args: str) -> dict:
+    try:
+        call = ast.parse(f"f({args})", mode="eval").body
+    except SyntaxError:
+        raise FlavourError(f"ir_measures measure {text!r}: cannot parse the parameters") from None
+    if not isinstance(call, ast.Call) or call.args:
+        raise FlavourError(f"ir_measures measure {text!r}: parameters must be name=value")
+    out = {}
+    for kw in call.keywords:
+        try:
+            out[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            raise FlavourError(f"ir_measures measure {text!r}: parameter {kw.arg!r} must be a literal") from None
+    return out
+
+
+def ir_measures_name(text: str) -> list[NamedMeasure] | None:
+    """The measure of an ir_measures name (``nDCG(dcg='exp-log2')@10``), or ``None``.
+
+    :raises FlavourError: an ir_measures measure with parameters evalkit has no preset for.
+    """
+    m = _IR_MEASURES_NAME.match(text.strip())
+    if not m or m.group("name") not in _IR_MEASURES:
+        return None
+    name = m.group("name")
+    args = _ir_measures_args(text, m.group("args")) if m.group("args") else {}
+    params: tuple = ()
+    if name in _REL_MEASURES and "rel" in args:
+        rel = args.pop("rel")
+        if isinstance(rel, bool) or not isinstance(rel, int):
+            raise FlavourError(f"ir_measures measure {text!r}: rel must be an integer")
+        params = (("threshold", rel),)
+    key = tuple(sorted(args.items()))
+    preset = _IR_MEASURES[name].get(key)
+    if preset is None:
+        known = ", ".join(f"{name}({','.join(f'{a}={v!r}' for a, v in k)})" if k else name
+                          for k in _IR_MEASURES[name])
+        raise FlavourError(f"ir_measures measure {text!r}: no preset reproduces these parameters "
+                           f"(supported: {known})")
+    k = int(m.group("k")) if m.group("k") else None
+    return [NamedMeasure(text.strip(), preset, k, params)]
+
+
+def known_names(registry) -> list[str]:
+    """Every name a measure spec may start with: presets, metrics, trec_eval's and
+    ir_measures' names (for "did you mean")."""
+    return sorted(set(registry.names("preset")) | set(registry.names("metric")) | set(TREC_EVAL_MEASURES)
+                  | {"all_trec"} | set(_IR_MEASURES))
+
+
+def did_you_mean(text: str, registry, n: int = 4) -> str:
+    """``"; did you mean: a, b?"`` with the names closest to ``text``'s head, or ``""``."""
+    head = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
+    names = known_names(registry)
+    close = difflib.get_close_matches(head, names, n=n, cutoff=0.5)
+    lower = {x.lower(): x for x in names}
+    for c in difflib.get_close_matches(head.lower(), list(lower), n=n, cutoff=0.5):
+        if lower[c] not in close:
+            close.append(lower[c])
+    return f"; did you mean: {', '.join(close[:n])}?" if close else ""
