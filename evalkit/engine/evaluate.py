@@ -170,13 +170,16 @@ def evaluate(
 
     :param qrels: judgments (:func:`evalkit.read_qrels` or :meth:`Qrels.from_rows`).
     :param runs: one run, a list of runs with distinct names, or ``{name: run}``.
-    :param flavours: flavours, canonical strings or preset specs
-        (``"trec_eval.ndcg_cut@10"``); a preset with several default cutoffs adds one
-        flavour per cutoff.
-    :param labels: display names, one per flavour after expansion.
+    :param flavours: flavours, canonical strings, preset specs
+        (``"trec_eval.ndcg_cut@10"``) or trec_eval / ir_measures names (``"ndcg_cut.10"``,
+        ``"nDCG@10"``); a preset with several default cutoffs adds one flavour per
+        cutoff. Specs that give the same flavour are evaluated once and kept as
+        separate columns.
+    :param labels: display names, one per flavour after expansion; default: the spec
+        as written (``preset@k`` per default cutoff). Labels must be distinct.
     :param subtopics: subtopic qrels, needed by intent-aware metrics.
     :returns: :class:`Results` with values of shape ``(n_runs, n_flavours, n_queries)``.
-    :raises FlavourError: unknown component or parameter.
+    :raises FlavourError: unknown name, component or parameter; a label given twice.
     :raises EvaluationError: a convention set to ``error`` is triggered.
     """
     from ..presets import expand_labelled
