@@ -62,6 +62,9 @@ LIBRARY_ORDER: tuple[str, ...] = (
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
+#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out.
+_BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"})
+
 #: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
 #: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
 ERR_MAX_GRADES: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -251,8 +254,8 @@ def candidate_flavours(registry, k: int | None = None,
     presets = list(registry.components["preset"].values())
     for index, preset in enumerate(presets):
         base = parse_flavour(preset.spec, registry)
-        if registry.metric(base.metric).needs_subtopics:
-            continue
+        if registry.metric(base.metric).needs_subtopics or base.metric in _BINARY_METRICS:
+            continue  # identify traces NDCG-family numbers (trec_eval.map, .P: not candidates)
         if k is not None:
             pks: list[int | None] = [int(k)]
         elif preset.requires_cutoff:
