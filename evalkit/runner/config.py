@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import jsonschema
 import yaml
+
+if TYPE_CHECKING:  # jsonschema is imported when a config is validated, not at start-up
+    import jsonschema
 
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour
@@ -241,7 +243,9 @@ def _describe(error: jsonschema.ValidationError) -> tuple[list, str, bool]:
         # root only says that the other branch was meant)
         ctx = [e for e in error.context
                if not (e.validator == "type" and len(e.relative_schema_path) <= 2)]
-        sub = jsonschema.exceptions.best_match(ctx) if ctx else None
+        from jsonschema.exceptions import best_match
+
+        sub = best_match(ctx) if ctx else None
         if sub is not None and sub.validator in ("oneOf", "anyOf", "not"):
             sub = None
         if sub is not None and sub.validator != "required":
@@ -282,6 +286,8 @@ def _short(value: Any) -> str:
 def _validate(data: Any, loc: _Locator) -> None:
     if not isinstance(data, dict):
         raise loc.error([], f"a config must be a mapping with keys qrels, runs, flavours; got {_short(data)}")
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(config_schema())
     errors = list(validator.iter_errors(data))
     if errors:
