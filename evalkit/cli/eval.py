@@ -15,7 +15,6 @@ import json
 import math
 import os
 
-from tabulate import tabulate
 
 HELP = "evaluate runs against qrels under one or more measure specs"
 
@@ -78,6 +77,8 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
 
 
 def table_text(results, measures, per_query: bool, digits: int) -> str:
+    from tabulate import tabulate  # imported when a table is printed
+
     headers = [m.label for m in measures]
     means = results.means()
     multi = len(results.systems) > 1

@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 
-from tabulate import tabulate
 
 HELP = "find the NDCG flavours that reproduce a reported value"
 
@@ -104,6 +103,8 @@ def _fmt(v: float) -> str:
 
 
 def _text(result, limit: int) -> str:
+    from tabulate import tabulate  # imported when a table is printed
+
     wanted = ", ".join(f"{s} {r.text} (±{r.tolerance:.2g})" for s, r in zip(result.systems, result.reported))
     lines = []
     if not result.matches:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from tabulate import tabulate
 
 HELP = "list every component (gain, discount, IDCG strategy, tie policy, metric) and its origin"
 
@@ -55,6 +54,8 @@ def component_info(component) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tabulate import tabulate  # imported when a table is printed
+
     from . import registry_for
 
     registry = registry_for(args)
