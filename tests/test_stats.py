@@ -133,8 +133,10 @@ def test_degenerate_differences():
 
 
 def test_settings_validation():
-    with pytest.raises(ValueError, match="statistics.test must be one of t, permutation, bootstrap"):
-        StatSettings(test="wilcoxon")
+    with pytest.raises(ValueError, match="statistics.test must be one of t, wilcoxon, permutation, bootstrap"):
+        StatSettings(test="sign")
+    with pytest.raises(ValueError, match="statistics.all_pairs must be true or false"):
+        StatSettings(all_pairs="yes")
     with pytest.raises(ValueError, match="alpha"):
         StatSettings(alpha=1.5)
     with pytest.raises(ValueError, match="seed"):
@@ -215,7 +217,8 @@ def test_renderers_carry_the_statistics(results):
     data = json.loads(to_json(rep))
     st = data["statistics"]
     assert st["settings"] == {"test": "permutation", "alpha": 0.05, "correction": "holm", "family": "flavour",
-                              "seed": 9, "n_resamples": 300, "ci_method": "percentile", "confidence": 0.95}
+                              "seed": 9, "n_resamples": 300, "ci_method": "percentile", "all_pairs": False,
+                              "confidence": 0.95}
     assert set(st["versions"]) == {"numpy", "scipy"}
     rec = next(c for c in st["comparisons"] if (c["system"], c["flavour"]) == ("good", "F"))
     assert rec["canonical"] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@5"
@@ -274,7 +277,7 @@ def write(cfg_dir, extra: str):
 
 
 @pytest.mark.parametrize("extra, line, key, message", [
-    ("statistics:\n  test: wilcoxon\n", 10, "statistics.test", "'wilcoxon' is not one of: t, permutation, bootstrap"),
+    ("statistics:\n  test: sign\n", 10, "statistics.test", "'sign' is not one of: t, wilcoxon, permutation, bootstrap"),
     ("statistics:\n  seed: 1\n  n_resamples: 10\n", 11, "statistics.n_resamples", "less than the minimum of 100"),
     ("statistics:\n  alpha: 1\n", 10, "statistics.alpha", "greater than or equal to the maximum of 1"),
     ("statistics:\n  tests: t\n", 10, "statistics.tests", "unknown key 'tests'"),
@@ -328,3 +331,149 @@ def test_tqdm_progress_on_a_terminal_only():
     assert "evaluating runs" in out and "3/3" in out
     assert "significance tests" in out and "2/2" in out
     assert bar._bar is None  # finished stages close their bar
+
+
+# ----------------------------------------------------------------------------- Wilcoxon, all pairs, several baselines
+
+
+def test_wilcoxon_sleep_data_matches_r():
+    """R: wilcox.test(extra ~ group, data = sleep, paired = TRUE) -> V = 0,
+    p-value = 0.009091 (a zero and a tie: normal approximation with continuity correction)."""
+    r = paired_comparison(DRUG2, DRUG1, StatSettings(test="wilcoxon"))
+    assert r.p_value == pytest.approx(0.009091, abs=5e-7)
+    assert r.mean_difference == pytest.approx(1.58)  # the same comparison record as the other tests
+
+
+def _signed_rank_exact_p(d: np.ndarray) -> float:
+    """Brute force: every sign pattern of the ranks 1..n (no ties, no zeros)."""
+    n = len(d)
+    ranks = np.argsort(np.argsort(np.abs(d))) + 1
+    t_plus = ranks[d > 0].sum()
+    signs = np.array(list(itertools.product([0, 1], repeat=n)))
+    null = signs @ np.arange(1, n + 1)
+    return min(1.0, 2 * min(np.mean(null <= t_plus), np.mean(null >= t_plus)))
+
+
+def test_wilcoxon_exact_matches_enumeration():
+    rng = np.random.default_rng(11)
+    for n in (3, 7, 12):
+        a, b = rng.uniform(0, 1, n), rng.uniform(0, 1, n) - 0.15
+        r = paired_comparison(a, b, StatSettings(test="wilcoxon"))
+        assert r.p_value == pytest.approx(_signed_rank_exact_p(a - b), rel=1e-12)
+    # 5 all-positive differences: only all + and all - reach T -> 2/32
+    assert paired_comparison(np.arange(1.0, 6.0), np.zeros(5), StatSettings(test="wilcoxon")).p_value \
+        == pytest.approx(2 / 32)
+
+
+def test_wilcoxon_normal_approximation_by_hand():
+    """60 differences with tied magnitudes: R's normal approximation, written out:
+    z = (V - n(n+1)/4 - sign * 1/2) / sqrt(n(n+1)(2n+1)/24 - sum(t^3 - t)/48)."""
+    import math
+
+    rng = np.random.default_rng(5)
+    d = rng.integers(-3, 6, size=60) / 10.0
+    a, b = 0.5 + d, np.full(60, 0.5)
+    nz = np.round(d[d != 0], 12)
+    n = len(nz)
+    absd = np.abs(nz)
+    ranks = np.array([np.mean(np.flatnonzero(np.sort(absd) == v) + 1) for v in absd])  # mid-ranks
+    v = ranks[nz > 0].sum()
+    _, t = np.unique(absd, return_counts=True)
+    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - np.sum(t ** 3 - t) / 48)
+    z = v - n * (n + 1) / 4
+    z = (z - math.copysign(0.5, z)) / sigma
+    expected = math.erfc(abs(z) / math.sqrt(2))  # 2 * (1 - Phi(|z|))
+    r = paired_comparison(a, b, StatSettings(test="wilcoxon"))
+    assert r.p_value == pytest.approx(expected, rel=1e-9)
+    assert StatSettings(test="wilcoxon").describe(3).startswith("Wilcoxon signed-rank test, Holm")
+
+
+@pytest.mark.parametrize("family", ["flavour", "all"])
+def test_all_pairs_matrix_matches_scipy_and_statsmodels(results, family):
+    from scipy import stats as sps
+
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    rep = Report(results, statistics={"all_pairs": True, "family": family})
+    sig = rep.significance
+    systems = results.systems
+    assert set(sig.all_pairs) == {"F", "G"}
+    raw, keys = [], []
+    for f, label in enumerate(results.labels):
+        m = sig.all_pairs[label]
+        assert m.systems == systems and np.isnan(np.diag(m.p_value)).all()
+        for i, j in itertools.combinations(range(len(systems)), 2):
+            x, y = results.values[i, f], results.values[j, f]
+            d = x - y
+            p = 1.0 if np.all(np.round(x, 12) == np.round(y, 12)) else sps.ttest_rel(x, y).pvalue
+            assert m.p_value[i, j] == m.p_value[j, i] == pytest.approx(p, rel=1e-12)
+            assert m.mean_difference[i, j] == pytest.approx(d.mean()) and m.mean_difference[j, i] == -m.mean_difference[i, j]
+            assert m.n[i, j] == 30
+            raw.append(p)
+            keys.append((label, i, j))
+    groups = [list(range(len(raw)))] if family == "all" else [[k for k, key in enumerate(keys) if key[0] == l]
+                                                                for l in results.labels]
+    for g in groups:
+        reject, adjusted, _, _ = multitest.multipletests([raw[k] for k in g], alpha=0.05, method="holm")
+        for k, adj, rej in zip(g, adjusted, reject):
+            label, i, j = keys[k]
+            m = sig.all_pairs[label]
+            assert m.p_adjusted[i, j] == pytest.approx(adj, rel=1e-12)
+            assert m.significant[i, j] == m.significant[j, i] == rej
+    # good beats every other system under both flavours
+    good = systems.index("good")
+    assert all(sig.all_pairs[l].significant[good, k] for l in ("F", "G") for k in range(4) if k != good)
+    rec = sig.all_pairs["F"].records()
+    assert len(rec) == 6 and {(r["a"], r["b"]) for r in rec} >= {("base", "good"), ("same", "close")}
+    assert Report(results, baseline="base").significance.all_pairs == {}
+
+
+def test_several_baselines(results):
+    from scipy import stats as sps
+
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    rep = Report(results, baselines=("base", "close"), statistics={"test": "t"})
+    assert rep.baseline == "base" and rep.baselines == ("base", "close")
+    sig = rep.significance
+    assert sig.baselines == ("base", "close")
+    assert sig.by_baseline["base"] == sig.comparisons
+    against = sig.by_baseline["close"]
+    assert [c.system for c in against] == ["base", "base", "good", "good", "same", "same"]
+    ci = results.systems.index("close")
+    for f, label in enumerate(results.labels):
+        comps = [c for c in against if c.label == label]
+        raw = [sps.ttest_rel(results.values[results.systems.index(c.system), f], results.values[ci, f]).pvalue
+               for c in comps]
+        _, adjusted, _, _ = multitest.multipletests(raw, method="holm")
+        for c, p, adj in zip(comps, raw, adjusted):
+            assert c.baseline == "close" and c.p_value == pytest.approx(p, rel=1e-12)
+            assert c.p_adjusted == pytest.approx(adj, rel=1e-12)
+            assert sig.comparison(c.system, label, baseline="close") is c
+    assert sig.comparison("good", "F", baseline="close").direction == 1
+    with pytest.raises(ValueError, match="must be the first of the baselines"):
+        Report(results, baseline="good", baselines=("base", "good"))
+    with pytest.raises(ValueError, match="listed twice"):
+        Report(results, baselines=("base", "base"))
+    with pytest.raises(ValueError, match="'nope' is not one of the systems"):
+        Report(results, baselines=("base", "nope"))
+
+
+def test_config_with_several_baselines_and_all_pairs(cfg_dir, registry):
+    path = write(cfg_dir, """\
+        baseline: [a, c]
+        statistics: {test: wilcoxon, all_pairs: true}
+        """)
+    cfg = load_config(path, registry=registry)
+    assert cfg.baseline == "a" and cfg.baselines == ("a", "c")
+    rep = run_config(path, registry=registry)
+    sig = rep.significance
+    assert sig.baselines == ("a", "c") and set(sig.all_pairs) == {"lin", "exp"}
+    assert sig.settings.test == "wilcoxon" and sig.settings.all_pairs
+    assert rep.metadata["baselines"] == ["a", "c"]
+    assert [c.system for c in sig.by_baseline["c"] if c.label == "lin"] == ["a", "b"]
+    bad = write(cfg_dir, "baseline: [a, zz]\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(bad, registry=registry)
+    assert str(info.value).startswith(f"{bad}:9: baseline[1]: baseline 'zz' is not one of the runs")
+    bad = write(cfg_dir, "baseline: [a, a]\n")
+    with pytest.raises(ConfigError, match="baseline"):
+        load_config(bad, registry=registry)

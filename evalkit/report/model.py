@@ -252,7 +252,11 @@ class Report:
     :param statistics: :class:`~evalkit.report.stats.StatSettings` (or a mapping of
         them) for the significance tests; ``None`` means the defaults when there is a
         baseline and no tests otherwise (see :attr:`significance`).
-    :raises ValueError: ``baseline`` is not one of the systems, or invalid statistics settings.
+    :param baselines: several baselines, each compared with every other system
+        (:attr:`Significance.by_baseline`); the first is ``baseline`` (set from it when
+        ``baseline`` is ``None``), the one the tables mark and the deltas use.
+    :raises ValueError: a baseline is not one of the systems or is repeated, ``baseline``
+        is not the first of ``baselines``, or invalid statistics settings.
     """
 
     results: Results
@@ -260,6 +264,7 @@ class Report:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     version: str = ""
     statistics: Any = None
+    baselines: Sequence[str] = ()
 
     def __post_init__(self):
         if not self.version:
@@ -268,6 +273,17 @@ class Report:
             object.__setattr__(self, "version", __version__)
         if self.statistics is not None and not isinstance(self.statistics, StatSettings):
             object.__setattr__(self, "statistics", StatSettings.from_mapping(self.statistics))
+        bases = tuple(self.baselines)
+        if bases and self.baseline is None:
+            object.__setattr__(self, "baseline", bases[0])
+        if bases and bases[0] != self.baseline:
+            raise ValueError(f"baseline {self.baseline!r} must be the first of the baselines ({', '.join(bases)})")
+        if len(set(bases)) != len(bases):
+            raise ValueError(f"a baseline is listed twice: {', '.join(bases)}")
+        for b in bases[1:]:
+            if b not in self.results.systems:
+                raise ValueError(f"baseline {b!r} is not one of the systems ({', '.join(self.results.systems)})")
+        object.__setattr__(self, "baselines", bases or ((self.baseline,) if self.baseline is not None else ()))
         if self.baseline is not None and self.baseline not in self.results.systems:
             raise ValueError(f"baseline {self.baseline!r} is not one of the systems "
                              f"({', '.join(self.results.systems)})")
@@ -360,7 +376,8 @@ class Report:
         if settings is None:
             return None
         flips = [(p.first, p.second, p.flips) for p in self.agreement.pairs]
-        return compute_significance(self.results, self.baseline, flips, settings, progress)
+        return compute_significance(self.results, self.baseline, flips, settings, progress,
+                                    baselines=self.baselines)
 
     def system_order(self, by: int | str = 0) -> list[int]:
         """System indices sorted by the mean under flavour ``by`` (descending, ``NaN``

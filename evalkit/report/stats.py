@@ -10,6 +10,11 @@ Everything here works on the per-query values of a :class:`~evalkit.results.Resu
   paired differences: the null distribution swaps the two values of each query, which
   is flipping the sign of each difference (Fisher 1935; Smucker, Allan & Carterette,
   CIKM 2007). With ``2**n <= n_resamples`` scipy enumerates every sign pattern (exact test);
+* **Wilcoxon signed-rank test** -- :func:`scipy.stats.wilcoxon` of the paired
+  differences, two-sided, as R's ``wilcox.test(x, y, paired = TRUE)`` computes it:
+  zero differences dropped; the exact null distribution with fewer than 50 non-zero
+  differences and no zero or tied one, else the normal approximation with the tie
+  correction of the variance and a continuity correction (:func:`wilcoxon_p`);
 * **bootstrap** -- :func:`scipy.stats.bootstrap` of the mean paired difference
   (Efron & Tibshirani 1993). Its confidence interval (``ci_method``, level ``1 - alpha``)
   is reported for every comparison whatever the test. When the bootstrap is the test,
@@ -37,6 +42,16 @@ two paired queries) is left out of the family and is never significant.
 sample standard deviation (``ddof=1``) of the paired differences ``d`` (Cohen 1988,
 eq. 2.3.5; Lakens 2013, eq. 6). ``NaN`` when ``sd(d) == 0`` or fewer than two queries.
 
+**Several baselines.** ``baselines`` lists every baseline; each one is compared
+with every other system, and each baseline's comparisons form their own families (the
+first baseline's are :attr:`Significance.comparisons`, every baseline's are in
+:attr:`Significance.by_baseline`).
+
+**All pairs** (``all_pairs: true``). Every system against every other under every
+flavour: ``s (s - 1) / 2`` tests per flavour, corrected together per flavour (``family:
+flavour``) or over every flavour (``family: all``), returned as one
+:class:`PairMatrix` per flavour (a systems × systems matrix; row minus column).
+
 **Flipped pairs.** For each pair of flavours (F, G) and each system pair whose order
 flips (:func:`~evalkit.report.model.flavour_agreement`), the two systems are tested
 against each other under F and under G with the configured test. The family of a
@@ -56,12 +71,12 @@ import inspect
 import math
 import warnings
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-TESTS = ("t", "permutation", "bootstrap")
+TESTS = ("t", "wilcoxon", "permutation", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "none")
 FAMILIES = ("flavour", "all")
 CI_METHODS = ("percentile", "basic", "BCa")
@@ -72,6 +87,7 @@ TIE_DECIMALS = 12
 
 TEST_NAMES = {
     "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
     "permutation": "Fisher randomization (permutation) test",
     "bootstrap": "bootstrap test (percentile interval)",
 }
@@ -84,8 +100,9 @@ ProgressFn = Callable[[str, int, int], None]
 class StatSettings:
     """How the significance tests are run (the ``statistics:`` section of a config).
 
-    :param test: ``"t"`` (paired t-test), ``"permutation"`` (Fisher randomization) or
-        ``"bootstrap"``: the test whose p-values decide significance.
+    :param test: ``"t"`` (paired t-test), ``"wilcoxon"`` (Wilcoxon signed-rank),
+        ``"permutation"`` (Fisher randomization) or ``"bootstrap"``: the test whose
+        p-values decide significance.
     :param alpha: significance level, ``0 < alpha < 1``; the bootstrap confidence
         intervals have level ``1 - alpha``.
     :param correction: ``"holm"`` (default), ``"bonferroni"`` or ``"none"``.
@@ -95,6 +112,7 @@ class StatSettings:
     :param n_resamples: resamples of the permutation test and the bootstrap (>= 1).
     :param ci_method: :func:`scipy.stats.bootstrap` interval method
         (``"percentile"``, ``"basic"``, ``"BCa"``).
+    :param all_pairs: also test every system against every other (:class:`PairMatrix`).
     :raises ValueError: a value outside the ranges above.
     """
 
@@ -105,6 +123,7 @@ class StatSettings:
     seed: int = 42
     n_resamples: int = 10000
     ci_method: str = "percentile"
+    all_pairs: bool = False
 
     def __post_init__(self):
         for name, allowed in (("test", TESTS), ("correction", CORRECTIONS), ("family", FAMILIES),
@@ -117,6 +136,8 @@ class StatSettings:
             raise ValueError(f"statistics.seed must be a non-negative integer; got {self.seed!r}")
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int) or self.n_resamples < 1:
             raise ValueError(f"statistics.n_resamples must be a positive integer; got {self.n_resamples!r}")
+        if not isinstance(self.all_pairs, bool):
+            raise ValueError(f"statistics.all_pairs must be true or false; got {self.all_pairs!r}")
         object.__setattr__(self, "alpha", float(self.alpha))
 
     @classmethod
@@ -148,7 +169,7 @@ class StatSettings:
             n = f" over {family_size} comparison{'s' if family_size != 1 else ''}{per}" if family_size else ""
             corr = f"{CORRECTION_NAMES[self.correction]} correction{n}"
         extra = ""
-        if self.test != "t":
+        if self.test in ("permutation", "bootstrap"):
             extra = f", {self.n_resamples} resamples, seed {self.seed}"
         return f"{TEST_NAMES[self.test]}, {corr}, α = {self.alpha:g}{extra}"
 
@@ -298,6 +319,8 @@ def paired_comparison(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # scipy's precision-loss warning on near-constant data
                     p = float(stats.ttest_rel(x, y).pvalue)
+        elif settings.test == "wilcoxon":
+            p = wilcoxon_p(rounded)
         elif settings.test == "permutation":
             res = stats.permutation_test((x, y), _mean_diff, permutation_type="samples", vectorized=True,
                                          n_resamples=settings.n_resamples, alternative="two-sided",
@@ -310,6 +333,33 @@ def paired_comparison(
         ci_low = ci_high = nan
     return PairedResult(n, float(np.mean(x)), float(np.mean(y)), mean_d, p, ci_low, ci_high,
                         wins, n - wins - losses, losses, effect)
+
+
+def wilcoxon_p(d: np.ndarray) -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test of the paired differences
+    ``d`` (``float64`` ``(n,)``), as R's ``wilcox.test(x, y, paired = TRUE)`` computes it.
+
+    Differences are rounded to :data:`TIE_DECIMALS` decimals (floating-point noise
+    neither makes a zero nor breaks a tie); zeros are dropped. With fewer than 50
+    non-zero differences, no zero and no tied ``|d|``: the exact null distribution;
+    otherwise the normal approximation with the tie-corrected variance
+    ``n(n+1)(2n+1)/24 - sum(t^3 - t)/48`` and a continuity correction of 1/2
+    (Wilcoxon 1945; R ``stats/R/wilcox.test.R``; computed by
+    :func:`scipy.stats.wilcoxon` with ``method`` chosen as R chooses it).
+    ``NaN`` when no difference is non-zero.
+    """
+    from scipy import stats
+
+    d = np.round(np.asarray(d, dtype=np.float64), TIE_DECIMALS)
+    nz = d[d != 0]
+    if nz.size == 0:
+        return float("nan")
+    exact = nz.size < 50 and nz.size == d.size and np.unique(np.abs(nz)).size == nz.size
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = stats.wilcoxon(nz, zero_method="wilcox", correction=True, alternative="two-sided",
+                             method="exact" if exact else "approx")
+    return float(res.pvalue)
 
 
 # ----------------------------------------------------------------------------- report level
@@ -389,6 +439,51 @@ class FlipSignificance:
         return self.under_first.significant or self.under_second.significant
 
 
+@dataclass(frozen=True, eq=False)
+class PairMatrix:
+    """Every system against every other under one flavour (``all_pairs``).
+
+    Arrays are ``(s, s)``, indexed ``[row system, column system]`` in
+    :attr:`systems` order, and read "row minus column"; the diagonal is ``NaN``
+    (``n`` 0, ``significant`` ``False``).
+
+    :param label: the flavour label.
+    :param systems: the systems, in the report's order.
+    :param n: ``int64``: queries paired (included for both).
+    :param mean_difference: ``float64``: mean of ``row - column`` over the paired queries
+        (antisymmetric).
+    :param p_value: ``float64``: two-sided p-value of the configured test (symmetric;
+        ``NaN`` with fewer than two paired queries).
+    :param p_adjusted: ``float64``: corrected over the family (the ``s (s - 1) / 2``
+        pairs of this flavour, or of every flavour with ``family: all``).
+    :param significant: ``bool``: ``p_adjusted <= alpha``.
+    """
+
+    label: str
+    systems: tuple[str, ...]
+    n: np.ndarray
+    mean_difference: np.ndarray
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    significant: np.ndarray
+
+    def get(self, a: str, b: str) -> PairTest:
+        """The test of ``a`` against ``b`` as a :class:`PairTest` (``a`` minus ``b``)."""
+        i, j = self.systems.index(a), self.systems.index(b)
+        return PairTest(self.label, a, b, int(self.n[i, j]), float(self.mean_difference[i, j]),
+                        float(self.p_value[i, j]), float(self.p_adjusted[i, j]), bool(self.significant[i, j]))
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per unordered pair (``a`` before ``b`` in :attr:`systems`)."""
+        out = []
+        for i, a in enumerate(self.systems):
+            for j in range(i + 1, len(self.systems)):
+                t = self.get(a, self.systems[j])
+                out.append({"label": t.label, "a": t.a, "b": t.b, "n": t.n, "mean_difference": t.mean_difference,
+                            "p_value": t.p_value, "p_adjusted": t.p_adjusted, "significant": t.significant})
+        return out
+
+
 @dataclass(frozen=True)
 class Significance:
     """All significance results of a report.
@@ -402,6 +497,10 @@ class Significance:
     :param family_size: number of p-values in the family the baseline comparisons were
         corrected over (with ``family: flavour``, the largest per-flavour family).
     :param versions: versions of the libraries that computed the numbers.
+    :param by_baseline: ``{baseline: comparisons}`` for every baseline, the first
+        (``baseline``) included: each baseline against every other system, each
+        baseline's comparisons corrected as their own families.
+    :param all_pairs: ``{label: PairMatrix}`` when ``settings.all_pairs``, else empty.
     """
 
     settings: StatSettings
@@ -411,9 +510,18 @@ class Significance:
     pair_tests: tuple[PairTest, ...]
     family_size: int
     versions: Mapping[str, str]
+    by_baseline: Mapping[str, tuple[Comparison, ...]] = field(default_factory=dict)
+    all_pairs: Mapping[str, PairMatrix] = field(default_factory=dict)
 
-    def comparison(self, system: str, label: str) -> Comparison | None:
-        for c in self.comparisons:
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Every baseline, the first being :attr:`baseline`."""
+        return tuple(self.by_baseline) or ((self.baseline,) if self.baseline is not None else ())
+
+    def comparison(self, system: str, label: str, baseline: str | None = None) -> Comparison | None:
+        """``system`` against ``baseline`` (default: the first baseline) under ``label``."""
+        pool = self.comparisons if baseline is None else self.by_baseline.get(baseline, ())
+        for c in pool:
             if c.system == system and c.label == label:
                 return c
         return None
@@ -449,6 +557,8 @@ def compute_significance(
     flips: Sequence[tuple[str, str, Sequence[tuple[str, str]]]] = (),
     settings: StatSettings | None = None,
     progress: ProgressFn | None = None,
+    *,
+    baselines: Sequence[str] | None = None,
 ) -> Significance:
     """Run every test of a report.
 
@@ -459,14 +569,26 @@ def compute_significance(
     :param settings: :class:`StatSettings` (default: the defaults).
     :param progress: called as ``progress("statistics", done, total)`` before the first
         and after every test.
+    :param baselines: several baselines (the first is the primary one and must equal
+        ``baseline`` when both are given); each is compared with every other system.
     :returns: :class:`Significance`.
-    :raises ValueError: ``baseline`` is not a system.
+    :raises ValueError: a baseline is not a system, is repeated, or ``baseline`` is not
+        the first of ``baselines``.
     """
     import scipy
 
     settings = settings or StatSettings()
     systems, labels = tuple(results.systems), tuple(results.labels)
     values = results.values
+    bases = list(baselines) if baselines else ([baseline] if baseline is not None else [])
+    if baselines and baseline is not None and baseline != bases[0]:
+        raise ValueError(f"baseline {baseline!r} must be the first of the baselines ({', '.join(bases)})")
+    if len(set(bases)) != len(bases):
+        raise ValueError(f"a baseline is listed twice: {', '.join(bases)}")
+    for b in bases:
+        if b not in systems:
+            raise ValueError(f"baseline {b!r} is not one of the systems ({', '.join(systems)})")
+    baseline = bases[0] if bases else None
     flips = [(fa, fb, tuple(pairs)) for fa, fb, pairs in flips]
     needed: dict[str, set[tuple[str, str]]] = {}
     for fa, fb, pairs in flips:
@@ -474,10 +596,9 @@ def compute_significance(
             key = tuple(sorted((x, y), key=systems.index))
             needed.setdefault(fa, set()).add(key)
             needed.setdefault(fb, set()).add(key)
-    if baseline is not None and baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(systems)})")
-    others = [s for s in systems if s != baseline] if baseline is not None else []
-    total = len(others) * len(labels) + sum(len(v) for v in needed.values())
+    n_pairs = len(systems) * (len(systems) - 1) // 2
+    total = (len(bases) * (len(systems) - 1) * len(labels) + sum(len(v) for v in needed.values())
+             + (n_pairs * len(labels) if settings.all_pairs else 0))
     done = 0
     if progress is not None:
         progress("statistics", 0, total)
@@ -488,32 +609,15 @@ def compute_significance(
         if progress is not None:
             progress("statistics", done, total)
 
-    # -- against the baseline
-    raw: dict[tuple[str, str], PairedResult] = {}
-    if baseline is not None:
-        bi = systems.index(baseline)
-        for s in others:
-            si = systems.index(s)
-            for f, label in enumerate(labels):
-                raw[(s, label)] = paired_comparison(values[si, f], values[bi, f], settings,
-                                                    ("baseline", s, baseline, label))
-                tick()
-    adjusted: dict[tuple[str, str], float] = {}
+    # -- against each baseline
+    by_baseline: dict[str, tuple[Comparison, ...]] = {}
     family_size = 0
-    for group in _family_groups(labels, settings):
-        keys = [(s, labels[f]) for f in group for s in others]
-        adj = adjust_pvalues([raw[k].p_value for k in keys], settings.correction)
-        family_size = max(family_size, int(np.sum(~np.isnan([raw[k].p_value for k in keys]))))
-        adjusted.update(zip(keys, adj))
-    comparisons = []
-    for s in others:
-        for label in labels:
-            r = raw[(s, label)]
-            pa = float(adjusted[(s, label)])
-            comparisons.append(Comparison(
-                s, baseline, label, r.n, r.mean_a, r.mean_b, r.mean_difference, r.ci_low, r.ci_high,
-                r.p_value, pa, bool(not math.isnan(pa) and pa <= settings.alpha),
-                r.wins, r.ties, r.losses, r.effect_size))
+    for base in bases:
+        comps, size = _against_baseline(values, systems, labels, base, settings, tick)
+        by_baseline[base] = comps
+        if base == baseline:
+            family_size = size
+    comparisons = by_baseline.get(baseline, ()) if baseline is not None else ()
 
     # -- flipped pairs
     pair_raw: dict[tuple[str, str, str], PairedResult] = {}
@@ -539,6 +643,70 @@ def compute_significance(
             key = tuple(sorted((x, y), key=systems.index))
             flip_out.append(FlipSignificance(fa, fb, x, y, pair_tests[(fa, *key)].oriented(x),
                                              pair_tests[(fb, *key)].oriented(x)))
+    all_pairs = _all_pairs(values, systems, labels, settings, tick) if settings.all_pairs else {}
     versions = {"numpy": np.__version__, "scipy": scipy.__version__}
     return Significance(settings, baseline, tuple(comparisons), tuple(flip_out), tuple(pair_tests.values()),
-                        family_size, versions)
+                        family_size, versions, by_baseline, all_pairs)
+
+
+def _against_baseline(values, systems, labels, baseline, settings, tick) -> tuple[tuple[Comparison, ...], int]:
+    """Every other system against ``baseline`` under every flavour, corrected per
+    family; returns the comparisons (system-major) and the largest family size."""
+    others = [s for s in systems if s != baseline]
+    bi = systems.index(baseline)
+    raw: dict[tuple[str, str], PairedResult] = {}
+    for s in others:
+        si = systems.index(s)
+        for f, label in enumerate(labels):
+            raw[(s, label)] = paired_comparison(values[si, f], values[bi, f], settings,
+                                                ("baseline", s, baseline, label))
+            tick()
+    adjusted: dict[tuple[str, str], float] = {}
+    family_size = 0
+    for group in _family_groups(labels, settings):
+        keys = [(s, labels[f]) for f in group for s in others]
+        adj = adjust_pvalues([raw[k].p_value for k in keys], settings.correction)
+        family_size = max(family_size, int(np.sum(~np.isnan([raw[k].p_value for k in keys]))))
+        adjusted.update(zip(keys, adj))
+    comparisons = []
+    for s in others:
+        for label in labels:
+            r = raw[(s, label)]
+            pa = float(adjusted[(s, label)])
+            comparisons.append(Comparison(
+                s, baseline, label, r.n, r.mean_a, r.mean_b, r.mean_difference, r.ci_low, r.ci_high,
+                r.p_value, pa, bool(not math.isnan(pa) and pa <= settings.alpha),
+                r.wins, r.ties, r.losses, r.effect_size))
+    return tuple(comparisons), family_size
+
+
+def _all_pairs(values, systems, labels, settings, tick) -> dict[str, PairMatrix]:
+    """One :class:`PairMatrix` per flavour: each unordered pair tested once (with the
+    generator key of a flipped-pair test, so both give the same p-value)."""
+    s = len(systems)
+    iu, ju = np.triu_indices(s, k=1)
+    raw = {}
+    for f, label in enumerate(labels):
+        for i, j in zip(iu, ju):
+            raw[(label, i, j)] = paired_comparison(values[i, f], values[j, f], settings,
+                                                   ("pair", systems[i], systems[j], label), ci=False)
+            tick()
+    keys = list(raw)
+    groups = [keys] if settings.family == "all" else [[k for k in keys if k[0] == l] for l in labels]
+    adjusted = {}
+    for group in groups:
+        adjusted.update(zip(group, adjust_pvalues([raw[k].p_value for k in group], settings.correction)))
+    out = {}
+    for label in labels:
+        n = np.zeros((s, s), dtype=np.int64)
+        diff, p, padj = (np.full((s, s), np.nan) for _ in range(3))
+        for i, j in zip(iu, ju):
+            r = raw[(label, i, j)]
+            n[i, j] = n[j, i] = r.n
+            diff[i, j], diff[j, i] = r.mean_difference, -r.mean_difference
+            p[i, j] = p[j, i] = r.p_value
+            padj[i, j] = padj[j, i] = adjusted[(label, i, j)]
+        with np.errstate(invalid="ignore"):
+            sig = ~np.isnan(padj) & (padj <= settings.alpha)
+        out[label] = PairMatrix(label, tuple(systems), n, diff, p, padj, sig)
+    return out

@@ -105,6 +105,8 @@ class Config:
     :param statistics: the ``statistics:`` section as :class:`~evalkit.report.stats.StatSettings`,
         or ``None`` when the config has none (the report then uses the defaults if
         there is a baseline).
+    :param baselines: every baseline of ``baseline:`` (a name or a list); ``baseline``
+        is the first.
     :param raw: the config mapping as loaded (for the report's metadata).
     """
 
@@ -119,6 +121,7 @@ class Config:
     formats: tuple[str, ...] = FORMATS
     title: str | None = None
     statistics: StatSettings | None = None
+    baselines: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -464,10 +467,14 @@ def load_config(
         subtopic = _existing(base, data["subtopic_qrels"], ["subtopic_qrels"], loc, "subtopic qrels")
     runs = _runs(data, base, loc)
     flavours = _flavours(data, registry, loc)
-    baseline = data.get("baseline")
-    if baseline is not None and baseline not in {r.name for r in runs}:
-        raise loc.error(["baseline"], f"baseline {baseline!r} is not one of the runs "
-                                      f"(runs: {', '.join(r.name for r in runs)})", value=True)
+    given = data.get("baseline")
+    baselines = () if given is None else ((given,) if isinstance(given, str) else tuple(given))
+    for i, name in enumerate(baselines):
+        if name not in {r.name for r in runs}:
+            key = ["baseline"] if isinstance(given, str) else ["baseline", i]
+            raise loc.error(key, f"baseline {name!r} is not one of the runs "
+                                 f"(runs: {', '.join(r.name for r in runs)})", value=True)
+    baseline = baselines[0] if baselines else None
     statistics = None
     if "statistics" in data:
         try:
@@ -485,6 +492,7 @@ def load_config(
         flavours=flavours,
         subtopic_qrels=subtopic,
         baseline=baseline,
+        baselines=baselines,
         output_dir=out_dir,
         formats=formats,
         title=data.get("title"),

@@ -69,7 +69,7 @@ def run_config(
     results = Results(first.qids, tuple(p.systems[0] for p in parts), first.flavours, first.labels,
                       np.concatenate([p.values for p in parts], axis=0))
     report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
-                    statistics=cfg.statistics)
+                    statistics=cfg.statistics, baselines=cfg.baselines)
     report.compute_significance(progress)
     return report
 
@@ -85,6 +85,7 @@ def config_metadata(cfg: Config) -> dict[str, Any]:
         "runs": {r.name: str(r.path) for r in cfg.runs},
         "flavour_specs": {f.label: f.spec for f in cfg.flavours},
         "baseline": cfg.baseline,
+        "baselines": list(cfg.baselines),
         "output_dir": None if cfg.output_dir is None else str(cfg.output_dir),
         "formats": list(cfg.formats),
         "statistics": None if cfg.statistics is None else cfg.statistics.to_dict(),
