@@ -312,3 +312,25 @@ def test_console_script_entry_point():
     eps = [e for e in entry_points(group="console_scripts") if e.name == "evalkit"]
     assert eps and {ep.value for ep in eps} == {"evalkit.cli:main"}
     assert eps[0].load() is main
+
+
+@pytest.mark.shared
+def test_eval_subtopic_qrels_reproduces_ndeval(ir_measures_dir, tmp_path, capsys):
+    """``--subtopic-qrels``: ndeval's ERR-IA@20 on fixtureC_diversity.qrels + fixtureA.run
+    is q0 0.4659, q1 0.1803, mean 0.3231 (ir_measures tests/test_pyndeval.py:79-82)."""
+    sub = ir_measures_dir / "fixtureC_diversity.qrels"
+    best: dict[tuple[str, str], int] = {}
+    for line in sub.read_text().split("\n"):
+        if line.strip():
+            topic, _, docno, grade = line.split()
+            best[(topic, docno)] = max(best.get((topic, docno), 0), int(grade))
+    qrels = tmp_path / "topic.qrels"
+    qrels.write_text("".join(f"{t} 0 {d} {g}\n" for (t, d), g in best.items()))
+    run = str(ir_measures_dir / "fixtureA.run")
+    code, out, _ = run_cli(capsys, "eval", str(qrels), run, "-m", "ndeval.err_ia@20", "-q", "--format", "tsv",
+                           "--subtopic-qrels", str(sub))
+    assert code == 0
+    values = {line.split("\t")[1]: float(line.split("\t")[2]) for line in out.splitlines()}
+    assert values == pytest.approx({"0": 0.4659, "1": 0.1803, "all": 0.3231}, abs=1e-4)
+    code, _, err = run_cli(capsys, "eval", str(qrels), run, "-m", "ndeval.err_ia@20")
+    assert code == 2 and "--subtopic-qrels" in err and "Traceback" not in err

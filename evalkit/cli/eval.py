@@ -32,6 +32,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz)")
     p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append", required=True,
                    help="measure spec; repeat for several")
+    p.add_argument("--subtopic-qrels", metavar="FILE",
+                   help="subtopic qrels (ndeval's 'topic subtopic docno grade') for the diversity "
+                        "measures (ndeval.alpha_ndcg, ndeval.err_ia, ...; see `evalkit flavours`)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="table (default), tsv (trec_eval lines) or json")
@@ -123,17 +126,18 @@ def json_text(results, measures, per_query: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine.evaluate import evaluate
-    from ..io import read_qrels, read_run
+    from ..io import read_qrels, read_run, read_subtopic_qrels
     from . import registry_for
     from .specs import expand_measures
 
     registry = registry_for(args)
     measures = expand_measures(args.measures, registry)
     qrels = read_qrels(args.qrels)
+    subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
     runs = [read_run(p) for p in args.runs]
     runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
     results = evaluate(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
-                       registry=registry)
+                       subtopics=subtopics, registry=registry)
     if args.format == "tsv":
         text = "\n".join(tsv_lines(results, measures, args.per_query))
     elif args.format == "json":

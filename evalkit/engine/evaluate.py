@@ -89,7 +89,8 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:
-            raise EvaluationError(f"metric '{fl.metric}' needs subtopic qrels (subtopic_qrels: in the config)")
+            raise EvaluationError(f"metric '{fl.metric}' needs subtopic qrels "
+                                  "(subtopic_qrels: in a config, --subtopic-qrels for evalkit eval)")
         from .intents import IntentProblem
 
         # one expansion per (subtopic qrels, sorted ranking): every intent-aware flavour
