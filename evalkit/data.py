@@ -286,6 +286,16 @@ class Qrels(_Columns):
         cols = list(zip(*rows)) if rows else [(), (), ()]
         return cls.from_columns(*cols, source=source)
 
+    @classmethod
+    def from_df(cls, df, *, qid: str | None = None, docno: str | None = None, grade: str | None = None,
+                source: str = "<DataFrame>") -> "Qrels":
+        """From a pandas DataFrame, one row per judgment; column names default to
+        ``qid``/``docno``/``grade`` or ir_measures' and ranx's names
+        (:func:`evalkit.frames.qrels_from_df`)."""
+        from .frames import qrels_from_df
+
+        return qrels_from_df(df, qid=qid, docno=docno, grade=grade, source=source)
+
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docno: grade}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""
         out: dict[str, dict[str, float]] = {}
@@ -412,6 +422,16 @@ class Run(_Columns):
         rows = list(rows)
         cols = list(zip(*rows)) if rows else [(), (), ()]
         return cls.from_columns(*cols, name=name, source=source)
+
+    @classmethod
+    def from_df(cls, df, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
+                name: str = "run", source: str = "<DataFrame>") -> "Run":
+        """From a pandas DataFrame, one row per retrieved document; column names default
+        to ``qid``/``docno``/``score`` or ir_measures' and ranx's names
+        (:func:`evalkit.frames.run_from_df`)."""
+        from .frames import run_from_df
+
+        return run_from_df(df, qid=qid, docno=docno, score=score, name=name, source=source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docno: score}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""

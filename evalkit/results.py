@@ -103,6 +103,13 @@ class Results:
                                     "canonical": str(self.flavours[f]), "qid": q, "value": float(v)})
         return out
 
+    def to_df(self, columns=("system", "qid", "flavour", "value")):
+        """Long pandas DataFrame, one row per (system, flavour, included query), as
+        ir_measures' and ranx's users expect (:func:`evalkit.frames.results_to_df`)."""
+        from .frames import results_to_df
+
+        return results_to_df(self, columns)
+
 
 def concat(parts: list[Results]) -> Results:
     """Join results of disjoint query partitions (same systems and flavours)."""

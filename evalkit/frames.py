@@ -1,0 +1,154 @@
+"""pandas adapters: qrels and runs from DataFrames, results to a long DataFrame.
+
+pandas is optional (the ``pandas`` extra) and imported only here, when one of these
+functions runs.
+
+Column names default to evalkit's terms and fall back to the names ir_measures and
+ranx use, so their DataFrames can be passed as they are:
+
+=========  ==========================  ======================  ===================
+field      evalkit                     ir_measures             ranx
+=========  ==========================  ======================  ===================
+query      ``qid``                     ``query_id``            ``q_id``
+document   ``docno``                   ``doc_id``              ``doc_id``
+grade      ``grade``                   ``relevance``           ``score``
+score      ``score``                   ``score``               ``score``
+=========  ==========================  ======================  ===================
+
+(ir_measures ``util.py`` ``Qrel``/``ScoredDoc`` namedtuples; ranx
+``ranx/data_structures/qrels.py`` and ``run.py`` ``from_df(q_id_col, doc_id_col,
+score_col)``.) Query ids and docnos are converted to ``str``; grades and scores to
+``float64``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import InputFormatError
+
+#: Candidate column names per field, in the order they are looked for.
+DEFAULT_COLUMNS = {
+    "qid": ("qid", "query_id", "q_id"),
+    "docno": ("docno", "doc_id"),
+    "grade": ("grade", "relevance", "score"),
+    "score": ("score",),
+}
+
+#: Columns of :func:`results_to_df`.
+RESULT_COLUMNS = ("system", "qid", "flavour", "value")
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("this needs pandas: pip install 'evalkit-ndcg[pandas]'") from None
+    return pd
+
+
+def _column(df, field: str, given: str | None, source: str) -> str:
+    """The column of ``df`` that holds ``field``: ``given``, or the first of
+    :data:`DEFAULT_COLUMNS` present. :raises InputFormatError: none found."""
+    names = [str(c) for c in df.columns]
+    if given is not None:
+        if given not in df.columns:
+            raise InputFormatError(source, None, field, f"no column {given!r} (columns: {', '.join(names)})")
+        return given
+    for name in DEFAULT_COLUMNS[field]:
+        if name in df.columns:
+            return name
+    raise InputFormatError(source, None, field,
+                           f"no {field} column: name it with {field}=... (looked for "
+                           f"{', '.join(DEFAULT_COLUMNS[field])}; columns: {', '.join(names)})")
+
+
+def _strings(series) -> np.ndarray:
+    if series.isna().any():
+        raise ValueError("missing value")
+    out = np.empty(len(series), dtype=object)
+    out[:] = series.astype(str).tolist()
+    return out
+
+
+def _show(value) -> str:
+    """A cell for an error message: strings quoted, numbers and NaN plain."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _numbers(series, source: str, field: str) -> np.ndarray:
+    pd = _pandas()
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = int(bad[0])
+        raise InputFormatError(source, None, field,
+                               f"row {i} (index {_show(series.index[i])}): {_show(series.iloc[i])} is not a finite number")
+    return values
+
+
+def _string_column(df, col: str, source: str, field: str) -> np.ndarray:
+    try:
+        return _strings(df[col])
+    except ValueError:
+        i = int(np.flatnonzero(df[col].isna().to_numpy())[0])
+        raise InputFormatError(source, None, field, f"row {i} (index {_show(df.index[i])}): missing value") from None
+
+
+def qrels_from_df(df, *, qid: str | None = None, docno: str | None = None, grade: str | None = None,
+                  source: str = "<DataFrame>"):
+    """:class:`~evalkit.data.Qrels` from a DataFrame with one row per judgment.
+
+    :param df: a :class:`pandas.DataFrame` (other columns are ignored).
+    :param qid, docno, grade: column names (default: see the module docstring).
+    :raises InputFormatError: a column is missing, a grade is not a finite number, a
+        query id or docno is missing, or a ``(qid, docno)`` pair repeats.
+    """
+    from .data import Qrels
+
+    cq, cd, cg = (_column(df, f, g, source) for f, g in (("qid", qid), ("docno", docno), ("grade", grade)))
+    return Qrels.from_columns(_string_column(df, cq, source, "qid"), _string_column(df, cd, source, "docno"),
+                              _numbers(df[cg], source, "grade"), source=source)
+
+
+def run_from_df(df, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
+                name: str = "run", source: str = "<DataFrame>"):
+    """:class:`~evalkit.data.Run` from a DataFrame with one row per retrieved document.
+
+    :param df: a :class:`pandas.DataFrame`; a rank column, if any, is ignored (ranks
+        come from the scores, as in trec_eval).
+    :param qid, docno, score: column names (default: see the module docstring).
+    :param name: the system name.
+    :raises InputFormatError: a column is missing, a score is not a finite number, a
+        query id or docno is missing, or a ``(qid, docno)`` pair repeats.
+    """
+    from .data import Run
+
+    cq, cd, cs = (_column(df, f, g, source) for f, g in (("qid", qid), ("docno", docno), ("score", score)))
+    return Run.from_columns(_string_column(df, cq, source, "qid"), _string_column(df, cd, source, "docno"),
+                            _numbers(df[cs], source, "score"), name=name, source=source)
+
+
+def results_to_df(results, columns: Sequence[str] = RESULT_COLUMNS) -> Any:
+    """Long DataFrame of :class:`~evalkit.results.Results`: one row per (system, flavour,
+    included query), columns ``system``, ``qid``, ``flavour`` (the label), ``value``
+    (``float64``); queries a convention leaves out (``NaN``) have no row. Rows are
+    system-major, then flavour, then query in :attr:`Results.qids` order.
+
+    :param columns: names for the four columns, in that order (e.g.
+        ``("run", "query_id", "measure", "value")`` for ir_measures' names).
+    :raises ValueError: ``columns`` does not have four names.
+    """
+    pd = _pandas()
+    if len(columns) != 4:
+        raise ValueError(f"columns must name 4 columns (system, qid, flavour, value); got {list(columns)}")
+    values = np.asarray(results.values, dtype=np.float64)
+    s, f, q = values.shape
+    keep = ~np.isnan(values.reshape(-1))
+    system = np.repeat(np.asarray(results.systems, dtype=object), f * q)[keep]
+    flavour = np.tile(np.repeat(np.asarray(results.labels, dtype=object), q), s)[keep]
+    qids = np.tile(np.asarray(results.qids, dtype=object), s * f)[keep]
+    return pd.DataFrame({columns[0]: system, columns[1]: qids, columns[2]: flavour,
+                         columns[3]: values.reshape(-1)[keep]})
