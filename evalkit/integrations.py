@@ -37,7 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval", "xgboost_metric"]
+__all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval", "qrels_and_run",
+           "xgboost_metric"]
 
 
 def _flavours(specs: str | Sequence[str], registry):
@@ -63,6 +64,32 @@ def docno_width(group_sizes) -> int:
     """Digits of the zero-padded docnos (the largest group's last position)."""
     largest = int(np.max(group_sizes)) if len(group_sizes) else 1
     return max(1, len(str(max(largest - 1, 0))))
+
+
+def qrels_and_run(labels, scores, group_sizes, *, name: str = "model"):
+    """The data set as :class:`~evalkit.data.Qrels` and :class:`~evalkit.data.Run`:
+    qid = the group's index (``"0"``, ``"1"``, ...), docno = the row's position in its
+    group zero-padded to :func:`docno_width` digits, grade = label, score = prediction.
+    ``evalkit.evaluate`` of these (or ``evalkit eval`` of them written with
+    :func:`evalkit.io.trec.write_run`) gives what the training-loop adapters log.
+
+    :returns: ``(qrels, run)``.
+    :raises ValueError: lengths disagree.
+    """
+    from .data import Qrels, Run
+
+    labels = np.asarray(labels, dtype=np.float64).reshape(-1)
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    sizes = np.asarray(group_sizes, dtype=np.int64).reshape(-1)
+    if not (labels.shape == scores.shape and sizes.sum() == len(labels)):
+        raise ValueError(f"{len(labels)} labels, {len(scores)} predictions, group sizes summing to {int(sizes.sum())}")
+    w = docno_width(sizes)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    pos = np.arange(len(labels)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    qid = np.char.mod("%d", group).astype(object)
+    docno = np.char.zfill(np.char.mod("%d", pos), w).astype(object)
+    return (Qrels.from_columns(qid, docno, labels, source="<groups>"),
+            Run.from_columns(qid, docno, scores, name=name, source="<groups>"))
 
 
 def _padded(labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -272,3 +272,22 @@ def test_run_and_qrels_to_dict_invert_from_rows():
     run = {"q1": {"d1": 1.5, "d9": 0.25}, "q2": {"d3": 3.0}}
     assert evalkit.Qrels.from_rows(qrels).to_dict() == qrels
     assert evalkit.Run.from_rows(run).to_dict() == run
+
+
+def test_write_run_round_trips_scores_exactly():
+    """Scores are written as Python floats' shortest repr (not numpy's 'np.float64(...)'),
+    ranks from score order with ties by docno descending (trec_eval's order)."""
+    import io as _io
+
+    from evalkit.io import write_run
+
+    scores = [0.1 + 0.2, 1 / 3, 1 / 3, 2.5e-17]
+    run = evalkit.Run.from_rows([("q1", "a", scores[0]), ("q1", "b", scores[1]), ("q1", "c", scores[2]),
+                                 ("q2", "d", scores[3])], name="sys")
+    buf = _io.StringIO()
+    write_run(run, buf)
+    assert buf.getvalue().splitlines() == [
+        "q1 Q0 c 1 0.3333333333333333 sys", "q1 Q0 b 2 0.3333333333333333 sys",
+        "q1 Q0 a 3 0.30000000000000004 sys", "q2 Q0 d 1 2.5e-17 sys"]
+    back = evalkit.read_run(buf.getvalue())
+    assert back.to_dict() == run.to_dict()

@@ -422,7 +422,7 @@ def write_run(run: Run, target: Union[str, os.PathLike, IO], runid: str | None =
         q = run.qid[i]
         rank = rank + 1 if q == prev else 1
         prev = q
-        out.write(f"{q} Q0 {run.docno[i]} {rank} {run.score[i]!r} {runid}\n")
+        out.write(f"{q} Q0 {run.docno[i]} {rank} {float(run.score[i])!r} {runid}\n")
     if hasattr(target, "write"):
         target.write(out.getvalue())
     else:
