@@ -291,10 +291,12 @@ class Qrels(_Columns):
                 source: str = "<DataFrame>") -> "Qrels":
         """From a pandas DataFrame, one row per judgment; column names default to
         ``qid``/``docno``/``grade`` or ir_measures' and ranx's names
-        (:func:`evalkit.frames.qrels_from_df`)."""
-        from .frames import qrels_from_df
+        (:func:`evalkit.frames.columns_from_df`);
+        raises :class:`InputFormatError` as :meth:`from_columns` does, naming the row."""
+        from .frames import columns_from_df
 
-        return qrels_from_df(df, qid=qid, docno=docno, grade=grade, source=source)
+        cols = columns_from_df(df, "grade", qid=qid, docno=docno, number=grade, source=source)
+        return cls.from_columns(*cols, source=source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docno: grade}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""
@@ -428,10 +430,12 @@ class Run(_Columns):
                 name: str = "run", source: str = "<DataFrame>") -> "Run":
         """From a pandas DataFrame, one row per retrieved document; column names default
         to ``qid``/``docno``/``score`` or ir_measures' and ranx's names
-        (:func:`evalkit.frames.run_from_df`)."""
-        from .frames import run_from_df
+        (:func:`evalkit.frames.columns_from_df`);
+        raises :class:`InputFormatError` as :meth:`from_columns` does, naming the row."""
+        from .frames import columns_from_df
 
-        return run_from_df(df, qid=qid, docno=docno, score=score, name=name, source=source)
+        cols = columns_from_df(df, "score", qid=qid, docno=docno, number=score, source=source)
+        return cls.from_columns(*cols, name=name, source=source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docno: score}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""

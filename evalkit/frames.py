@@ -97,38 +97,22 @@ def _string_column(df, col: str, source: str, field: str) -> np.ndarray:
         raise InputFormatError(source, None, field, f"row {i} (index {_show(df.index[i])}): missing value") from None
 
 
-def qrels_from_df(df, *, qid: str | None = None, docno: str | None = None, grade: str | None = None,
-                  source: str = "<DataFrame>"):
-    """:class:`~evalkit.data.Qrels` from a DataFrame with one row per judgment.
+def columns_from_df(df, number_field: str, *, qid: str | None = None, docno: str | None = None,
+                    number: str | None = None,
+                    source: str = "<DataFrame>") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(qid, docno, grade or score)`` columns of a DataFrame, for
+    :meth:`evalkit.Qrels.from_df` (``number_field="grade"``) and
+    :meth:`evalkit.Run.from_df` (``number_field="score"``): two ``object`` arrays of
+    ``str`` and a ``float64`` array, ``(n,)`` each.
 
-    :param df: a :class:`pandas.DataFrame` (other columns are ignored).
-    :param qid, docno, grade: column names (default: see the module docstring).
-    :raises InputFormatError: a column is missing, a grade is not a finite number, a
-        query id or docno is missing, or a ``(qid, docno)`` pair repeats.
+    :param df: a :class:`pandas.DataFrame` (other columns, such as a rank, are ignored).
+    :param qid, docno, number: column names (default: see the module docstring).
+    :raises InputFormatError: a column is missing, a number is not finite, or a query
+        id or docno is missing (naming the row and its index).
     """
-    from .data import Qrels
-
-    cq, cd, cg = (_column(df, f, g, source) for f, g in (("qid", qid), ("docno", docno), ("grade", grade)))
-    return Qrels.from_columns(_string_column(df, cq, source, "qid"), _string_column(df, cd, source, "docno"),
-                              _numbers(df[cg], source, "grade"), source=source)
-
-
-def run_from_df(df, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
-                name: str = "run", source: str = "<DataFrame>"):
-    """:class:`~evalkit.data.Run` from a DataFrame with one row per retrieved document.
-
-    :param df: a :class:`pandas.DataFrame`; a rank column, if any, is ignored (ranks
-        come from the scores, as in trec_eval).
-    :param qid, docno, score: column names (default: see the module docstring).
-    :param name: the system name.
-    :raises InputFormatError: a column is missing, a score is not a finite number, a
-        query id or docno is missing, or a ``(qid, docno)`` pair repeats.
-    """
-    from .data import Run
-
-    cq, cd, cs = (_column(df, f, g, source) for f, g in (("qid", qid), ("docno", docno), ("score", score)))
-    return Run.from_columns(_string_column(df, cq, source, "qid"), _string_column(df, cd, source, "docno"),
-                            _numbers(df[cs], source, "score"), name=name, source=source)
+    cq, cd, cn = (_column(df, f, g, source) for f, g in (("qid", qid), ("docno", docno), (number_field, number)))
+    return (_string_column(df, cq, source, "qid"), _string_column(df, cd, source, "docno"),
+            _numbers(df[cn], source, number_field))
 
 
 def results_to_df(results, columns: Sequence[str] = RESULT_COLUMNS) -> Any:
