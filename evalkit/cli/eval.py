@@ -44,11 +44,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _names(paths: list[str], runs) -> list[str]:
     """Run names: the runid column; file names if two runids clash; else the paths."""
-    from ..runner.config import run_name_from_file
-
     names = [r.name for r in runs]
     if len(set(names)) == len(names):
         return names
+    from ..runner.config import run_name_from_file  # the YAML runner: only when runids clash
+
     names = [run_name_from_file(os.path.basename(p)) for p in paths]
     if len(set(names)) == len(names):
         return names
