@@ -128,7 +128,8 @@ def test_significance_against_the_baseline(robust03):
     st = report["statistics"]
     assert report["baseline"] == "SABIR03BASE"
     assert st["settings"] == {"test": "t", "alpha": 0.05, "correction": "holm", "family": "flavour", "seed": 42,
-                              "n_resamples": 10000, "ci_method": "percentile", "confidence": 0.95}
+                              "n_resamples": 10000, "ci_method": "percentile", "all_pairs": False,
+                              "confidence": 0.95}
     comps = [c for c in st["comparisons"] if c["flavour"] == "trec@10"]
     assert len(comps) == 16 and len(st["comparisons"]) == 16 * len(LABELS)
     a = _pytrec_ndcg_cut_10(data, "input.InexpC2.gz")
