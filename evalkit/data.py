@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -40,9 +41,8 @@ def _obj(values: Iterable[Any]) -> np.ndarray:
 
 def _strings(values: Any):
     """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``."""
-    import pyarrow as pa
-
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+    pa = sys.modules.get("pyarrow")  # not imported: the values cannot be Arrow arrays
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
         from .engine.factorize import as_arrow
 
         return as_arrow(values)
@@ -152,12 +152,15 @@ class _Columns:
         return self._qcodes, self._qvocab
 
     def _docno_arrow(self):
-        """The docno column as an Arrow string array (possibly chunked)."""
-        import pyarrow as pa
+        """The docno column as an Arrow string array (possibly chunked), or, below
+        :data:`~evalkit.engine.factorize.PLAIN_MAX` rows, the ``object`` array it was
+        built from (no pyarrow; see :mod:`evalkit.engine.protocols`)."""
+        from .engine.factorize import PLAIN_MAX, as_arrow
 
-        from .engine.factorize import as_arrow
-
-        if not isinstance(self._docno_in, (pa.Array, pa.ChunkedArray)):
+        if isinstance(self._docno_in, np.ndarray) and self._docno_in.dtype == object and self._n < PLAIN_MAX:
+            return self._docno_in
+        pa = sys.modules.get("pyarrow")
+        if pa is None or not isinstance(self._docno_in, (pa.Array, pa.ChunkedArray)):
             self._docno_in = as_arrow(self._docno_in)
         return self._docno_in
 
@@ -169,7 +172,7 @@ class _Columns:
         stop = self._n if stop is None else stop
         if self._qhash is None:
             self._qhash = string_hash(vocab)
-        docno = self._docno_arrow().slice(start, stop - start)
+        docno = self._docno_arrow()[start:stop]
         return pair_hash(self._qhash[codes[start:stop]], string_hash(docno, final_mix=False))
 
     def _pair_index(self) -> tuple[np.ndarray, int]:

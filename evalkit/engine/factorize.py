@@ -17,11 +17,38 @@ from typing import Any
 
 import numpy as np
 
+#: ``object`` arrays of ``str`` shorter than this are handled in NumPy without Arrow
+#: (see :func:`_plain`): importing pyarrow costs more than it saves on small inputs.
+#: Both paths give identical results (codes, hashes, comparisons).
+PLAIN_MAX = 1 << 16
+
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # _KEEP_LE[r]: mask keeping the first r bytes of a little-endian 8-byte word (r = 0..8)
 _KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
+
+
+def _plain(*values: Any) -> bool:
+    """Every column is a small ``object`` ndarray (of ``str``): the NumPy-only path."""
+    return all(isinstance(v, np.ndarray) and v.dtype == object and len(v) < PLAIN_MAX for v in values)
+
+
+def _utf8_buffers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets int64 (n + 1,), data uint8)`` of the UTF-8 strings: the layout of an
+    Arrow string array's buffers, built without Arrow."""
+    values = [v if isinstance(v, str) else str(v) for v in values]
+    joined = "".join(values)
+    if joined.isascii():
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        data = joined.encode("ascii")
+    else:
+        parts = [v.encode("utf-8") for v in values]
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        data = b"".join(parts)
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets, np.frombuffer(data, dtype=np.uint8)
 
 
 # pyarrow imports pandas (seconds) on pa.array(), pa.scalar() and Array.to_numpy();
@@ -56,7 +83,9 @@ def numpy_view(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
-    """``arr[rows]`` for a NumPy index array."""
+    """``arr[rows]`` for a NumPy index array (an ``object`` ndarray stays one)."""
+    if isinstance(arr, np.ndarray):
+        return arr[rows]
     return arr.take(arrow_indices(rows))
 
 
@@ -147,6 +176,9 @@ def string_hash(values: Any, final_mix: bool = True) -> np.ndarray:
     :param final_mix: ``False`` skips the finaliser after a string's last word (for
         callers that mix the result again, e.g. :func:`pair_hash`).
     """
+    if _plain(values):  # the same hashes, from buffers built in NumPy
+        offsets, data = _utf8_buffers(values)
+        return _hash_buffers(offsets, data, len(values), final_mix)
     import pyarrow as pa
     arr = as_arrow(values, chunked_ok=True)
     out = np.empty(len(arr), dtype=np.uint64)
@@ -162,7 +194,11 @@ def string_hash(values: Any, final_mix: bool = True) -> np.ndarray:
 
 def _hash_chunk(arr: pa.Array, final_mix: bool = True) -> np.ndarray:
     offsets, data = _buffers(arr)
-    n = len(arr)
+    return _hash_buffers(offsets, data, len(arr), final_mix)
+
+
+def _hash_buffers(offsets: np.ndarray, data: np.ndarray, n: int, final_mix: bool = True) -> np.ndarray:
+    """:func:`string_hash` of the ``n`` strings laid out as ``offsets`` / ``data``."""
     if n == 0:
         return np.empty(0, np.uint64)
     lo, hi = int(offsets[0]), int(offsets[-1])
@@ -249,7 +285,11 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
     For (non-chunked) Arrow string arrays the bytes are compared in NumPy, 8 at a
     time, straight from the Arrow buffers: equal lengths first, then one gathered
     word per 8 bytes of the longest pair still equal (no strings are copied).
+    Two small ``object`` arrays are compared element by element.
     """
+    if _plain(a, b):
+        return np.asarray(a[np.asarray(rows_a, dtype=np.int64)] == b[np.asarray(rows_b, dtype=np.int64)],
+                          dtype=bool).reshape(-1)
     import pyarrow as pa
     import pyarrow.compute as pc
     if len(rows_a) == 0:
@@ -287,8 +327,15 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
     Computed in NumPy from the Arrow buffers: each string is read as big-endian
     8-byte words, zero-padded (comparing them as unsigned integers compares bytes
     in order), with the length as the last key (a proper prefix comes first), then
-    one ``np.lexsort``. A chunked array goes through Arrow's ``rank`` instead.
+    one ``np.lexsort``. A chunked array goes through Arrow's ``rank`` instead; a small
+    ``object`` array through :func:`numpy.unique` (Python's ``str`` order is code-point
+    order, which is UTF-8 byte order).
     """
+    if _plain(values):
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(values[rows], return_inverse=True)[1].astype(np.int64).reshape(-1)
     import pyarrow as pa
     import pyarrow.compute as pc
     rows = np.asarray(rows, dtype=np.int64)
@@ -334,8 +381,14 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
 
     Runs of equal adjacent strings (a TREC file's query ids) are hashed once per run,
     so a column of ``n`` rows in ``b`` runs costs ``O(n)`` comparisons plus ``O(b)``
-    hashing; the distinct values are then sorted (``O(u log u)``).
+    hashing; the distinct values are then sorted (``O(u log u)``). A small ``object``
+    array is encoded with :func:`numpy.unique`.
     """
+    if _plain(values):
+        if len(values) == 0:
+            return np.empty(0, np.int64), np.empty(0, dtype=object)
+        vocab, codes = np.unique(values, return_inverse=True)
+        return codes.astype(np.int64).reshape(-1), vocab.astype(object)
     import pyarrow.compute as pc
     arr = as_arrow(values)
     n = len(arr)
@@ -404,10 +457,13 @@ def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:
         strings (code-point order), the order C's ``strcmp`` gives, so comparing codes
         compares docnos as trec_eval does.
     """
-    import pyarrow as pa
     sizes = [len(c) for c in columns]
     if sum(sizes) == 0:
         return [np.empty(0, np.int64) for _ in columns], np.empty(0, dtype=object)
+    if _plain(*columns) and sum(sizes) < PLAIN_MAX:
+        inverse, vocab = encode(np.concatenate([np.asarray(c, dtype=object) for c in columns]))
+        return list(np.split(inverse, np.cumsum(sizes)[:-1])), vocab
+    import pyarrow as pa
     arrays = [as_arrow(c) for c in columns if len(c)]
     if len(arrays) > 1 and len({a.type for a in arrays}) > 1:
         arrays = [a.cast(pa.large_string()) for a in arrays]

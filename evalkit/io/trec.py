@@ -35,6 +35,10 @@ RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "runid")
 QRELS_FIELDS = ("qid", "iteration", "docno", "grade")
 SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 
+#: Inputs smaller than this many bytes are read by the exact line-by-line reader
+#: without Arrow: importing pyarrow costs more than its CSV reader saves on them.
+FAST_MIN_BYTES = 1 << 20
+
 
 def _read_text(source: Source) -> tuple[str, str]:
     """Return ``(text, display_name)``."""
@@ -184,7 +188,7 @@ def _csv_pool():
     return None
 
 
-def _fast_table(raw, names: tuple[str, ...], types: dict):
+def _fast_table(raw, names: tuple[str, ...], number_field: str):
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
     :param raw: the file's bytes, or a :class:`~pathlib.Path` of a plain (not gzip)
@@ -196,10 +200,17 @@ def _fast_table(raw, names: tuple[str, ...], types: dict):
     split identically, and Arrow's float parser rounds correctly as ``float()`` does,
     so the result equals the exact reader's. Returns ``None`` for anything else (the
     caller then runs the exact line-by-line reader, which also produces the error
-    message and line number).
+    message and line number). Inputs under :data:`FAST_MIN_BYTES` go to the exact
+    reader too (``None``), so a small evaluation does not import pyarrow.
+
+    :param number_field: ``"grade"`` or ``"score"``, the column parsed as a number.
     """
+    if (raw.stat().st_size if isinstance(raw, Path) else len(raw)) < FAST_MIN_BYTES:
+        return None
     import pyarrow as pa
     import pyarrow.csv as pcsv
+
+    types = _types(number_field)
 
     if isinstance(raw, Path):
         with open(raw, "rb") as f:
@@ -346,7 +357,7 @@ def read_qrels(source: Source) -> Qrels:
     if raw is None and text.isascii():
         raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, QRELS_FIELDS, _types("grade"))
+        parsed = _fast_table(raw, QRELS_FIELDS, "grade")
         grade = None if parsed is None else _fast_numbers(parsed[0]["grade"], integer=True)
         if grade is not None:
             table = parsed[0]
@@ -385,7 +396,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
     if raw is None and text.isascii():
         raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, RUN_FIELDS, _types("score"))
+        parsed = _fast_table(raw, RUN_FIELDS, "score")
         score = None if parsed is None else _fast_numbers(parsed[0]["score"])
         if score is not None:
             table, first_line = parsed

@@ -1,0 +1,124 @@
+"""Start-up: the command line loads scipy, pyarrow, jsonschema, matplotlib, pandas and
+the YAML runner only when a command needs them (speed is measured in
+``benchmarks/startup.py``; nothing here is timed), and the NumPy path that small inputs
+take instead of Arrow gives the same codes, hashes and comparisons."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalkit.engine import factorize as fz
+
+REPO = Path(__file__).resolve().parent.parent
+QS = REPO / "examples" / "quickstart"
+HEAVY = ("pyarrow", "scipy", "jsonschema", "matplotlib", "pandas", "yaml", "tabulate")
+
+
+def loaded_after(*argv: str) -> tuple[set[str], str]:
+    """Top-level packages imported by ``evalkit ARGV`` in a fresh interpreter, and its output."""
+    code = ("import sys, io, json, contextlib; from evalkit.cli import main\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            "    code = main(sys.argv[1:])\n"
+            "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules}), out.getvalue()]))")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    status, modules, out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert status == 0, out
+    return set(modules), out
+
+
+def test_help_loads_nothing_heavy():
+    modules, out = loaded_after("--help")
+    assert "eval" in out and not modules & set(HEAVY)
+
+
+def test_tiny_eval_loads_nothing_heavy_but_tabulate():
+    modules, out = loaded_after("eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), str(QS / "system_b.run"),
+                                "-m", "trec_eval.ndcg_cut@10", "-m", "ndcg(ties=average)@5")
+    assert not modules & (set(HEAVY) - {"tabulate"}), modules & set(HEAVY)
+    # the quick start's numbers (configs/quickstart.yaml's report, trec_eval's flavour)
+    lines = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:]}
+    assert lines["system_a"][0] == "0.7749" and lines["system_b"][0] == "0.8063"
+
+
+STRINGS = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\x00", "b", "ä", "日本語の文書", "z" * 40,
+           "doc-00017", "doc-0017", "clueweb12-0000tw-05-12114", "é", "e\u0301", "a b"]
+
+
+@pytest.fixture
+def columns():
+    rng = np.random.default_rng(3)
+    a = np.array([STRINGS[i] for i in rng.integers(0, len(STRINGS), 300)], dtype=object)
+    b = np.array([STRINGS[i] for i in rng.integers(0, len(STRINGS), 200)], dtype=object)
+    return a, b
+
+
+def _both(monkeypatch, fn):
+    """``(NumPy path result, Arrow path result)``."""
+    plain = fn()
+    with monkeypatch.context() as m:
+        m.setattr(fz, "PLAIN_MAX", 0)
+        arrow = fn()
+    return plain, arrow
+
+
+def test_numpy_path_equals_arrow_path(monkeypatch, columns):
+    a, b = columns
+    order = sorted(set(a))  # Python's str order = code-point order = UTF-8 byte order (strcmp)
+    plain, arrow = _both(monkeypatch, lambda: fz.encode(a))
+    np.testing.assert_array_equal(plain[0], arrow[0])
+    assert list(plain[1]) == list(arrow[1]) == order
+    assert list(plain[1][plain[0]]) == list(a)
+    for final_mix in (True, False):
+        plain, arrow = _both(monkeypatch, lambda: fz.string_hash(a, final_mix=final_mix))
+        np.testing.assert_array_equal(plain, arrow)
+    rows_a = np.arange(200) % len(a)
+    rows_b = np.arange(200)
+    plain, arrow = _both(monkeypatch, lambda: fz.strings_equal(a, rows_a, b, rows_b))
+    np.testing.assert_array_equal(plain, arrow)
+    np.testing.assert_array_equal(plain, [a[i] == b[j] for i, j in zip(rows_a, rows_b)])
+    rows = np.arange(0, 300, 3)
+    plain, arrow = _both(monkeypatch, lambda: fz.byte_order_ranks(a, rows))
+    np.testing.assert_array_equal(plain, arrow)
+    np.testing.assert_array_equal(plain, [sorted(set(a[rows])).index(s) for s in a[rows]])
+    plain, arrow = _both(monkeypatch, lambda: fz.factorize(a, b))
+    assert list(plain[1]) == list(arrow[1]) == sorted(set(a) | set(b))
+    for p, q in zip(plain[0], arrow[0]):
+        np.testing.assert_array_equal(p, q)
+
+
+def test_small_and_large_inputs_join_alike(monkeypatch, registry):
+    """A qrels on the NumPy path joined with a run on the Arrow path finds the same
+    judged documents as when both take the NumPy path (the pair hashes agree across
+    the paths); pytrec_eval gives the same numbers."""
+    import evalkit
+    from conftest import to_pytrec
+
+    rng = np.random.default_rng(0)
+    docs = [f"d{i}" for i in range(50)]
+    judged = [(f"q{q}", d, int(rng.integers(0, 3))) for q in range(5) for d in docs[:18]]
+    rows = [(f"q{q}", d, float(rng.random())) for q in range(5) for d in docs]
+    with monkeypatch.context() as m:
+        m.setattr(fz, "PLAIN_MAX", 100)  # the run (250 rows) takes the Arrow path, the qrels (90) NumPy's
+        qrels, run = evalkit.Qrels.from_rows(judged), evalkit.Run.from_rows(rows, name="r")
+        mixed = evalkit.evaluate(qrels, run, ["trec_eval.ndcg_cut@10"], registry=registry)
+        assert isinstance(qrels._docno_arrow(), np.ndarray) and not isinstance(run._docno_arrow(), np.ndarray)
+    qrels2, run2 = evalkit.Qrels.from_rows(judged), evalkit.Run.from_rows(rows, name="r")
+    plain = evalkit.evaluate(qrels2, run2, ["trec_eval.ndcg_cut@10"], registry=registry)
+    assert isinstance(run2._docno_arrow(), np.ndarray)
+    np.testing.assert_array_equal(mixed.values, plain.values)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ev = pytrec_eval.RelevanceEvaluator(*to_pytrec(qrels2, run2)[:1], {"ndcg_cut.10"})
+    per_query = ev.evaluate(run2.to_dict())
+    for q, qid in enumerate(plain.qids):
+        assert plain.values[0, 0, q] == pytest.approx(per_query[qid]["ndcg_cut_10"], abs=1e-12)
