@@ -39,3 +39,13 @@ def test_installed_console_script_comes_from_the_new_distribution():
     assert DIST in owners, f"the evalkit command is installed by {sorted(owners)}; reinstall"
     assert md.version(DIST) == evalkit.__version__
     assert md.distribution(DIST).metadata["Name"] == DIST
+
+
+def test_plugin_tutorial_depends_on_the_new_name():
+    """docs/plugins.md's tutorial pyproject.toml names the distribution, not the module."""
+    import re
+
+    text = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```toml\n(.*?)```", text, re.S)
+    deps = tomllib.loads(block)["project"]["dependencies"]
+    assert DIST in deps and "evalkit" not in deps
