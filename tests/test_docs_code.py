@@ -39,13 +39,6 @@ COVERED = {
 #: Files whose Python blocks need the evalkit-rbp plugin (loaded from its source folder).
 NEEDS_RBP = {"plugins.md"}
 
-#: A block that fails today for a reason another branch removes: (file, exception
-#: type, message fragment) -> reason. The test then xfails instead of failing.
-KNOWN = {
-    ("README.md", KeyError, "unknown flavour 'trec_eval.ndcg_cut@10'"):
-        "Results.per_query by the spec as asked needs the labels of branch 'fidelity'",
-}
-
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*[A-Z](\.\w+)?$")
 
@@ -113,9 +106,6 @@ def test_python_blocks_run(path, workdir, monkeypatch):
         try:
             exec(compiled, namespace)  # noqa: S102 - the project's own documentation
         except Exception as exc:  # noqa: BLE001
-            for (name, kind, fragment), reason in KNOWN.items():
-                if path.name == name and isinstance(exc, kind) and fragment in str(exc):
-                    pytest.xfail(f"{path.name}:{line}: {reason}")
             raise AssertionError(f"{path.name}, block at line {line}: {type(exc).__name__}: {exc}") from exc
 
 
