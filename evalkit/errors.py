@@ -40,3 +40,8 @@ class ConfigError(EvalkitError, ValueError):
 class EvaluationError(EvalkitError, ValueError):
     """Evaluation cannot proceed under the chosen conventions (for example
     ``missing=error`` and a qrels query absent from the run)."""
+
+
+class ReportError(EvalkitError, ValueError):
+    """A report cannot be rendered or written as asked (unknown output format, no
+    output directory, an output directory that holds files evalkit did not write)."""

@@ -1,14 +1,24 @@
 """Reports: the data object (:mod:`.model`), significance tests (:mod:`.stats`),
-renderers (:mod:`.render`: terminal, Markdown, CSV, JSON; :mod:`.latex`; :mod:`.html`
-with the plots of :mod:`.plots`) and the atomic file writer (:mod:`.write`).
+format-neutral views (:mod:`.views`), the formats (:mod:`.text`: terminal and Markdown;
+:mod:`.csv_out`; :mod:`.json_out`; :mod:`.latex`; :mod:`.html` with the plots of
+:mod:`.plots`), user-string escaping per format (:mod:`.escape`), the registry of
+formats (:mod:`.render`) and the file writer (:mod:`.write`).
 
 (The submodule :mod:`evalkit.report.render` keeps its name; render one format with
 :meth:`Report.render`.)"""
 
 from .model import Agreement, BaselineChange, PairAgreement, Report, flavour_agreement
-from .render import RENDERERS, register_renderer, to_csv, to_json, to_markdown, to_table, to_text
-from .latex import to_latex  # registers the "latex" format
-from .html import to_html  # registers the "html" format
+from .render import (
+    RENDERERS,
+    register_renderer,
+    to_csv,
+    to_html,
+    to_json,
+    to_latex,
+    to_markdown,
+    to_table,
+    to_text,
+)
 from .stats import Comparison, FlipSignificance, PairTest, Significance, StatSettings, adjust_pvalues
 from .write import render_files, write_files, write_report
 

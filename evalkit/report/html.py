@@ -12,22 +12,27 @@ the page says so (and how to install it) and still renders every table.
 from __future__ import annotations
 
 import base64
-import html
-import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import Report
-from .render import (
+from .escape import html_escape as _e
+from .views import (
     FLIP_MARK,
-    _fmt,
-    _p,
+    agreement_matrix,
     comparison_headers,
     comparison_rows,
     flip_counts,
     flip_legend,
-    register_renderer,
+    fmt_value,
+    header_facts,
+    p_text,
+    tau_text,
+    values_view,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Report
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 0;
@@ -60,10 +65,6 @@ figcaption { color: #52606d; font-size: 0.85rem; }
 details { margin: 0.3rem 0; } summary { cursor: pointer; color: #243b53; }
 ul.flips { font-size: 0.85rem; }
 """
-
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -99,31 +100,19 @@ def _mark_html(direction: int) -> str:
 
 
 def _values(report: Report, values: np.ndarray, digits: int, signed: bool, bold_best: bool) -> str:
-    sig = report.significance
-    grid = sig.grid() if sig is not None else {}
-    marked = bool(grid)
-    shown = np.round(values, digits)
-    best = np.zeros(shown.shape, dtype=bool)
-    if bold_best:
-        for f in range(shown.shape[1]):
-            col = shown[:, f]
-            if (~np.isnan(col)).any():
-                best[:, f] = col == np.nanmax(col)
+    view = values_view(report, values, digits, bold_best)
     rows, row_classes = [], []
-    for i in report.system_order(0):
-        s = report.systems[i]
-        base = s == report.baseline
-        row = [_e(s) + (" (baseline)" if base else "")]
-        for f, label in enumerate(report.labels):
-            text = _e(_fmt(values[i, f], digits, signed))
-            if marked:
-                c = grid.get((s, label))
-                text += _mark_html(c.direction if c is not None else 0)
-            row.append((text, "best" if best[i, f] else ""))
+    for r in view.rows:
+        row = [_e(r.system) + (" (baseline)" if r.baseline else "")]
+        for v, best, d in zip(r.values, r.best, r.directions):
+            text = _e(fmt_value(v, digits, signed))
+            if view.marked:
+                text += _mark_html(int(d))
+            row.append((text, "best" if best else ""))
         rows.append(row)
-        row_classes.append("baseline" if base else "")
-    headers = ["system"] + [_e(l) for l in report.labels]
-    return _table(headers, rows, ["text"] + ["num"] * len(report.labels), row_classes)
+        row_classes.append("baseline" if r.baseline else "")
+    headers = ["system"] + [_e(l) for l in view.labels]
+    return _table(headers, rows, ["text"] + ["num"] * len(view.labels), row_classes)
 
 
 def _figures(report: Report) -> list[str]:
@@ -160,17 +149,12 @@ def _figures(report: Report) -> list[str]:
 
 def to_html(report: Report, digits: int = 4) -> str:
     """The whole ``report.html`` (see the module docstring)."""
-    md = report.metadata
     sig = report.significance
     ag = report.agreement
-    facts = [f"evalkit {_e(report.version)}"]
-    if md.get("config"):
-        facts.append(f"config <code>{_e(md['config'])}</code>")
-    if md.get("qrels"):
-        facts.append(f"qrels <code>{_e(md['qrels'])}</code>")
-    facts.append(f"{len(report.systems)} systems, {len(report.qids)} qrels queries, {len(report.labels)} flavours")
-    if report.baseline is not None:
-        facts.append(f"baseline <strong>{_e(report.baseline)}</strong>")
+    styled = {"code": lambda v: f"<code>{_e(v)}</code>", "strong": lambda v: f"<strong>{_e(v)}</strong>",
+              "": _e}
+    facts = [_e(f.text) if f.value is None else f"{_e(f.text)} {styled[f.style](f.value)}"
+             for f in header_facts(report)]
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -215,7 +199,7 @@ def to_html(report: Report, digits: int = 4) -> str:
                 "</details>"]
     out += ["<h2>Plots</h2>", *_figures(report)]
     out.append("<h2>Flavour agreement</h2>")
-    if len(ag.labels) >= 2 and len(ag.systems) >= 2:
+    if agreement_matrix(report) is not None:
         counts = flip_counts(report)
         headers = ["flavour A", "flavour B", "Kendall τ-b", "flips"]
         if sig is not None:
@@ -223,7 +207,7 @@ def to_html(report: Report, digits: int = 4) -> str:
         headers.append("verdict")
         rows = []
         for p in ag.pairs:
-            row = [_e(p.first), _e(p.second), _e("-" if math.isnan(p.tau) else f"{p.tau:.3f}"),
+            row = [_e(p.first), _e(p.second), _e(tau_text(p.tau, "-")),
                    _e(f"{len(p.flips)}/{p.n_pairs}")]
             if sig is not None:
                 row.append(_e(counts.get((p.first, p.second), 0)))
@@ -243,8 +227,8 @@ def to_html(report: Report, digits: int = 4) -> str:
                     f = tests.get((p.first, p.second, a, b))
                     text = f"{_e(a)} &gt; {_e(b)} under {_e(p.first)}, reversed under {_e(p.second)}"
                     if f is not None:
-                        text += (f" — p<sub>adj</sub> = {_e(_p(f.under_first.p_adjusted))} / "
-                                 f"{_e(_p(f.under_second.p_adjusted))}"
+                        text += (f" — p<sub>adj</sub> = {_e(p_text(f.under_first.p_adjusted))} / "
+                                 f"{_e(p_text(f.under_second.p_adjusted))}"
                                  + (f" <strong>{FLIP_MARK}</strong>" if f.significant_under_either else ""))
                     items.append(f"<li>{text}</li>")
                 n_sig = counts.get((p.first, p.second))
@@ -270,6 +254,6 @@ def to_html(report: Report, digits: int = 4) -> str:
     return "\n".join(out)
 
 
-@register_renderer("html")
-def _html_files(report: Report) -> dict[str, str]:
+def html_files(report: Report) -> dict[str, str]:
+    """The ``html`` format: ``{"report.html": ...}``."""
     return {"report.html": to_html(report)}

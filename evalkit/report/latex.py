@@ -22,57 +22,18 @@ A table wider than the line is scaled down to the line width with ``\\resizebox`
 
 from __future__ import annotations
 
-import math
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
+from .escape import latex_comment, latex_escape
+from .views import agreement_matrix, fmt_value, header_facts, values_view
 
-from .model import Report
-from .render import register_renderer
-
-_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "#": r"\#",
-    "$": r"\$",
-    "%": r"\%",
-    "&": r"\&",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    # "[" after \\ or \midrule would be read as an optional argument
-    "[": "{[}",
-    "]": "{]}",
-    # a few non-ASCII characters that evalkit's own texts use
-    "α": r"$\alpha$",
-    "τ": r"$\tau$",
-    "Δ": r"$\Delta$",
-    "–": "--",
-    "—": "---",
-    "≤": r"$\leq$",
-    "≥": r"$\geq$",
-    "·": r"$\cdot$",
-    "▲": r"$\uparrow$",
-    "▼": r"$\downarrow$",
-    "†": r"\textdagger{}",
-    "×": r"$\times$",
-}
-_SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Report
 
 UP = r"$^{\uparrow}$"
 DOWN = r"$^{\downarrow}$"
 MARK = {1: UP, -1: DOWN}
-
-
-def latex_escape(text: str) -> str:
-    """Escape ``text`` for LaTeX body text: ``\\ { } # $ % & _ ~ ^ < > |``, brackets
-    (braced, so a cell starting with ``[`` is not an optional argument of ``\\\\`` or
-    ``\\midrule``) and the Greek letters, dashes and symbols evalkit's texts use."""
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(0)], str(text))
 
 
 def _split_label(label: str) -> tuple[str, str]:
@@ -115,26 +76,17 @@ def _tabular(colspec: str, lines: list[str]) -> list[str]:
 def means_table(report: Report, digits: int = 3) -> str:
     """The ``table`` environment of the means (see the module docstring)."""
     sig = report.significance
-    marked = sig is not None and bool(sig.comparisons)
-    grid = sig.grid() if marked else {}
-    shown = np.round(report.means, digits)
-    best = np.full(shown.shape, False)
-    for f in range(shown.shape[1]):
-        col = shown[:, f]
-        if (~np.isnan(col)).any():
-            best[:, f] = col == np.nanmax(col)
+    view = values_view(report, report.means, digits)
+    marked = view.marked
     rows = []
-    for i in report.system_order(0):
-        name = report.systems[i]
-        cells = [latex_escape(name) + (" (baseline)" if name == report.baseline else "")]
-        for f, label in enumerate(report.labels):
-            v = report.means[i, f]
-            text = "--" if math.isnan(v) else f"{v:.{digits}f}"
-            if best[i, f]:
+    for r in view.rows:
+        cells = [latex_escape(r.system) + (" (baseline)" if r.baseline else "")]
+        for v, best, d in zip(r.values, r.best, r.directions):
+            text = fmt_value(v, digits) if v == v else "--"
+            if best:
                 text = rf"\textbf{{{text}}}"
             if marked:
-                c = grid.get((name, label))
-                m = MARK.get(c.direction) if c is not None else None
+                m = MARK.get(int(d))
                 text += m if m else rf"\phantom{{{UP}}}"
             cells.append(text)
         rows.append(" & ".join(cells) + r" \\")
@@ -174,18 +126,14 @@ def flavours_table(report: Report) -> str:
 def agreement_table(report: Report) -> str:
     """The ``table`` environment of the flavour agreement matrix ('' with fewer than
     two flavours or systems)."""
-    ag = report.agreement
-    n = len(ag.labels)
-    if n < 2 or len(ag.systems) < 2:
+    m = agreement_matrix(report)
+    if m is None:
         return ""
-    cells = [["" if i != j else "--" for j in range(n)] for i in range(n)]
-    for p in ag.pairs:
-        i, j = ag.labels.index(p.first), ag.labels.index(p.second)
-        cells[j][i] = "n/a" if math.isnan(p.tau) else f"{p.tau:.3f}"
-        cells[i][j] = str(len(p.flips))
-    rows = [" & ".join([latex_escape(f"[{i + 1}] {l}")] + cells[i]) + r" \\" for i, l in enumerate(ag.labels)]
-    head = " & ".join(["Flavour"] + [latex_escape(f"[{i + 1}]") for i in range(n)]) + r" \\"
-    n_pairs = max(p.n_pairs for p in ag.pairs)
+    n = len(m.labels)
+    rows = [" & ".join([latex_escape(f"{num} {l}")] + ["--" if c is None else c for c in cells]) + r" \\"
+            for num, l, cells in zip(m.numbers, m.labels, m.cells)]
+    head = " & ".join(["Flavour"] + [latex_escape(num) for num in m.numbers]) + r" \\"
+    n_pairs = m.n_pairs
     caption = (r"Flavour agreement: Kendall's $\tau_b$ between the system orderings by mean (below the "
                f"diagonal) and the number of system pairs, out of {n_pairs}, whose order flips (above it).")
     return "\n".join([
@@ -200,16 +148,16 @@ def agreement_table(report: Report) -> str:
 
 def to_latex(report: Report, digits: int = 3) -> str:
     """The whole ``report.tex`` (see the module docstring)."""
-    md = report.metadata
-    header = [f"% {report.title}", f"% evalkit {report.version}"]
-    if md.get("config"):
-        header.append(f"% config: {md['config']}")
+    header = [f"% {latex_comment(report.title)}"]
+    header += [f"% {f.text}" if f.value is None else f"% {f.text} {latex_comment(f.value)}"
+               for f in header_facts(report)]
     sig = report.significance
     if sig is not None:
         st = sig.settings
-        header.append(f"% statistics: test={st.test} alpha={st.alpha:g} correction={st.correction} "
-                      f"family={st.family} seed={st.seed} n_resamples={st.n_resamples} ci_method={st.ci_method} "
-                      + " ".join(f"{k}={v}" for k, v in sig.versions.items()))
+        header.append(latex_comment(
+            f"% statistics: test={st.test} alpha={st.alpha:g} correction={st.correction} "
+            f"family={st.family} seed={st.seed} n_resamples={st.n_resamples} ci_method={st.ci_method} "
+            + " ".join(f"{k}={v}" for k, v in sig.versions.items())))
     header.append("% Paste a table environment into a paper with \\usepackage{booktabs} "
                   "(and graphicx for \\resizebox).")
     parts = [
@@ -237,6 +185,6 @@ def to_latex(report: Report, digits: int = 3) -> str:
     return "\n".join(parts)
 
 
-@register_renderer("latex")
-def _latex_files(report: Report) -> dict[str, str]:
+def latex_files(report: Report) -> dict[str, str]:
+    """The ``latex`` format: ``{"report.tex": ...}``."""
     return {"report.tex": to_latex(report)}

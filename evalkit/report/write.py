@@ -14,8 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .model import Report
-from . import render as _render
+from .render import RENDERERS, render
 
 DEFAULT_FORMATS = ("markdown", "csv", "json")
 
@@ -27,12 +26,12 @@ def render_files(report: Report, formats: Sequence[str] | None = None) -> dict[s
     :raises ValueError: unknown format, or two formats produce the same file name.
     """
     formats = tuple(formats or DEFAULT_FORMATS)
-    unknown = [f for f in formats if f not in _render.RENDERERS]
+    unknown = [f for f in formats if f not in RENDERERS]
     if unknown:
-        raise ValueError(f"unknown output format(s) {', '.join(unknown)} (known: {', '.join(_render.RENDERERS)})")
+        raise ValueError(f"unknown output format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
     files: dict[str, str] = {}
     for fmt in formats:
-        for name, text in _render.render(report, fmt).items():
+        for name, text in render(report, fmt).items():
             if name in files:
                 raise ValueError(f"two output formats both write {name}")
             files[name] = text

@@ -1,0 +1,104 @@
+"""CSV output: ``means.csv``, ``per_query.csv`` and, with significance tests,
+``statistics.csv`` and ``flips.csv``.
+
+Numbers are written at full precision (``repr`` of the float); an empty cell means
+no value. Every user string (run names, flavour labels, qids) goes through
+:func:`.escape.csv_cell`, so no cell starts a spreadsheet formula; quoting is
+:mod:`csv`'s.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import TYPE_CHECKING
+
+from .escape import csv_cell
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Report
+
+
+def _num(v: float) -> str:
+    return "" if math.isnan(v) else repr(float(v))
+
+
+def _writer():
+    buf = io.StringIO()
+    return buf, csv.writer(buf, lineterminator="\n")
+
+
+def to_csv(report: Report) -> str:
+    """Means as CSV: header ``system,<label>,...``; full precision; empty = no value."""
+    buf, w = _writer()
+    w.writerow(["system", *(csv_cell(l) for l in report.labels)])
+    for s, row in zip(report.systems, report.means):
+        w.writerow([csv_cell(s), *(_num(v) for v in row)])
+    return buf.getvalue()
+
+
+def per_query_csv(report: Report) -> str:
+    """Per-query values as CSV: ``system,flavour,qid,value``, one row per included query."""
+    buf, w = _writer()
+    w.writerow(["system", "flavour", "qid", "value"])
+    values = report.results.values
+    qids = [csv_cell(q) for q in report.qids]
+    for s, system in enumerate(report.systems):
+        system = csv_cell(system)
+        for f, label in enumerate(report.labels):
+            label = csv_cell(label)
+            for qid, v in zip(qids, values[s, f]):
+                if not math.isnan(v):
+                    w.writerow([system, label, qid, repr(float(v))])
+    return buf.getvalue()
+
+
+STATISTICS_COLUMNS = ("system", "baseline", "flavour", "canonical", "n", "mean_system", "mean_baseline",
+                      "mean_difference", "ci_low", "ci_high", "p_value", "p_adjusted", "significant",
+                      "wins", "ties", "losses", "effect_size", "test", "correction", "alpha")
+
+
+def statistics_csv(report: Report) -> str:
+    """One row per baseline comparison (columns :data:`STATISTICS_COLUMNS`); empty
+    cell = undefined."""
+    buf, w = _writer()
+    w.writerow(STATISTICS_COLUMNS)
+    sig = report.significance
+    st = sig.settings
+    for c in sig.comparisons:
+        w.writerow([csv_cell(c.system), csv_cell(c.baseline), csv_cell(c.label),
+                    csv_cell(report.canonical[report.labels.index(c.label)]), c.n,
+                    _num(c.mean_system), _num(c.mean_baseline), _num(c.mean_difference), _num(c.ci_low),
+                    _num(c.ci_high), _num(c.p_value), _num(c.p_adjusted), str(c.significant).lower(),
+                    c.wins, c.ties, c.losses, _num(c.effect_size), st.test, st.correction, repr(st.alpha)])
+    return buf.getvalue()
+
+
+FLIPS_COLUMNS = ("flavour_a", "flavour_b", "ahead_under_a", "ahead_under_b", "p_under_a", "p_adjusted_under_a",
+                 "significant_under_a", "p_under_b", "p_adjusted_under_b", "significant_under_b",
+                 "significant_under_either")
+
+
+def flips_csv(report: Report) -> str:
+    """One row per flipped system pair of each flavour pair, with the pair's test under
+    both flavours (columns :data:`FLIPS_COLUMNS`)."""
+    buf, w = _writer()
+    w.writerow(FLIPS_COLUMNS)
+    for f in report.significance.flips:
+        a, b = f.under_first, f.under_second
+        w.writerow([csv_cell(f.first), csv_cell(f.second), csv_cell(f.ahead_first), csv_cell(f.ahead_second),
+                    _num(a.p_value), _num(a.p_adjusted), str(a.significant).lower(), _num(b.p_value),
+                    _num(b.p_adjusted), str(b.significant).lower(), str(f.significant_under_either).lower()])
+    return buf.getvalue()
+
+
+def csv_files(report: Report) -> dict[str, str]:
+    """The ``csv`` format: means and per-query values, plus the tests when there are any."""
+    files = {"means.csv": to_csv(report), "per_query.csv": per_query_csv(report)}
+    sig = report.significance
+    if sig is not None:
+        if sig.baseline is not None:
+            files["statistics.csv"] = statistics_csv(report)
+        files["flips.csv"] = flips_csv(report)
+    return files

@@ -1,0 +1,184 @@
+"""Escaping user-supplied strings (run names, flavour labels, titles, qids, paths)
+for the format they are written into.
+
+Every format module passes each user string through the function of its format;
+the views (:mod:`.views`) hold the strings unescaped.
+
+* terminal text: :func:`text_escape` -- control characters and line breaks become
+  visible escapes (``\\n``, ``\\x1b``), so a name cannot break a table row or send
+  terminal control sequences;
+* Markdown (GitHub-flavoured): :func:`md_escape` for text, :func:`md_code` for code
+  spans -- no line break, ``|`` escaped in table cells, no live emphasis, link or HTML;
+* CSV: :func:`csv_cell` -- a cell that a spreadsheet would read as a formula (first
+  character ``= + - @``, tab or carriage return; OWASP "CSV Injection") is prefixed
+  with ``'``;
+* LaTeX: :func:`latex_escape` for body text, :func:`latex_comment` for ``%`` comment
+  lines -- special characters escaped and line breaks made spaces, so no string can
+  start a live line in ``report.tex``;
+* HTML: :func:`html_escape` (:func:`html.escape` with quotes).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# ----------------------------------------------------------------------------- terminal
+
+_CONTROL_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in (*range(0x20), *range(0x7F, 0xA0)))
+                         + "\u2028\u2029]")
+
+
+def _visible(ch: str) -> str:
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    if ch in named:
+        return named[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def text_escape(text) -> str:
+    """``text`` for a terminal: control characters and line breaks written as escapes.
+
+    >>> text_escape("run\\nB\\x1b[31m")
+    'run\\\\nB\\\\x1b[31m'
+    """
+    return _CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))
+
+
+def _one_line(text) -> str:
+    """Every line break and other control character replaced by a space."""
+    return _CONTROL_RE.sub(" ", str(text))
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+# CommonMark allows a backslash before any ASCII punctuation; these are the ones that
+# can start emphasis, code, links, images, HTML, entities, strikethrough or a table cell.
+_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!]")
+
+
+def _md_sub(m: re.Match) -> str:
+    s, i = m.string, m.start()
+    # an underscore between two letters or digits cannot open or close emphasis
+    if m.group(0) == "_" and 0 < i < len(s) - 1 and s[i - 1].isalnum() and s[i + 1].isalnum():
+        return "_"
+    return "\\" + m.group(0)
+
+
+def md_escape(text) -> str:
+    """``text`` as literal Markdown text, safe in a table cell or a heading: line breaks
+    become spaces, ``\\ ` * [ ] < > | # ~ & !`` are backslash-escaped, and ``_``
+    too unless it sits between two letters or digits (where it cannot start emphasis).
+
+    >>> md_escape("a|b\\n# *c*"), md_escape("trec_eval _x_")
+    ('a\\\\|b \\\\# \\\\*c\\\\*', 'trec_eval \\\\_x\\\\_')
+    """
+    return _MD_SPECIAL_RE.sub(_md_sub, _one_line(text))
+
+
+def md_code(text) -> str:
+    """``text`` as a Markdown code span, safe in a table cell: line breaks become spaces,
+    ``|`` is escaped (GFM tables split cells before code spans are parsed), and the fence
+    is one backtick longer than the longest run of backticks inside.
+
+    >>> md_code("a|b"), md_code("x`y")
+    ('`a\\\\|b`', '``x`y``')
+    """
+    s = _one_line(text).replace("|", "\\|")
+    longest = max((len(m) for m in re.findall("`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
+        s = f" {s} "
+    return f"{fence}{s}{fence}"
+
+
+# ----------------------------------------------------------------------------- CSV
+
+_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(text) -> str:
+    """A user string for a CSV cell: prefixed with ``'`` when a spreadsheet would take it
+    for a formula (first character ``=``, ``+``, ``-``, ``@``, tab or carriage return;
+    OWASP, "CSV Injection"). A plain number such as ``-1`` stays as it is (a spreadsheet
+    reads it as the number, nothing runs). Quoting is :mod:`csv`'s job.
+
+    >>> csv_cell("=HYPERLINK(1)"), csv_cell("@SUM(A1)"), csv_cell("-1"), csv_cell("bm25")
+    ("'=HYPERLINK(1)", "'@SUM(A1)", '-1', 'bm25')
+    """
+    s = str(text)
+    if s and s[0] in "=+-@\t\r" and not _NUMBER_RE.fullmatch(s):
+        return "'" + s
+    return s
+
+
+# ----------------------------------------------------------------------------- LaTeX
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "#": r"\#",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    # "[" after \\ or \midrule would be read as an optional argument
+    "[": "{[}",
+    "]": "{]}",
+    # a few non-ASCII characters that evalkit's own texts use
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "Δ": r"$\Delta$",
+    "–": "--",
+    "—": "---",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "·": r"$\cdot$",
+    "▲": r"$\uparrow$",
+    "▼": r"$\downarrow$",
+    "†": r"\textdagger{}",
+    "×": r"$\times$",
+}
+_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL))
+
+
+def latex_escape(text) -> str:
+    """Escape ``text`` for LaTeX body text: ``\\ { } # $ % & _ ~ ^ < > |``, brackets
+    (braced, so a cell starting with ``[`` is not an optional argument of ``\\\\`` or
+    ``\\midrule``), the Greek letters, dashes and symbols evalkit's texts use; line
+    breaks and other control characters become spaces (a blank line would end a
+    paragraph inside an argument, a line break could start a live line).
+
+    >>> print(latex_escape("50% of a_b\\n\\\\input{x}"))
+    50\\% of a\\_b \\textbackslash{}input\\{x\\}
+    """
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], _one_line(text))
+
+
+def latex_comment(text) -> str:
+    """``text`` for the rest of a ``%`` comment line: line breaks become spaces (TeX
+    ignores everything else up to the end of the line).
+
+    >>> "% " + latex_comment("title\\n\\\\input{/etc/passwd}")
+    '% title \\\\input{/etc/passwd}'
+    """
+    return _one_line(text)
+
+
+# ----------------------------------------------------------------------------- HTML
+
+
+def html_escape(text) -> str:
+    """``text`` for HTML text or an attribute value (``& < > " '`` escaped).
+
+    >>> html_escape('<b title="x">&</b>')
+    '&lt;b title=&quot;x&quot;&gt;&amp;&lt;/b&gt;'
+    """
+    return html.escape(str(text), quote=True)

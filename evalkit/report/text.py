@@ -1,0 +1,272 @@
+"""Terminal text and Markdown: what ``evalkit run`` prints and ``report.md``.
+
+Layout only: the numbers, markers, best values and the agreement matrix come from
+:mod:`.views`; every user string is escaped (:func:`.escape.text_escape` for the
+terminal, :func:`.escape.md_escape` / :func:`.escape.md_code` for Markdown). Tables
+use :mod:`tabulate`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from tabulate import tabulate
+
+from .escape import md_code, md_escape, text_escape
+from .views import (
+    FLIP_MARK,
+    MARKERS,
+    agreement_matrix as agreement_view,
+    comparison_headers,
+    comparison_rows,
+    count_phrase,
+    flip_counts,
+    flip_legend,
+    flip_significant,
+    fmt_value,
+    has_markers,
+    header_facts,
+    significance_legend,
+    tau_text,
+    values_view,
+    wtl_rows,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Report
+
+Escape = Callable[[object], str]
+
+
+def _system_cell(name: str, baseline: bool, esc: Escape) -> str:
+    return esc(name) + (" (baseline)" if baseline else "")
+
+
+def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", digits: int = 4,
+                 signed: bool = False, esc: Escape = text_escape) -> str:
+    """A systems x flavours table of ``values`` (:func:`.views.values_view`) with the
+    significance markers after the numbers."""
+    view = values_view(report, values, digits, bold_best=False)
+    rows = [
+        [_system_cell(r.system, r.baseline, esc)]
+        + [fmt_value(v, digits, signed) + (MARKERS[int(d)] if view.marked else "")
+           for v, d in zip(r.values, r.directions)]
+        for r in view.rows
+    ]
+    headers = ["system"] + [esc(l) for l in view.labels]
+    # markers trail the numbers; numbers have a fixed width, so left alignment keeps them aligned
+    align = "left" if view.marked else "right"
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                    colalign=("left",) + (align,) * len(view.labels))
+
+
+def to_table(report: Report, tablefmt: str = "simple", digits: int = 4) -> str:
+    """Side-by-side means: one row per system, one column per flavour (tabulate).
+
+    Systems are sorted by their mean under the first flavour, best first.
+    """
+    esc = md_escape if tablefmt == "github" else text_escape
+    return values_table(report, report.means, tablefmt, digits, esc=esc)
+
+
+def deltas_table(report: Report, tablefmt: str = "simple", digits: int = 4) -> str:
+    """Mean minus the baseline's mean per system and flavour ('' without a baseline)."""
+    if report.deltas is None:
+        return ""
+    esc = md_escape if tablefmt == "github" else text_escape
+    return values_table(report, report.deltas, tablefmt, digits, signed=True, esc=esc)
+
+
+def wtl_table(report: Report, tablefmt: str = "simple") -> str:
+    """Per system and flavour: ``wins/ties/losses`` of the per-query values against the
+    baseline ('' without baseline tests)."""
+    rows = wtl_rows(report)
+    if not rows:
+        return ""
+    esc = md_escape if tablefmt == "github" else text_escape
+    rows = [[esc(r[0])] + r[1:] for r in rows]
+    return tabulate(rows, headers=["system"] + [esc(l) for l in report.labels], tablefmt=tablefmt,
+                    disable_numparse=True, colalign=("left",) + ("right",) * len(report.labels))
+
+
+def flavour_legend(report: Report, tablefmt: str = "simple") -> str:
+    """Table of flavour label -> canonical flavour string."""
+    rows = [[text_escape(label), text_escape(canon)] for label, canon in zip(report.labels, report.canonical)]
+    return tabulate(rows, headers=["flavour", "canonical form"], tablefmt=tablefmt, disable_numparse=True)
+
+
+def agreement_table(report: Report, tablefmt: str = "simple") -> str:
+    """One row per pair of flavours: tau, number of flips, verdict."""
+    rows = [
+        [text_escape(p.first), text_escape(p.second), tau_text(p.tau, "-"), f"{len(p.flips)}/{p.n_pairs}",
+         "yes" if p.same_best else "no"]
+        for p in report.agreement.pairs
+    ]
+    return tabulate(rows, headers=["flavour A", "flavour B", "Kendall τ", "flips", "same best"],
+                    tablefmt=tablefmt, disable_numparse=True)
+
+
+def agreement_matrix(report: Report, tablefmt: str = "simple") -> str:
+    """Square table over flavours (:func:`.views.agreement_matrix`): Kendall's tau below
+    the diagonal, number of flipped system pairs above it ('' with fewer than two
+    flavours or systems)."""
+    m = agreement_view(report)
+    if m is None:
+        return ""
+    rows = [[f"{num} {text_escape(label)}"] + ["-" if c is None else c for c in cells]
+            for num, label, cells in zip(m.numbers, m.labels, m.cells)]
+    return tabulate(rows, headers=["flavour", *m.numbers], tablefmt=tablefmt,
+                    disable_numparse=True, colalign=("left",) + ("right",) * len(m.labels))
+
+
+def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", "")) -> str:
+    shown = flips if max_flips is None else flips[:max_flips]
+    text = ", ".join(f"{esc(a)} > {esc(b)}" + (FLIP_MARK if (*pair, a, b) in significant else "")
+                     for a, b in shown)
+    more = len(flips) - len(shown)
+    return text + (f", ... ({more} more)" if more else "")
+
+
+def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5) -> str:
+    """The flavour-agreement section for a terminal: the tau/flips matrix, the
+    ``max_pairs`` most disagreeing flavour pairs with up to ``max_flips`` flipped
+    system pairs each, and the overall statement."""
+    ag = report.agreement
+    esc = text_escape
+    out = ["Flavour agreement", ""]
+    m = agreement_view(report)
+    if m is not None:
+        out += [f"Kendall's τ-b between the system orderings by mean (below the diagonal) and the number of "
+                f"system pairs whose order flips (above it, out of {m.n_pairs}):", "",
+                agreement_matrix(report), ""]
+        worst = sorted((p for p in ag.pairs if p.flips),
+                       key=lambda p: (np.inf if math.isnan(p.tau) else p.tau, -len(p.flips)))[:max_pairs]
+        if worst:
+            sig = flip_significant(report)
+            counts = flip_counts(report)
+            out.append("Largest disagreements:" if len(worst) > 1 else "Disagreement:")
+            for p in worst:
+                extra = ""
+                if (p.first, p.second) in counts:
+                    extra = f"; {counts[(p.first, p.second)]} of the flips significant under either flavour"
+                out.append(f"  {esc(p.first)} vs {esc(p.second)}: {esc(p.verdict)}{extra}")
+                out.append(f"    under {esc(p.first)}: "
+                           f"{_flip_text(p.flips, max_flips, esc, sig, (p.first, p.second))}; "
+                           f"reversed under {esc(p.second)}")
+            out.append("")
+            if flip_legend(report):
+                out += [esc(flip_legend(report)), ""]
+    out.append(esc(ag.statement))
+    return "\n".join(out)
+
+
+def to_text(report: Report, digits: int = 4, max_flips: int | None = 5) -> str:
+    """Everything ``evalkit run`` prints: legend, means table, baseline differences,
+    flavour agreement."""
+    esc = text_escape
+    parts = [
+        esc(report.title),
+        "",
+        flavour_legend(report),
+        "",
+        f"Mean over queries ({count_phrase(len(report.systems), 'system')}, "
+        f"{count_phrase(len(report.qids), 'qrels query', 'qrels queries')}; sorted by {esc(report.labels[0])})",
+        "",
+        to_table(report, digits=digits),
+    ]
+    if significance_legend(report):
+        parts += ["", esc(significance_legend(report))]
+    if report.baseline is not None:
+        parts += ["", f"Difference from the baseline {esc(report.baseline)}", "",
+                  deltas_table(report, digits=digits)]
+    if has_markers(report):
+        parts += ["", f"Queries won / tied / lost against the baseline {esc(report.baseline)}", "",
+                  wtl_table(report)]
+    parts += ["", agreement_text(report, max_flips=max_flips)]
+    return "\n".join(parts)
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+
+def _md_facts(report: Report) -> str:
+    styled = {"code": md_code, "strong": lambda v: f"**{md_escape(v)}**", "": md_escape}
+    return " · ".join(f.text if f.value is None else f"{f.text} {styled[f.style](f.value)}"
+                      for f in header_facts(report))
+
+
+def _md_flip_lines(report: Report) -> list[str]:
+    """One bullet per flavour pair with flips: ``A vs B: X > Y, ... under A; reversed
+    under B`` (``†`` marks a flip whose systems differ significantly under A or B)."""
+    lines = []
+    sig = flip_significant(report)
+    for p in report.agreement.pairs:
+        if p.flips:
+            lines.append(f"- {md_code(p.first)} vs {md_code(p.second)}: under {md_code(p.first)} "
+                         f"{_flip_text(p.flips, None, md_escape, sig, (p.first, p.second))}; "
+                         f"reversed under {md_code(p.second)}")
+    return lines
+
+
+def to_markdown(report: Report, digits: int = 4) -> str:
+    """The full report as GitHub-flavoured Markdown."""
+    code, esc = md_code, md_escape
+    out = [f"# {esc(report.title)}", "", _md_facts(report), ""]
+    out += ["## Flavours", "",
+            tabulate([[esc(label), code(c)] for label, c in zip(report.labels, report.canonical)],
+                     headers=["flavour", "canonical form"], tablefmt="github", disable_numparse=True), ""]
+    out += ["## Mean over queries", "",
+            f"Systems sorted by {code(report.labels[0])}, best first.", "",
+            to_table(report, tablefmt="github", digits=digits), ""]
+    if significance_legend(report):
+        out += [esc(significance_legend(report)), ""]
+    if report.baseline is not None:
+        out += [f"## Difference from the baseline {code(report.baseline)}", "",
+                deltas_table(report, tablefmt="github", digits=digits), ""]
+    if has_markers(report):
+        sig = report.significance
+        rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits)]
+        out += [f"## Significance tests against the baseline {code(report.baseline)}", "",
+                f"{esc(sig.describe())}. Δ mean and the bootstrap confidence interval are over the queries both "
+                f"systems include (n); p is the test's two-sided p-value, the next column the corrected one; "
+                f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
+                f"paired samples (mean / standard deviation of the per-query differences).", "",
+                tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
+    ag = report.agreement
+    out += ["## Flavour agreement", "", f"**{esc(ag.statement)}**", ""]
+    if agreement_view(report) is not None:
+        out += ["Kendall's τ-b between the orderings of the systems by mean, for every pair of "
+                "flavours; a *flip* is a system pair whose order is reversed.", ""]
+        counts = flip_counts(report)
+        headers = ["flavour A", "flavour B", "Kendall τ", "flips"]
+        if report.significance is not None:
+            headers.append(f"flips {FLIP_MARK}")
+        rows = []
+        for p in ag.pairs:
+            row = [code(p.first), code(p.second), tau_text(p.tau, "-"), f"{len(p.flips)}/{p.n_pairs}"]
+            if report.significance is not None:
+                row.append(str(counts.get((p.first, p.second), 0)))
+            rows.append(row + [esc(p.verdict)])
+        out += [tabulate(rows, headers=headers + ["verdict"], tablefmt="github", disable_numparse=True), ""]
+        flips = _md_flip_lines(report)
+        if flips:
+            out += ["### Flipped system pairs", ""]
+            if flip_legend(report):
+                out += [esc(flip_legend(report)), ""]
+            out += flips + [""]
+    if report.significance is not None:
+        st = report.significance.settings
+        out += ["## Reproducibility", "",
+                f"Significance settings: test `{st.test}`, alpha {st.alpha:g}, correction `{st.correction}`, "
+                f"family `{st.family}`, seed {st.seed}, n_resamples {st.n_resamples}, ci_method `{st.ci_method}`; "
+                + ", ".join(f"{esc(k)} {esc(v)}" for k, v in report.significance.versions.items()) + ".", ""]
+    out += ["## Per-query values", "",
+            "See `per_query.csv` (system, flavour, qid, value) and `report.json`."]
+    return "\n".join(out) + "\n"
+
+
+def markdown_files(report: Report) -> dict[str, str]:
+    """The ``markdown`` format: ``{"report.md": ...}``."""
+    return {"report.md": to_markdown(report)}

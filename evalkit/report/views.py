@@ -1,0 +1,315 @@
+"""Format-neutral views of a :class:`~evalkit.report.model.Report`: the data a table
+shows, computed once and rendered by every format.
+
+The formats (:mod:`.text` for the terminal and Markdown, :mod:`.csv_out`,
+:mod:`.json_out`, :mod:`.latex`, :mod:`.html`) only lay these views out and escape
+their strings; none of them recomputes the best value of a column, a significance
+marker or the agreement matrix:
+
+* :func:`values_view` -- a systems x flavours table of values (means or differences
+  from the baseline) in display order, with the best-per-column mask and the
+  significance direction of every cell;
+* :func:`agreement_matrix` -- Kendall's tau-b below the diagonal, flipped system
+  pairs above it;
+* :func:`header_facts` -- the facts a report states under its title;
+* :func:`comparison_rows`, :func:`flip_counts`, :func:`flip_significant` and the
+  legends -- the significance tests as rows of text.
+
+Strings in these views are plain text (run names, labels and titles exactly as the
+user wrote them); each format escapes them for its own syntax.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
+    from .model import Report
+
+#: Significance markers in text: better / worse than the baseline, or nothing.
+MARKERS = {1: "▲", -1: "▼", 0: ""}
+
+#: Marks a flipped system pair whose systems differ significantly under either flavour.
+FLIP_MARK = "†"
+
+
+# ----------------------------------------------------------------------------- numbers and words
+
+
+def fmt_value(v: float | None, digits: int, signed: bool = False) -> str:
+    """A value with ``digits`` decimals (``+`` sign when ``signed``); ``"-"`` for ``NaN``/``None``.
+
+    >>> fmt_value(0.123456, 3), fmt_value(0.05, 2, signed=True), fmt_value(float("nan"), 4)
+    ('0.123', '+0.05', '-')
+    """
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
+
+
+def p_text(v: float | None) -> str:
+    """A p-value with 4 decimals, ``"<0.0001"`` below that, ``"-"`` when undefined.
+
+    >>> p_text(0.01234), p_text(3e-7), p_text(float("nan"))
+    ('0.0123', '<0.0001', '-')
+    """
+    if v is None or math.isnan(v):
+        return "-"
+    return "<0.0001" if v < 1e-4 else f"{v:.4f}"
+
+
+def count_phrase(n: int, one: str, many: str | None = None) -> str:
+    """``"1 system"``, ``"3 systems"``, ``"2 qrels queries"``.
+
+    >>> count_phrase(1, "system"), count_phrase(3, "system"), count_phrase(2, "query", "queries")
+    ('1 system', '3 systems', '2 queries')
+    """
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def tau_text(tau: float, undefined: str = "n/a") -> str:
+    """Kendall's tau with 3 decimals, ``undefined`` for ``NaN``."""
+    return undefined if math.isnan(tau) else f"{tau:.3f}"
+
+
+def best_mask(values: np.ndarray, digits: int) -> np.ndarray:
+    """``bool`` ``(s, f)``: the highest value of each column after rounding to the
+    printed ``digits`` (ties are all best; an all-``NaN`` column has no best).
+
+    >>> best_mask(np.array([[0.31, np.nan], [0.3099, np.nan], [0.2, np.nan]]), 3).tolist()
+    [[True, False], [True, False], [False, False]]
+    """
+    shown = np.round(np.asarray(values, dtype=np.float64), digits)
+    best = np.zeros(shown.shape, dtype=bool)
+    for f in range(shown.shape[1]):
+        col = shown[:, f]
+        if (~np.isnan(col)).any():
+            best[:, f] = col == np.nanmax(col)
+    return best
+
+
+# ----------------------------------------------------------------------------- significance
+
+
+def has_markers(report: Report) -> bool:
+    """``True`` when the report has baseline comparisons (and so significance markers)."""
+    sig = report.significance
+    return sig is not None and bool(sig.comparisons)
+
+
+def directions(report: Report) -> np.ndarray:
+    """``int8`` ``(s, f)``: ``1`` significantly better than the baseline, ``-1``
+    significantly worse, ``0`` otherwise, for the baseline itself or without tests."""
+    out = np.zeros((len(report.systems), len(report.labels)), dtype=np.int8)
+    if not has_markers(report):
+        return out
+    grid = report.significance.grid()
+    for i, s in enumerate(report.systems):
+        for f, label in enumerate(report.labels):
+            c = grid.get((s, label))
+            if c is not None and s != report.baseline:
+                out[i, f] = c.direction
+    return out
+
+
+def marker(report: Report, system: str, label: str, symbols: dict[int, str] = MARKERS) -> str:
+    """The significance marker of ``system`` under ``label``: ``▲`` significantly better
+    than the baseline, ``▼`` significantly worse, ``""`` otherwise or without tests."""
+    sig = report.significance
+    if sig is None or system == report.baseline:
+        return ""
+    c = sig.comparison(system, label)
+    return symbols[c.direction] if c is not None else ""
+
+
+def significance_legend(report: Report) -> str:
+    """One sentence on the markers and the test ('' without baseline tests)."""
+    return report.significance.legend() if has_markers(report) else ""
+
+
+def comparison_headers(report: Report) -> list[str]:
+    """Column names of :func:`comparison_rows`."""
+    sig = report.significance
+    level = f"{100 * sig.settings.confidence:g}% CI" if sig is not None else "CI"
+    return ["flavour", "system", "Δ mean", level, "p", f"p ({sig.settings.correction})" if sig else "p adj.",
+            "sig.", "W/T/L", "d_z", "n"]
+
+
+def comparison_rows(report: Report, digits: int = 4) -> list[list[str]]:
+    """Rows ``flavour, system, Δ mean, CI, p, p adjusted, sig., W/T/L, d_z, n`` of every
+    baseline comparison (flavour by flavour, systems in table order)."""
+    sig = report.significance
+    if sig is None:
+        return []
+    grid = sig.grid()
+    rows = []
+    for label in report.labels:
+        for i in report.system_order(0):
+            c = grid.get((report.systems[i], label))
+            if c is None:
+                continue
+            ci = "-" if math.isnan(c.ci_low) else f"[{c.ci_low:+.{digits}f}, {c.ci_high:+.{digits}f}]"
+            rows.append([label, c.system, fmt_value(c.mean_difference, digits, True), ci, p_text(c.p_value),
+                         p_text(c.p_adjusted), MARKERS[c.direction] or ("·" if not c.significant else "="),
+                         f"{c.wins}/{c.ties}/{c.losses}", fmt_value(c.effect_size, 2, True), str(c.n)])
+    return rows
+
+
+def wtl_rows(report: Report) -> list[list[str]]:
+    """Per non-baseline system (table order): name, then ``wins/ties/losses`` against
+    the baseline per flavour (empty without baseline tests)."""
+    if not has_markers(report):
+        return []
+    grid = report.significance.grid()
+    rows = []
+    for i in report.system_order(0):
+        s = report.systems[i]
+        if s == report.baseline:
+            continue
+        rows.append([s] + [f"{c.wins}/{c.ties}/{c.losses}" for c in (grid[(s, l)] for l in report.labels)])
+    return rows
+
+
+def flip_counts(report: Report) -> dict[tuple[str, str], int]:
+    """``{(flavour A, flavour B): flips significant under either flavour}`` (empty without tests)."""
+    sig = report.significance
+    if sig is None:
+        return {}
+    out: dict[tuple[str, str], int] = {}
+    for f in sig.flips:
+        out[(f.first, f.second)] = out.get((f.first, f.second), 0) + int(f.significant_under_either)
+    return out
+
+
+def flip_significant(report: Report) -> set[tuple[str, str, str, str]]:
+    """``(flavour A, flavour B, ahead under A, ahead under B)`` of every flip whose
+    systems differ significantly under either flavour."""
+    sig = report.significance
+    if sig is None:
+        return set()
+    return {(f.first, f.second, f.ahead_first, f.ahead_second) for f in sig.flips if f.significant_under_either}
+
+
+def flip_legend(report: Report) -> str:
+    """One paragraph on the :data:`FLIP_MARK` ('' without flip tests)."""
+    sig = report.significance
+    if sig is None or not sig.flips:
+        return ""
+    n = len(sig.flips)
+    m = sum(f.significant_under_either for f in sig.flips)
+    family = ("the flipped pairs tested under one flavour" if sig.settings.family == "flavour"
+              else "every flipped-pair test")
+    return (f"{FLIP_MARK}: the two systems differ significantly under at least one of the two flavours "
+            f"({m} of {n} flipped pairs; {sig.settings.describe()}; correction family: {family}). "
+            f"A flip without {FLIP_MARK} is between systems that no test tells apart.")
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class ValuesRow:
+    """One system's row of a :class:`ValuesView`.
+
+    :param system: the run name as given (not escaped); :param baseline: it is the baseline;
+    :param values: ``float64`` ``(f,)``; :param best: ``bool`` ``(f,)`` best of its column;
+    :param directions: ``int8`` ``(f,)`` significance direction (see :func:`directions`).
+    """
+
+    system: str
+    baseline: bool
+    values: np.ndarray
+    best: np.ndarray
+    directions: np.ndarray
+
+
+@dataclass(frozen=True)
+class ValuesView:
+    """A systems x flavours table in display order (best system under the first flavour
+    first). ``marked``: the report has significance markers."""
+
+    labels: tuple[str, ...]
+    rows: tuple[ValuesRow, ...]
+    marked: bool
+
+
+def values_view(report: Report, values: np.ndarray, digits: int, bold_best: bool = True) -> ValuesView:
+    """The view of ``values`` (``float64`` ``(s, f)``: :attr:`Report.means` or
+    :attr:`Report.deltas`) printed with ``digits`` decimals; the best mask is
+    :func:`best_mask` (all ``False`` unless ``bold_best``)."""
+    best = best_mask(values, digits) if bold_best else np.zeros(np.shape(values), dtype=bool)
+    dirs = directions(report)
+    rows = tuple(ValuesRow(report.systems[i], report.systems[i] == report.baseline, values[i], best[i], dirs[i])
+                 for i in report.system_order(0))
+    return ValuesView(tuple(report.labels), rows, has_markers(report))
+
+
+@dataclass(frozen=True)
+class AgreementMatrix:
+    """The flavour agreement as a square matrix over the flavours.
+
+    :param labels: the ``n`` flavour labels;
+    :param cells: ``n x n`` text: Kendall's tau-b (3 decimals, ``"n/a"`` when undefined)
+        below the diagonal, the number of flipped system pairs above it, ``None`` on the
+        diagonal (each format prints its own dash);
+    :param n_pairs: the most system pairs any flavour pair compares.
+    """
+
+    labels: tuple[str, ...]
+    cells: tuple[tuple[str | None, ...], ...]
+    n_pairs: int
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        """Column headings ``[1] ... [n]`` (columns are numbered like the rows, to stay narrow)."""
+        return tuple(f"[{i + 1}]" for i in range(len(self.labels)))
+
+
+def agreement_matrix(report: Report) -> AgreementMatrix | None:
+    """The :class:`AgreementMatrix` of the report; ``None`` with fewer than two flavours
+    or systems (nothing to compare)."""
+    ag = report.agreement
+    n = len(ag.labels)
+    if n < 2 or len(ag.systems) < 2:
+        return None
+    cells: list[list[str | None]] = [["" if i != j else None for j in range(n)] for i in range(n)]
+    for p in ag.pairs:
+        i, j = ag.labels.index(p.first), ag.labels.index(p.second)
+        cells[j][i] = tau_text(p.tau)
+        cells[i][j] = str(len(p.flips))
+    return AgreementMatrix(tuple(ag.labels), tuple(tuple(r) for r in cells), max(p.n_pairs for p in ag.pairs))
+
+
+# ----------------------------------------------------------------------------- header
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact under a report's title: ``text`` alone, or ``text`` followed by a
+    user-supplied ``value`` shown in ``style`` (``"code"``, ``"strong"`` or ``""``)."""
+
+    text: str
+    value: str | None = None
+    style: str = ""
+
+
+def header_facts(report: Report) -> list[Fact]:
+    """The facts every format states under the title: evalkit version, config, qrels,
+    the numbers of systems, qrels queries and flavours, the baseline."""
+    md = report.metadata
+    facts = [Fact("evalkit", str(report.version))]
+    if md.get("config"):
+        facts.append(Fact("config", str(md["config"]), "code"))
+    if md.get("qrels"):
+        facts.append(Fact("qrels", str(md["qrels"]), "code"))
+    facts.append(Fact(f"{count_phrase(len(report.systems), 'system')}, "
+                      f"{count_phrase(len(report.qids), 'qrels query', 'qrels queries')}, "
+                      f"{count_phrase(len(report.labels), 'flavour')}"))
+    if report.baseline is not None:
+        facts.append(Fact("baseline", report.baseline, "strong"))
+    return facts
+
