@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .._version import __version__
 from ..results import Results
 from .stats import Significance, StatSettings, compute_significance
 
@@ -268,8 +269,6 @@ class Report:
 
     def __post_init__(self):
         if not self.version:
-            from .._version import __version__
-
             object.__setattr__(self, "version", __version__)
         if self.statistics is not None and not isinstance(self.statistics, StatSettings):
             object.__setattr__(self, "statistics", StatSettings.from_mapping(self.statistics))

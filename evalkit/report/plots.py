@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .model import Report
+if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
+    from .model import Report
 
 
 def matplotlib_available() -> bool:
