@@ -17,7 +17,7 @@ from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
 from .engine.ranking import SortKeys
-from .errors import EvaluationError
+from .errors import ArgumentError, EvaluationError
 from .flavour import Flavour
 from .presets import expand_spec
 from .registry import registry_or_default
@@ -27,6 +27,13 @@ from .registry import registry_or_default
 #: documents, so a NaN-padded position is not a document at all (its grade, if any,
 #: is ignored), as scikit-learn scores the unpadded row.
 SKLEARN_NDCG = "sklearn.ndcg_score"
+
+
+def _float_array(values, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ArgumentError(f"{name} must be an array of real numbers: {exc}") from None
 
 
 @without_hugepage_advice
@@ -47,21 +54,22 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         by column index descending (the column index plays the docno's role).
     :returns: ``float64`` of shape ``(n_queries,)``; ``NaN`` where the flavour's
         ``empty=skip`` convention leaves a query out.
-    :raises ValueError: shapes differ, arrays are not 2-D, or ``y_score`` has infinities.
+    :raises ArgumentError: shapes differ, arrays are not 2-D or not numeric, ``y_score`` has
+        infinities, or the flavour expands to several cutoffs (also a :class:`ValueError`).
     """
-    y_true = np.asarray(y_true, dtype=np.float64)
-    y_score = np.asarray(y_score, dtype=np.float64)
+    y_true = _float_array(y_true, "y_true")
+    y_score = _float_array(y_score, "y_score")
     if y_true.ndim == 1 and y_score.ndim == 1:
         y_true, y_score = y_true[None, :], y_score[None, :]
     if y_true.shape != y_score.shape or y_true.ndim != 2:
-        raise ValueError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
+        raise ArgumentError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
     if np.isinf(y_score).any():
-        raise ValueError("y_score contains infinite values")
+        raise ArgumentError("y_score contains infinite values")
     registry = registry_or_default(registry)
     # an explicit k is the cutoff, also for presets with several default cutoffs
     flavours = expand_spec(flavour, registry, cutoffs=None if k is None else [k])
     if len(flavours) != 1:
-        raise ValueError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff")
+        raise ArgumentError(f"flavour {flavour!r} expands to {len(flavours)} flavours; give one cutoff")
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
     res = resolve(fl, registry)
     problem = array_problem(y_true, y_score)

@@ -45,3 +45,23 @@ class EvaluationError(EvalkitError, ValueError):
 class ReportError(EvalkitError, ValueError):
     """A report cannot be rendered or written as asked (unknown output format, no
     output directory, an output directory that holds files evalkit did not write)."""
+
+
+class ArgumentError(EvalkitError, ValueError):
+    """A function of the Python API got an argument it cannot use (wrong shape, dtype
+    or value); the message names the argument."""
+
+
+class UnknownNameError(EvalkitError, KeyError):
+    """A lookup by name found nothing (a system, flavour label or flavour pair of a
+    result or report); the message lists the known names.
+
+    Also a :class:`KeyError`, as a failed lookup is in Python; unlike a plain
+    ``KeyError``, ``str()`` gives the message without quotes.
+
+    >>> str(UnknownNameError("unknown system 'x' (known: a, b)"))
+    "unknown system 'x' (known: a, b)"
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import ArgumentError, UnknownNameError
 from .flavour import Flavour
 
 
@@ -37,14 +38,14 @@ class Results:
         try:
             return self.systems.index(system)
         except ValueError:
-            raise KeyError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
+            raise UnknownNameError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
 
     def flavour_index(self, flavour) -> int:
         """Column of ``flavour``: its index, its label (the spec as asked for,
         ``"trec_eval.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
         spec expanding to one evaluated flavour (the first column holding it).
 
-        :raises KeyError: not evaluated (with the known labels).
+        :raises UnknownNameError: not evaluated (with the known labels; also a :class:`KeyError`).
         """
         if isinstance(flavour, int):
             return flavour
@@ -62,11 +63,11 @@ class Results:
                 from .presets import expand_spec
 
                 parsed = expand_spec(text)
-            except Exception:  # noqa: BLE001 - fall through to the KeyError below
+            except Exception:  # noqa: BLE001 - fall through to the UnknownNameError below
                 parsed = []
             if len(parsed) == 1 and parsed[0] in self.flavours:
                 return self.flavours.index(parsed[0])
-        raise KeyError(f"unknown flavour {flavour!r} (known: {', '.join(self.labels)})")
+        raise UnknownNameError(f"unknown flavour {flavour!r} (known: {', '.join(self.labels)})")
 
     # ----------------------------------------------------------------- aggregates
     def counts(self) -> np.ndarray:
@@ -112,16 +113,20 @@ class Results:
 
 
 def concat(parts: list[Results]) -> Results:
-    """Join results of disjoint query partitions (same systems and flavours)."""
+    """Join results of disjoint query partitions (same systems and flavours).
+
+    :raises ArgumentError: no partition, partitions with different systems or flavours,
+        or partitions sharing a query.
+    """
     if not parts:
-        raise ValueError("nothing to concatenate")
+        raise ArgumentError("concat: nothing to concatenate (no results given)")
     first = parts[0]
     for p in parts[1:]:
         if p.systems != first.systems or p.flavours != first.flavours:
-            raise ValueError("partitions differ in systems or flavours")
+            raise ArgumentError("concat: the partitions differ in systems or flavours")
     qids = np.concatenate([p.qids for p in parts])
     values = np.concatenate([p.values for p in parts], axis=2)
     order = np.argsort(qids, kind="stable")
     if len(qids) > 1 and (qids[order][1:] == qids[order][:-1]).any():
-        raise ValueError("partitions overlap in queries")
+        raise ArgumentError("concat: the partitions overlap in queries")
     return Results(qids[order], first.systems, first.flavours, first.labels, values[:, :, order])

@@ -5,8 +5,12 @@ returns its :class:`argparse.ArgumentParser`) and ``run(args) -> int``; adding a
 command is one more name in :data:`COMMANDS`. Only the CLI prints: the library
 returns data objects.
 
-Errors derived from :class:`evalkit.errors.EvalkitError` and OS errors (a missing file) print
-``evalkit: error: <message>`` to stderr and exit with status 2, without a traceback.
+Exit status: 0 success; 2 a user error -- an error derived from
+:class:`evalkit.errors.EvalkitError`, an OS error (a missing file) or a usage error --
+printed as ``evalkit: error: <message>`` on stderr, never with a traceback; 3 an
+internal error (any other exception: a bug in evalkit or in a plugin), printed as
+``evalkit: internal error: ...`` with how to report it; ``--debug`` adds the Python
+traceback to either; 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 from typing import Sequence
 
 from ..errors import EvalkitError
@@ -23,6 +28,11 @@ from ..errors import EvalkitError
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify")
 
 EXIT_ERROR = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+#: Where to report an internal error.
+ISSUES = "the evalkit issue tracker"
 
 
 def _version() -> str:
@@ -40,12 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     no_plugins_help = ("load no third-party plugins (built-in components only; "
                        "same as EVALKIT_DISABLE_PLUGINS=1)")
     parser.add_argument("--no-plugins", action="store_true", help=no_plugins_help)
+    debug_help = "on an error, also print the Python traceback (for bug reports)"
+    parser.add_argument("--debug", action="store_true", help=debug_help)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         cmd = module.add_parser(sub)
         # also accepted after the command name; SUPPRESS keeps the global value otherwise
         cmd.add_argument("--no-plugins", action="store_true", default=argparse.SUPPRESS, help=no_plugins_help)
+        cmd.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug_help)
         cmd.set_defaults(_run=module.run)
     return parser
 
@@ -67,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (status 2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
+    debug = bool(getattr(args, "debug", False))
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # `evalkit eval ... | head`: stop quietly
@@ -74,5 +88,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except (EvalkitError, OSError) as exc:  # OSError: missing file, permission denied ...
+        if debug:
+            traceback.print_exc()
         print(f"evalkit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("evalkit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - anything else is a bug: say so, no traceback unless --debug
+        if debug:
+            traceback.print_exc()
+        print(internal_error_message(exc, debug, argv), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] | None = None) -> str:
+    """What the CLI prints for an exception that is not a user error: that it is
+    internal, the exception, how to report it and how to get the traceback."""
+    from .._version import __version__
+
+    where = _origin(exc)
+    command = " ".join(sys.argv[1:] if argv is None else argv)
+    lines = [f"evalkit: internal error: {type(exc).__name__}: {exc}" + (f" (in {where})" if where else ""),
+             "This is a bug in evalkit or in one of its plugins, not a mistake in your input.",
+             f"Please report it to {ISSUES} with the command line (evalkit {command}), "
+             f"evalkit {__version__}, Python {sys.version.split()[0]}"
+             + (", and the traceback above." if debug else
+                ", and the traceback that the same command prints with --debug "
+                "(evalkit --debug COMMAND ...)."),
+             "To rule out a third-party plugin, run the command again with --no-plugins."]
+    return "\n".join(lines)
+
+
+def _origin(exc: BaseException) -> str:
+    """``module:line`` of the innermost frame of the traceback ('' without one)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    frames = traceback.extract_tb(tb)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f"{os.path.basename(last.filename)}:{last.lineno}"

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._version import __version__
+from ..errors import ReportError, UnknownNameError
 from ..results import Results
 from .stats import Significance, StatSettings, compute_significance
 
@@ -100,7 +101,7 @@ class Agreement:
                 return PairAgreement(p.second, p.first, p.tau, p.p_value, p.n_pairs,
                                      tuple((b, a) for a, b in p.flips), p.best_second, p.best_first,
                                      p.verdict)
-        raise KeyError(f"no flavour pair {first!r}, {second!r} (flavours: {', '.join(self.labels)})")
+        raise UnknownNameError(f"no flavour pair {first!r}, {second!r} (flavours: {', '.join(self.labels)})")
 
 
 def _best(column: np.ndarray, systems: Sequence[str]) -> tuple[str, ...]:
@@ -132,7 +133,7 @@ def flavour_agreement(
         columns (``scipy.stats.kendalltau``, ``variant="b"``) and the system pairs
         ``(i, j)`` with ``(m_a[i] - m_a[j]) * (m_b[i] - m_b[j]) < 0`` (ties are not flips).
         Means are rounded to :data:`ORDER_DECIMALS` decimals first.
-    :raises ValueError: shapes of ``means``, ``systems`` and ``labels`` disagree, or
+    :raises ReportError: shapes of ``means``, ``systems`` and ``labels`` disagree, or
         ``baseline`` is not a system.
     """
     from scipy.stats import kendalltau
@@ -140,7 +141,7 @@ def flavour_agreement(
     systems, labels = tuple(systems), tuple(labels)
     m = np.round(np.asarray(means, dtype=np.float64), ORDER_DECIMALS)
     if m.shape != (len(systems), len(labels)):
-        raise ValueError(f"means has shape {m.shape}, expected ({len(systems)}, {len(labels)})")
+        raise ReportError(f"means has shape {m.shape}, expected ({len(systems)}, {len(labels)})")
     best = {label: _best(m[:, f], systems) for f, label in enumerate(labels)}
     pairs = []
     for a in range(len(labels)):
@@ -168,7 +169,7 @@ def flavour_agreement(
     changes: list[BaselineChange] = []
     if baseline is not None:
         if baseline not in systems:
-            raise ValueError(f"baseline {baseline!r} is not one of the systems ({_names(systems)})")
+            raise ReportError(f"baseline {baseline!r} is not one of the systems ({_names(systems)})")
         base = m[systems.index(baseline)]
         for s, name in enumerate(systems):
             if name == baseline:
@@ -256,7 +257,7 @@ class Report:
     :param baselines: several baselines, each compared with every other system
         (:attr:`Significance.by_baseline`); the first is ``baseline`` (set from it when
         ``baseline`` is ``None``), the one the tables mark and the deltas use.
-    :raises ValueError: a baseline is not one of the systems or is repeated, ``baseline``
+    :raises ReportError: a baseline is not one of the systems or is repeated, ``baseline``
         is not the first of ``baselines``, or invalid statistics settings.
     """
 
@@ -276,15 +277,15 @@ class Report:
         if bases and self.baseline is None:
             object.__setattr__(self, "baseline", bases[0])
         if bases and bases[0] != self.baseline:
-            raise ValueError(f"baseline {self.baseline!r} must be the first of the baselines ({', '.join(bases)})")
+            raise ReportError(f"baseline {self.baseline!r} must be the first of the baselines ({', '.join(bases)})")
         if len(set(bases)) != len(bases):
-            raise ValueError(f"a baseline is listed twice: {', '.join(bases)}")
+            raise ReportError(f"a baseline is listed twice: {', '.join(bases)}")
         for b in bases[1:]:
             if b not in self.results.systems:
-                raise ValueError(f"baseline {b!r} is not one of the systems ({', '.join(self.results.systems)})")
+                raise ReportError(f"baseline {b!r} is not one of the systems ({', '.join(self.results.systems)})")
         object.__setattr__(self, "baselines", bases or ((self.baseline,) if self.baseline is not None else ()))
         if self.baseline is not None and self.baseline not in self.results.systems:
-            raise ValueError(f"baseline {self.baseline!r} is not one of the systems "
+            raise ReportError(f"baseline {self.baseline!r} is not one of the systems "
                              f"({', '.join(self.results.systems)})")
 
     # ----------------------------------------------------------------- basic facts
@@ -397,14 +398,14 @@ class Report:
         """Write the report files atomically (see :func:`evalkit.report.write.write_report`).
 
         Defaults: the config's ``output.dir`` and ``output.formats``.
-        :raises ValueError: no directory given and none in the config.
+        :raises ReportError: no directory given and none in the config.
         """
         from .write import write_report
 
         if directory is None:
             directory = self.metadata.get("output_dir")
             if directory is None:
-                raise ValueError("no output directory: give one or set output.dir in the config")
+                raise ReportError("no output directory: give one or set output.dir in the config")
         if formats is None:
             formats = self.metadata.get("formats") or None
         return write_report(self, directory, formats)

@@ -65,8 +65,18 @@ RENDERERS: dict[str, Renderer] = {
 }
 
 
-def register_renderer(fmt: str, fn: Renderer | None = None):
+#: Every file name a registered format may write. The report writer replaces an
+#: output directory only when it holds nothing else (see :mod:`evalkit.report.write`).
+KNOWN_FILES: set[str] = {"report.md", "means.csv", "per_query.csv", "statistics.csv", "flips.csv", "report.json",
+                         "report.tex", "report.html"}
+
+
+def register_renderer(fmt: str, fn: Renderer | None = None, files=()):
     """Register ``fn`` as the renderer of output format ``fmt`` (usable as a decorator).
+
+    :param files: the names of the files the format may write (added to
+        :data:`KNOWN_FILES`, so that an output directory holding them from an earlier
+        run can be replaced by a run without this format).
 
     :raises ReportError: ``fmt`` already has a renderer (also a :class:`ValueError`).
     """
@@ -75,6 +85,7 @@ def register_renderer(fmt: str, fn: Renderer | None = None):
         if fmt in RENDERERS:
             raise ReportError(f"output format {fmt!r} already has a renderer")
         RENDERERS[fmt] = f
+        KNOWN_FILES.update(files)
         return f
 
     return deco(fn) if fn is not None else deco
@@ -94,7 +105,7 @@ def render(report: Report, fmt: str) -> dict[str, str]:
 
 
 __all__ = [
-    "FLIPS_COLUMNS", "FLIP_MARK", "MARKERS", "RENDERERS", "STATISTICS_COLUMNS", "agreement_matrix",
+    "FLIPS_COLUMNS", "FLIP_MARK", "KNOWN_FILES", "MARKERS", "RENDERERS", "STATISTICS_COLUMNS", "agreement_matrix",
     "agreement_table", "agreement_text", "comparison_headers", "comparison_rows", "deltas_table",
     "flavour_legend", "flip_counts", "flip_legend", "flips_csv", "marker", "per_query_csv", "register_renderer",
     "render", "significance_legend", "statistics_csv", "statistics_dict", "to_csv", "to_dict", "to_html",

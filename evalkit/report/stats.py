@@ -76,6 +76,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import ReportError
+
 TESTS = ("t", "wilcoxon", "permutation", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "none")
 FAMILIES = ("flavour", "all")
@@ -113,7 +115,7 @@ class StatSettings:
     :param ci_method: :func:`scipy.stats.bootstrap` interval method
         (``"percentile"``, ``"basic"``, ``"BCa"``).
     :param all_pairs: also test every system against every other (:class:`PairMatrix`).
-    :raises ValueError: a value outside the ranges above.
+    :raises ReportError: a value outside the ranges above.
     """
 
     test: str = "t"
@@ -129,27 +131,27 @@ class StatSettings:
         for name, allowed in (("test", TESTS), ("correction", CORRECTIONS), ("family", FAMILIES),
                               ("ci_method", CI_METHODS)):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"statistics.{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+                raise ReportError(f"statistics.{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if not (isinstance(self.alpha, (int, float)) and 0 < self.alpha < 1):
-            raise ValueError(f"statistics.alpha must be between 0 and 1 (exclusive); got {self.alpha!r}")
+            raise ReportError(f"statistics.alpha must be between 0 and 1 (exclusive); got {self.alpha!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"statistics.seed must be a non-negative integer; got {self.seed!r}")
+            raise ReportError(f"statistics.seed must be a non-negative integer; got {self.seed!r}")
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int) or self.n_resamples < 1:
-            raise ValueError(f"statistics.n_resamples must be a positive integer; got {self.n_resamples!r}")
+            raise ReportError(f"statistics.n_resamples must be a positive integer; got {self.n_resamples!r}")
         if not isinstance(self.all_pairs, bool):
-            raise ValueError(f"statistics.all_pairs must be true or false; got {self.all_pairs!r}")
+            raise ReportError(f"statistics.all_pairs must be true or false; got {self.all_pairs!r}")
         object.__setattr__(self, "alpha", float(self.alpha))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> "StatSettings":
         """Settings from a config's ``statistics:`` mapping (missing keys take the defaults).
 
-        :raises ValueError: an unknown key or a value out of range."""
+        :raises ReportError: an unknown key or a value out of range."""
         data = dict(data or {})
         known = [f for f in cls.__dataclass_fields__]
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise ValueError(f"unknown statistics key '{unknown[0]}' (known: {', '.join(known)})")
+            raise ReportError(f"unknown statistics key '{unknown[0]}' (known: {', '.join(known)})")
         return cls(**data)
 
     @property
@@ -187,10 +189,10 @@ def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.
         ``"bonferroni"``: ``min(1, m p)``; ``"none"``: unchanged. (These are the
         adjusted p-values of ``statsmodels.stats.multitest.multipletests``.)
     :returns: ``float64`` ``(m,)`` adjusted p-values; reject where ``<= alpha``.
-    :raises ValueError: unknown ``method``.
+    :raises ReportError: unknown ``method``.
     """
     if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r} (known: {', '.join(CORRECTIONS)})")
+        raise ReportError(f"unknown correction {method!r} (known: {', '.join(CORRECTIONS)})")
     p = np.asarray(p, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
@@ -269,14 +271,14 @@ def paired_comparison(
     :returns: :class:`PairedResult`. p-values: :func:`scipy.stats.ttest_rel`,
         :func:`scipy.stats.permutation_test` or :func:`scipy.stats.bootstrap` (see the
         module docstring); all differences zero gives ``p = 1`` (no evidence of a difference).
-    :raises ValueError: ``a`` and ``b`` differ in shape.
+    :raises ReportError: ``a`` and ``b`` differ in shape.
     """
     from scipy import stats
 
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
-        raise ValueError(f"paired values have shapes {a.shape} and {b.shape}")
+        raise ReportError(f"paired values have shapes {a.shape} and {b.shape}")
     ok = ~np.isnan(a) & ~np.isnan(b)
     x, y = a[ok], b[ok]
     n = int(x.size)
@@ -572,7 +574,7 @@ def compute_significance(
     :param baselines: several baselines (the first is the primary one and must equal
         ``baseline`` when both are given); each is compared with every other system.
     :returns: :class:`Significance`.
-    :raises ValueError: a baseline is not a system, is repeated, or ``baseline`` is not
+    :raises ReportError: a baseline is not a system, is repeated, or ``baseline`` is not
         the first of ``baselines``.
     """
     import scipy
@@ -582,12 +584,12 @@ def compute_significance(
     values = results.values
     bases = list(baselines) if baselines else ([baseline] if baseline is not None else [])
     if baselines and baseline is not None and baseline != bases[0]:
-        raise ValueError(f"baseline {baseline!r} must be the first of the baselines ({', '.join(bases)})")
+        raise ReportError(f"baseline {baseline!r} must be the first of the baselines ({', '.join(bases)})")
     if len(set(bases)) != len(bases):
-        raise ValueError(f"a baseline is listed twice: {', '.join(bases)}")
+        raise ReportError(f"a baseline is listed twice: {', '.join(bases)}")
     for b in bases:
         if b not in systems:
-            raise ValueError(f"baseline {b!r} is not one of the systems ({', '.join(systems)})")
+            raise ReportError(f"baseline {b!r} is not one of the systems ({', '.join(systems)})")
     baseline = bases[0] if bases else None
     flips = [(fa, fb, tuple(pairs)) for fa, fb, pairs in flips]
     needed: dict[str, set[tuple[str, str]]] = {}
