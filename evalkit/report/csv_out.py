@@ -24,9 +24,23 @@ def _num(v: float) -> str:
     return "" if math.isnan(v) else repr(float(v))
 
 
+class _Writer:
+    """:func:`csv.writer` with ``\n`` line ends that also quotes a field holding a
+    carriage return (Python < 3.12 quotes only the characters of the line terminator):
+    such a row is written with every field quoted."""
+
+    def __init__(self, buf: io.StringIO):
+        self._minimal = csv.writer(buf, lineterminator="\n")
+        self._all = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, row) -> None:
+        cr = any(isinstance(c, str) and "\r" in c for c in row)
+        (self._all if cr else self._minimal).writerow(row)
+
+
 def _writer():
     buf = io.StringIO()
-    return buf, csv.writer(buf, lineterminator="\n")
+    return buf, _Writer(buf)
 
 
 def to_csv(report: Report) -> str:

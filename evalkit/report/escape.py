@@ -77,15 +77,18 @@ def md_escape(text) -> str:
     return _MD_SPECIAL_RE.sub(_md_sub, _one_line(text))
 
 
-def md_code(text) -> str:
-    """``text`` as a Markdown code span, safe in a table cell: line breaks become spaces,
-    ``|`` is escaped (GFM tables split cells before code spans are parsed), and the fence
-    is one backtick longer than the longest run of backticks inside.
+def md_code(text, table: bool = False) -> str:
+    """``text`` as a Markdown code span: line breaks become spaces, the fence is one
+    backtick longer than the longest run of backticks inside; in a table cell
+    (``table=True``) ``|`` is escaped, as GFM splits cells before it parses code spans
+    (outside a table the backslash would show).
 
-    >>> md_code("a|b"), md_code("x`y")
+    >>> md_code("a|b", table=True), md_code("x`y")
     ('`a\\\\|b`', '``x`y``')
     """
-    s = _one_line(text).replace("|", "\\|")
+    s = _one_line(text)
+    if table:
+        s = s.replace("|", "\\|")
     longest = max((len(m) for m in re.findall("`+", s)), default=0)
     fence = "`" * (longest + 1)
     if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
@@ -170,6 +173,19 @@ def latex_comment(text) -> str:
     '% title \\\\input{/etc/passwd}'
     """
     return _one_line(text)
+
+
+# ----------------------------------------------------------------------------- plots
+
+
+def mpl_text(text) -> str:
+    """``text`` for a matplotlib label, legend or title: on one line, and ``$`` escaped
+    so that no name is parsed as mathtext (an unbalanced ``$`` would fail the plot).
+
+    >>> mpl_text("cost $5\\nnew")
+    'cost \\\\$5 new'
+    """
+    return _one_line(text).replace("$", "\\$")
 
 
 # ----------------------------------------------------------------------------- HTML

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from .escape import mpl_text
+
 if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
     from .model import Report
 
@@ -97,7 +99,7 @@ def cutoff_curves(report: Report) -> bytes | None:
                               color="black" if base else colors[i], linewidth=2.2 if base else 1.1,
                               linestyle="--" if base else "-", zorder=3 if base else 2)
             handles[s] = line
-        ax.set_title(name, fontsize=10)
+        ax.set_title(mpl_text(name), fontsize=10)
         ax.set_xlabel("cutoff k", fontsize=9)
         if len(ks) > 1 and ks[-1] / ks[0] >= 10:
             ax.set_xscale("log")
@@ -109,7 +111,7 @@ def cutoff_curves(report: Report) -> bytes | None:
         ax.set_visible(False)
     for ax in axes[:, 0]:
         ax.set_ylabel("mean", fontsize=9)
-    labels = [report.systems[i] + (" (baseline)" if report.systems[i] == report.baseline else "") for i in order]
+    labels = [mpl_text(report.systems[i]) + (" (baseline)" if report.systems[i] == report.baseline else "") for i in order]
     fig.legend([handles[report.systems[i]] for i in order], labels, loc="outside right center", fontsize=7,
                frameon=False)
     return _png(fig)
@@ -154,9 +156,10 @@ def difference_boxplot(report: Report, label: str | int) -> bytes | None:
         patch.set_facecolor(color)
         patch.set_alpha(0.8)
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(range(1, len(names) + 1), names, rotation=45, ha="right", fontsize=8)
-    ax.set_ylabel(f"{report.labels[f]} − {report.baseline}", fontsize=9)
-    ax.set_title(f"Per-query differences from the baseline {report.baseline} under {report.labels[f]}",
+    ax.set_xticks(range(1, len(names) + 1), [mpl_text(s) for s in names], rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel(f"{mpl_text(report.labels[f])} − {mpl_text(report.baseline)}", fontsize=9)
+    ax.set_title(f"Per-query differences from the baseline {mpl_text(report.baseline)} under "
+                 f"{mpl_text(report.labels[f])}",
                  fontsize=10)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(True, axis="y", alpha=0.3)
@@ -180,8 +183,8 @@ def agreement_heatmap(report: Report) -> bytes | None:
     ax = fig.add_subplot()
     lo = min(0.0, float(np.nanmin(tau))) if not np.isnan(tau).all() else -1.0
     im = ax.imshow(np.ma.masked_invalid(tau), cmap="viridis", vmin=lo, vmax=1.0)
-    ax.set_xticks(range(n), ag.labels, rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(n), ag.labels, fontsize=8)
+    ax.set_xticks(range(n), [mpl_text(l) for l in ag.labels], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(n), [mpl_text(l) for l in ag.labels], fontsize=8)
     for i in range(n):
         for j in range(n):
             v = tau[i, j]

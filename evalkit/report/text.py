@@ -215,7 +215,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
     code, esc = md_code, md_escape
     out = [f"# {esc(report.title)}", "", _md_facts(report), ""]
     out += ["## Flavours", "",
-            tabulate([[esc(label), code(c)] for label, c in zip(report.labels, report.canonical)],
+            tabulate([[esc(label), code(c, table=True)] for label, c in zip(report.labels, report.canonical)],
                      headers=["flavour", "canonical form"], tablefmt="github", disable_numparse=True), ""]
     out += ["## Mean over queries", "",
             f"Systems sorted by {code(report.labels[0])}, best first.", "",
@@ -245,7 +245,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
             headers.append(f"flips {FLIP_MARK}")
         rows = []
         for p in ag.pairs:
-            row = [code(p.first), code(p.second), tau_text(p.tau, "-"), f"{len(p.flips)}/{p.n_pairs}"]
+            row = [code(p.first, table=True), code(p.second, table=True), tau_text(p.tau, "-"), f"{len(p.flips)}/{p.n_pairs}"]
             if report.significance is not None:
                 row.append(str(counts.get((p.first, p.second), 0)))
             rows.append(row + [esc(p.verdict)])
