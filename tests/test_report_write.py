@@ -1,0 +1,191 @@
+"""The set of report files is replaced as a whole (issue 9): no file of an earlier run
+lingers beside a new set, temporaries of killed runs are removed by the next run, a
+directory holding other files is refused, and a writer killed with SIGKILL at random
+points leaves either the previous or the new complete set."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalkit import Results, parse_flavour
+from evalkit.cli import main
+from evalkit.errors import EvalkitError, ReportError
+from evalkit.report import Report, write_files, write_report
+from evalkit.report.write import remove_stale_temporaries
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def report(registry) -> Report:
+    flavours = (parse_flavour("ndcg@5", registry), parse_flavour("ndcg", registry))
+    values = np.array([[[0.5, 0.7], [0.4, 0.6]], [[0.6, 0.2], [0.3, 0.9]]])
+    res = Results(np.array(["q1", "q2"], dtype=object), ("a", "b"), flavours, ("k5", "all"), values)
+    return Report(res, metadata={"title": "t"})
+
+
+def temporaries(directory: Path) -> list[str]:
+    """Leftovers of report writes: temporary directories beside ``directory``,
+    temporary files inside it."""
+    beside = [p.name for p in directory.parent.iterdir() if p.name.startswith(f".{directory.name}.")]
+    inside = [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] if directory.is_dir() else []
+    return beside + inside
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid  # reaped: no process has this id (until it is reused)
+
+
+def test_fewer_formats_replace_the_whole_set(report, tmp_path):
+    out = tmp_path / "out"
+    write_report(report, out, ["markdown", "csv", "json", "latex", "html"])
+    assert len(os.listdir(out)) == 6
+    paths = write_report(report, out, ["json"])
+    assert [p.name for p in paths] == ["report.json"]
+    assert os.listdir(out) == ["report.json"]  # report.md, means.csv ... of the earlier run are gone
+    assert temporaries(out) == []
+
+
+def test_directory_with_other_files_is_refused(report, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "sub").mkdir()
+    with pytest.raises(ReportError, match=r"notes\.txt, sub/") as err:
+        write_report(report, out)
+    assert isinstance(err.value, EvalkitError)
+    assert sorted(os.listdir(out)) == ["notes.txt", "sub"] and temporaries(out) == []
+
+
+def test_current_directory_is_refused(report, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ReportError, match="current directory"):
+        write_report(report, ".")
+    (tmp_path / "x").mkdir()
+    monkeypatch.chdir(tmp_path / "x")
+    with pytest.raises(ReportError, match="current directory"):
+        write_report(report, tmp_path)
+    assert os.listdir(tmp_path / "x") == []
+
+
+def test_stale_temporaries_of_dead_processes_are_removed(report, tmp_path):
+    out = tmp_path / "out"
+    write_report(report, out)
+    pid = dead_pid()
+    stale_new = tmp_path / f".out.evalkit-new-{pid}-abc"
+    stale_old = tmp_path / f".out.evalkit-old-{pid}-def"
+    live = tmp_path / f".out.evalkit-new-{os.getpid()}-ghi"  # a run still writing: kept
+    for d in (stale_new, stale_old, live):
+        d.mkdir()
+        (d / "report.md").write_text("partial")
+    (out / ".report.md.k2j3.tmp").write_text("partial")  # an older evalkit's temporary file
+    other = tmp_path / f".other.evalkit-new-{pid}-x"  # another output directory's: not ours to clean
+    other.mkdir()
+    write_report(report, out)
+    assert not stale_new.exists() and not stale_old.exists() and live.exists() and other.exists()
+    assert sorted(os.listdir(out)) == ["means.csv", "per_query.csv", "report.json", "report.md"]
+    live.rename(tmp_path / "kept")
+    assert remove_stale_temporaries(out) == []
+
+
+def test_file_names_must_be_plain(tmp_path):
+    for bad in ("../x.md", "a/b.md", "", ".."):
+        with pytest.raises(ReportError, match="not a plain file name"):
+            write_files({bad: "x"}, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_symlinked_output_directory_keeps_its_link(report, tmp_path):
+    real = tmp_path / "real"
+    write_report(report, real, ["json"])
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    write_report(report, link, ["markdown"])
+    assert link.is_symlink() and os.listdir(link) == ["report.md"] and os.listdir(real) == ["report.md"]
+
+
+# ----------------------------------------------------------------------------- faults
+
+WRITER = textwrap.dedent("""
+    import sys
+    from evalkit.report.write import write_files
+    out = sys.argv[1]
+    filler = "x" * 400_000
+    gen = int(sys.argv[2])
+    print("ready", flush=True)
+    while True:
+        gen += 1
+        names = ["report.md", "report.json", "means.csv"] if gen % 2 else ["report.tex", "per_query.csv"]
+        write_files({n: f"{gen}\\n{filler}" for n in names}, out)
+""")
+
+
+def consistent(out: Path) -> int | None:
+    """The generation of the one complete set in ``out`` (``None`` if empty); fails
+    on a mixed or partial set."""
+    names = sorted(os.listdir(out))
+    if not names:
+        return None
+    gens = {(out / n).read_text().split("\n", 1)[0] for n in names}
+    assert len(gens) == 1, f"mixed set: {names} {gens}"
+    gen = int(gens.pop())
+    expected = ["means.csv", "report.json", "report.md"] if gen % 2 else ["per_query.csv", "report.tex"]
+    assert names == expected, f"incomplete set of generation {gen}: {names}"
+    for n in names:
+        assert len((out / n).read_text()) == len(f"{gen}\n") + 400_000
+    return gen
+
+
+def test_writer_killed_at_random_points_leaves_one_complete_set(tmp_path):
+    rng = random.Random(20261124)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    gen = 0
+    for _ in range(12):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(out), str(gen)], stdout=subprocess.PIPE,
+                                env=env, cwd=tmp_path)
+        assert proc.stdout.readline().strip() == b"ready"
+        time.sleep(rng.uniform(0.0, 0.4))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        if out.exists():
+            gen = consistent(out) or gen
+        gen += 10_000  # the next writer's generations differ from this one's
+    # the next run cleans up and leaves one consistent set
+    write_files({"report.md": f"{gen + 1}\n" + "x" * 400_000, "report.json": f"{gen + 1}\n" + "x" * 400_000,
+                 "means.csv": f"{gen + 1}\n" + "x" * 400_000}, out)
+    assert temporaries(out) == []
+    assert consistent(out) == gen + 1
+
+
+def test_cli_run_killed_then_run_again(tmp_path):
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 2\nq2 0 d1 1\n")
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq2 Q0 d1 1 1.0 a\n")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("qrels: qrels.txt\nruns:\n  - {name: a, path: a.run}\nflavours:\n  t: trec_eval.ndcg_cut@2\n"
+                   "output:\n  dir: out\n  formats: [markdown, csv, json, latex]\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    rng = random.Random(7)
+    for _ in range(2):
+        proc = subprocess.Popen([sys.executable, "-m", "evalkit", "--no-plugins", "run", str(cfg), "--no-progress"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+        time.sleep(rng.uniform(0.3, 2.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert main(["--no-plugins", "run", str(cfg), "--no-progress"]) == 0
+    out = tmp_path / "out"
+    assert temporaries(out) == []
+    assert sorted(os.listdir(out)) == ["means.csv", "per_query.csv", "report.json", "report.md", "report.tex"]
