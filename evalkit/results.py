@@ -86,6 +86,20 @@ class Results:
         return out
 
     def mean(self, system, flavour) -> float:
+        """Mean of ``system`` (name or index) under ``flavour`` (label, canonical string,
+        :class:`~evalkit.flavour.Flavour` or index) over its included queries.
+
+        :raises UnknownNameError: no such system or flavour (also a :class:`KeyError`).
+
+        >>> import numpy as np
+        >>> from evalkit import parse_flavour
+        >>> res = Results(np.array(["q1", "q2", "q3"], dtype=object), ("bm25",), (parse_flavour("ndcg@10"),),
+        ...               ("ndcg@10",), np.array([[[1.0, 0.5, np.nan]]]))  # q3 left out of the mean
+        >>> res.mean("bm25", "ndcg@10"), res.counts().tolist()
+        (0.75, [[2]])
+        >>> res.mean("bm25", "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10")
+        0.75
+        """
         return float(self.means()[self.system_index(system), self.flavour_index(flavour)])
 
     def per_query(self, system, flavour) -> dict[str, float]:

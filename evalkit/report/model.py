@@ -135,6 +135,17 @@ def flavour_agreement(
         Means are rounded to :data:`ORDER_DECIMALS` decimals first.
     :raises ReportError: shapes of ``means``, ``systems`` and ``labels`` disagree, or
         ``baseline`` is not a system.
+
+    Three systems, two flavours; ``bm25`` and ``dense`` swap places, so of the 3 system
+    pairs 2 are concordant and 1 discordant: tau = (2 - 1) / 3.
+
+    >>> ag = flavour_agreement(np.array([[0.52, 0.31], [0.48, 0.35], [0.30, 0.20]]),
+    ...                        ["bm25", "dense", "tfidf"], ["ndcg@10", "exp@10"])
+    >>> pair = ag.pairs[0]
+    >>> round(pair.tau, 4), pair.flips, pair.n_pairs
+    (0.3333, (('bm25', 'dense'),), 3)
+    >>> ag.best, ag.changes_conclusion
+    ({'ndcg@10': ('bm25',), 'exp@10': ('dense',)}, True)
     """
     from scipy.stats import kendalltau
 
@@ -259,6 +270,24 @@ class Report:
         ``baseline`` is ``None``), the one the tables mark and the deltas use.
     :raises ReportError: a baseline is not one of the systems or is repeated, ``baseline``
         is not the first of ``baselines``, or invalid statistics settings.
+
+    Two systems, two queries, two flavours (values ``(s, f, q)``):
+
+    >>> from evalkit import Results, parse_flavour
+    >>> flavours = (parse_flavour("ndcg@10"), parse_flavour("ndcg(gain=exp2)@10"))
+    >>> values = np.array([[[0.6, 0.4], [0.3, 0.5]],    # bm25 under lin@10, exp@10
+    ...                    [[0.7, 0.1], [0.2, 0.2]]])   # dense
+    >>> res = Results(np.array(["q1", "q2"], dtype=object), ("bm25", "dense"), flavours,
+    ...               ("lin@10", "exp@10"), values)
+    >>> report = Report(res, statistics=None)
+    >>> report.means.round(4).tolist(), report.system_order(0)
+    ([[0.5, 0.4], [0.4, 0.2]], [0, 1])
+    >>> print(report.render("csv")["means.csv"], end="")
+    system,lin@10,exp@10
+    bm25,0.5,0.4
+    dense,0.39999999999999997,0.2
+    >>> report.agreement.changes_conclusion
+    False
     """
 
     results: Results
