@@ -107,7 +107,9 @@ def test_report_error_through_the_cli(small, capsys):
     cfg.write_text("qrels: qrels.txt\nruns:\n  - {name: a, path: a.run}\nflavours:\n  t: trec_eval.ndcg_cut@2\n"
                    "output:\n  dir: out\n")
     assert main(["--no-plugins", "run", str(cfg), "--no-progress"]) == EXIT_ERROR
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.out == ""  # refused before evaluating and printing
+    err = captured.err
     assert "evalkit: error: output directory" in err and "notes.txt" in err and "Traceback" not in err
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 

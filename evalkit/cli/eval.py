@@ -16,6 +16,8 @@ import math
 import os
 
 
+from .argtypes import DIGITS
+
 HELP = "evaluate runs against qrels under one or more measure specs"
 
 
@@ -38,7 +40,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="table (default), tsv (trec_eval lines) or json")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the table format (default 4)")
+    p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the table format (0-17, default 4)")
     return p
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .argtypes import DIGITS, int_range
+
 HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
 
 
@@ -20,8 +22,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "overrides output.dir of the config")
     p.add_argument("--formats", nargs="+", metavar="FORMAT",
                    help="output formats (markdown, csv, json, latex, html); overrides output.formats")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the printed tables (default 4)")
-    p.add_argument("--max-flips", type=int, default=5,
+    p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the printed tables (0-17, default 4)")
+    p.add_argument("--max-flips", type=int_range(0, 10**9), default=5,
                    help="flipped system pairs printed per flavour pair (default 5; the files list all)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (by default one is shown on stderr when it is a terminal)")
@@ -30,7 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..report.render import RENDERERS, to_text
-    from ..report.write import write_report
+    from ..report.write import check_output_directory, write_report
     from ..runner import load_config, run_config
     from ..errors import ConfigError
     from ..progress import terminal_progress
@@ -42,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
     config = load_config(args.config, registry=registry)
+    directory = args.output_dir if args.output_dir is not None else config.output_dir
+    if directory is not None:
+        check_output_directory(directory)  # fail before evaluating, not after
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
         report = run_config(config, registry=registry, progress=progress)
@@ -49,7 +54,6 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     print(to_text(report, digits=args.digits, max_flips=args.max_flips))
-    directory = args.output_dir if args.output_dir is not None else config.output_dir
     formats = args.formats or list(config.formats)
     if directory is None:
         print("\nevalkit: no output.dir in the config and no --output-dir: report files not written",

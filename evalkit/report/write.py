@@ -111,6 +111,15 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return removed
 
 
+def check_output_directory(directory: str | os.PathLike, names=()) -> None:
+    """Raise :class:`~evalkit.errors.ReportError` now if :func:`write_files` would
+    refuse ``directory`` (so a command can fail before it evaluates anything).
+
+    :param names: file names the report will write besides :data:`KNOWN_FILES`.
+    """
+    _check_replaceable(Path(os.path.realpath(directory)), names)
+
+
 def _check_replaceable(directory: Path, names) -> None:
     """Refuse to replace a directory that holds anything but report files."""
     cwd = Path.cwd().resolve()
