@@ -243,3 +243,18 @@ def test_cli_multiline_title_and_hostile_run_names(tmp_path, capsys):
     assert "<i>" not in (out / "report.html").read_text()
     md = (out / "report.md").read_text()
     assert "b\\|\\<i\\>" in md
+
+
+def test_cli_eval_table_and_tsv_escape_run_names(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 2\n")
+    hostile = tmp_path / "evil\x1b[2J\t.run"  # same runid as the other file: named by file
+    hostile.write_text("q1 Q0 d1 1 2.0 same\nq1 Q0 d2 2 1.0 same\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d2 1 2.0 same\nq1 Q0 d1 2 1.0 same\n")
+    for fmt in ("table", "tsv"):
+        code = main(["--no-plugins", "eval", str(tmp_path / "qrels.txt"), str(hostile), str(tmp_path / "b.run"),
+                     "-m", "ndcg@2", "--format", fmt])
+        out = capsys.readouterr().out
+        assert code == 0 and "\x1b" not in out
+        lines = out.splitlines()
+        assert len(lines) == (4 if fmt == "table" else 2)  # header, rule, 2 runs / one line per run
+        assert any(l.startswith("evil\\x1b[2J\\t") for l in lines)

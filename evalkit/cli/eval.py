@@ -16,6 +16,7 @@ import math
 import os
 
 
+from ..report.escape import text_escape as _t
 from .argtypes import DIGITS
 
 HELP = "evaluate runs against qrels under one or more measure specs"
@@ -67,36 +68,36 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
     prefix_runs = len(results.systems) > 1
     means = results.means()
     for s, system in enumerate(results.systems):
-        pre = f"{system}\t" if prefix_runs else ""
+        pre = f"{_t(system)}\t" if prefix_runs else ""
         if per_query:
             for q, qid in enumerate(results.qids):
                 for f, m in enumerate(measures):
                     v = results.values[s, f, q]
                     if not math.isnan(v):
-                        lines.append(f"{pre}{m.native:<22}\t{qid}\t{v:.4f}")
+                        lines.append(f"{pre}{_t(m.native):<22}\t{_t(qid)}\t{v:.4f}")
         for f, m in enumerate(measures):
             v = means[s, f]
             if not math.isnan(v):
-                lines.append(f"{pre}{m.native:<22}\tall\t{v:.4f}")
+                lines.append(f"{pre}{_t(m.native):<22}\tall\t{v:.4f}")
     return lines
 
 
 def table_text(results, measures, per_query: bool, digits: int) -> str:
     from tabulate import tabulate  # imported when a table is printed
 
-    headers = [m.label for m in measures]
+    headers = [_t(m.label) for m in measures]
     means = results.means()
     multi = len(results.systems) > 1
     if not per_query:
-        rows = [[system] + [_value(v, digits) for v in means[s]] for s, system in enumerate(results.systems)]
+        rows = [[_t(system)] + [_value(v, digits) for v in means[s]] for s, system in enumerate(results.systems)]
         return tabulate(rows, headers=["run"] + headers, tablefmt="simple", disable_numparse=True)
     rows = []
     for s, system in enumerate(results.systems):
         for q, qid in enumerate(results.qids):
             vals = results.values[s, :, q]
             if not all(math.isnan(v) for v in vals):
-                rows.append(([system] if multi else []) + [qid] + [_value(v, digits) for v in vals])
-        rows.append(([system] if multi else []) + ["all"] + [_value(v, digits) for v in means[s]])
+                rows.append(([_t(system)] if multi else []) + [_t(qid)] + [_value(v, digits) for v in vals])
+        rows.append(([_t(system)] if multi else []) + ["all"] + [_value(v, digits) for v in means[s]])
     return tabulate(rows, headers=(["run"] if multi else []) + ["qid"] + headers, tablefmt="simple",
                     disable_numparse=True)
 
