@@ -15,8 +15,6 @@ import json
 import math
 import os
 
-
-from ..report.escape import text_escape as _t
 from .argtypes import DIGITS
 
 HELP = "evaluate runs against qrels under one or more measure specs"
@@ -64,6 +62,8 @@ def _value(v: float, digits: int = 4) -> str:
 
 def tsv_lines(results, measures, per_query: bool) -> list[str]:
     """trec_eval-style lines for every run (see module docstring)."""
+    from ..report.escape import text_escape as _t
+
     lines = []
     prefix_runs = len(results.systems) > 1
     means = results.means()
@@ -84,6 +84,8 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
 
 def table_text(results, measures, per_query: bool, digits: int) -> str:
     from tabulate import tabulate  # imported when a table is printed
+
+    from ..report.escape import text_escape as _t
 
     headers = [_t(m.label) for m in measures]
     means = results.means()
