@@ -189,3 +189,18 @@ def test_cli_run_killed_then_run_again(tmp_path):
     out = tmp_path / "out"
     assert temporaries(out) == []
     assert sorted(os.listdir(out)) == ["means.csv", "per_query.csv", "report.json", "report.md", "report.tex"]
+
+
+def test_unwritable_parent_is_a_clear_error(report, tmp_path, monkeypatch):
+    from evalkit.report import write as write_mod
+
+    out = tmp_path / "out"
+    write_report(report, out, ["json"])
+
+    def denied(**kwargs):  # what mkdtemp raises in a read-only parent (root is never denied)
+        raise PermissionError(13, "Permission denied", kwargs.get("dir"))
+
+    monkeypatch.setattr(write_mod.tempfile, "mkdtemp", denied)
+    with pytest.raises(ReportError, match=r"cannot create the temporary directory .* \(Permission denied\)"):
+        write_report(report, out, ["markdown"])
+    assert os.listdir(out) == ["report.json"]

@@ -181,8 +181,8 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
 
     :returns: the written paths, in the order given.
     :raises ReportError: ``directory`` holds entries other than report files, is not a
-        directory, or is the current directory or one of its parents; a file name is
-        not a plain name.
+        directory, or is the current directory or one of its parents; its parent
+        directory is not writable; a file name is not a plain name.
     :raises OSError: the directory cannot be created or a file cannot be written; the
         previous contents of ``directory`` are then untouched.
     """
@@ -196,7 +196,12 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
     directory.mkdir(parents=True, exist_ok=True)
     parent = directory.parent
     mode = directory.stat().st_mode & 0o7777
-    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}{_TEMP_MARK}new-{os.getpid()}-", dir=parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}{_TEMP_MARK}new-{os.getpid()}-", dir=parent))
+    except OSError as exc:
+        raise ReportError(f"output directory {directory}: cannot create the temporary directory beside it in "
+                          f"{parent} ({exc.strerror or exc}); the report files are replaced as a whole, which "
+                          "needs a writable parent directory") from None
     try:
         os.chmod(tmp, mode)
         for name, text in files.items():
