@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from .escape import mpl_text
+from .views import agreement_matrix
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
     from .model import Report
@@ -170,21 +171,17 @@ def agreement_heatmap(report: Report) -> bytes | None:
     """Heatmap of Kendall's tau-b between the system orderings of every pair of
     flavours (diagonal 1), values written in the cells; ``None`` with fewer than two
     flavours or systems."""
-    ag = report.agreement
-    n = len(ag.labels)
-    if n < 2 or len(ag.systems) < 2:
+    m = agreement_matrix(report)
+    if m is None:
         return None
-    tau = np.eye(n)
-    for p in ag.pairs:
-        i, j = ag.labels.index(p.first), ag.labels.index(p.second)
-        tau[i, j] = tau[j, i] = p.tau
+    n, tau = len(m.labels), m.tau
     size = max(4.0, 0.5 * n + 2.2)
     fig = _figure(size + 0.8, size)
     ax = fig.add_subplot()
     lo = min(0.0, float(np.nanmin(tau))) if not np.isnan(tau).all() else -1.0
     im = ax.imshow(np.ma.masked_invalid(tau), cmap="viridis", vmin=lo, vmax=1.0)
-    ax.set_xticks(range(n), [mpl_text(l) for l in ag.labels], rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(n), [mpl_text(l) for l in ag.labels], fontsize=8)
+    ax.set_xticks(range(n), [mpl_text(l) for l in m.labels], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(n), [mpl_text(l) for l in m.labels], fontsize=8)
     for i in range(n):
         for j in range(n):
             v = tau[i, j]

@@ -253,20 +253,34 @@ class AgreementMatrix:
     """The flavour agreement as a square matrix over the flavours.
 
     :param labels: the ``n`` flavour labels;
-    :param cells: ``n x n`` text: Kendall's tau-b (3 decimals, ``"n/a"`` when undefined)
-        below the diagonal, the number of flipped system pairs above it, ``None`` on the
-        diagonal (each format prints its own dash);
+    :param tau: ``float64`` ``(n, n)`` Kendall's tau-b of every flavour pair (symmetric,
+        ``1`` on the diagonal, ``NaN`` when undefined);
+    :param flips: ``int64`` ``(n, n)`` number of flipped system pairs (symmetric, ``0``
+        on the diagonal);
     :param n_pairs: the most system pairs any flavour pair compares.
     """
 
     labels: tuple[str, ...]
-    cells: tuple[tuple[str | None, ...], ...]
+    tau: np.ndarray
+    flips: np.ndarray
     n_pairs: int
 
     @property
     def numbers(self) -> tuple[str, ...]:
         """Column headings ``[1] ... [n]`` (columns are numbered like the rows, to stay narrow)."""
         return tuple(f"[{i + 1}]" for i in range(len(self.labels)))
+
+    @property
+    def cells(self) -> tuple[tuple[str | None, ...], ...]:
+        """``n x n`` text: tau (3 decimals, ``"n/a"`` when undefined) below the diagonal,
+        the number of flips above it, ``None`` on the diagonal (each format prints its
+        own dash)."""
+        n = len(self.labels)
+        return tuple(
+            tuple(None if i == j else tau_text(self.tau[i, j]) if i > j else str(int(self.flips[i, j]))
+                  for j in range(n))
+            for i in range(n)
+        )
 
 
 def agreement_matrix(report: Report) -> AgreementMatrix | None:
@@ -276,12 +290,13 @@ def agreement_matrix(report: Report) -> AgreementMatrix | None:
     n = len(ag.labels)
     if n < 2 or len(ag.systems) < 2:
         return None
-    cells: list[list[str | None]] = [["" if i != j else None for j in range(n)] for i in range(n)]
+    tau = np.eye(n)
+    flips = np.zeros((n, n), dtype=np.int64)
     for p in ag.pairs:
         i, j = ag.labels.index(p.first), ag.labels.index(p.second)
-        cells[j][i] = tau_text(p.tau)
-        cells[i][j] = str(len(p.flips))
-    return AgreementMatrix(tuple(ag.labels), tuple(tuple(r) for r in cells), max(p.n_pairs for p in ag.pairs))
+        tau[i, j] = tau[j, i] = p.tau
+        flips[i, j] = flips[j, i] = len(p.flips)
+    return AgreementMatrix(tuple(ag.labels), tau, flips, max(p.n_pairs for p in ag.pairs))
 
 
 # ----------------------------------------------------------------------------- header
