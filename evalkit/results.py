@@ -33,22 +33,26 @@ class Results:
 
     # ----------------------------------------------------------------- lookup
     def system_index(self, system: str | int) -> int:
-        if isinstance(system, int):
-            return system
+        """Index of ``system`` (a name, or an index ``-s <= i < s``).
+
+        :raises UnknownNameError: no such system.
+        """
+        if isinstance(system, (int, np.integer)) and not isinstance(system, bool):
+            return _index(int(system), len(self.systems), "system")
         try:
             return self.systems.index(system)
         except ValueError:
             raise UnknownNameError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
 
     def flavour_index(self, flavour) -> int:
-        """Column of ``flavour``: its index, its label (the spec as asked for,
-        ``"trec_eval.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
+        """Column of ``flavour``: its index (``-f <= i < f``), its label (the spec as asked
+        for, ``"trec_eval.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
         spec expanding to one evaluated flavour (the first column holding it).
 
         :raises UnknownNameError: not evaluated (with the known labels; also a :class:`KeyError`).
         """
-        if isinstance(flavour, int):
-            return flavour
+        if isinstance(flavour, (int, np.integer)) and not isinstance(flavour, bool):
+            return _index(int(flavour), len(self.flavours), "flavour")
         if isinstance(flavour, Flavour):
             if flavour in self.flavours:
                 return self.flavours.index(flavour)
@@ -124,6 +128,12 @@ class Results:
         from .frames import results_to_df
 
         return results_to_df(self, columns)
+
+
+def _index(i: int, n: int, what: str) -> int:
+    if not -n <= i < n:
+        raise UnknownNameError(f"{what} index {i} is out of range ({n} {what}s)")
+    return i % n
 
 
 def concat(parts: list[Results]) -> Results:

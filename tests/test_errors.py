@@ -33,6 +33,10 @@ def results(registry) -> Results:
     (lambda r: Report(r, statistics={"alpha": 2}), ReportError, "statistics.alpha must be between 0 and 1"),
     (lambda r: Report(r).write(), ReportError, "no output directory"),
     (lambda r: Report(r).render("xml"), ReportError, "unknown output format 'xml'"),
+    (lambda r: r.mean(5, "k5"), UnknownNameError, "system index 5 is out of range (2 systems)"),
+    (lambda r: r.mean("a", -3), UnknownNameError, "flavour index -3 is out of range (2 flavours)"),
+    (lambda r: Report(r, statistics=5), ReportError, "statistics must be StatSettings or a mapping"),
+    (lambda r: write_report(Report(r), None), ReportError, "no output directory given"),
     (lambda r: concat([]), ArgumentError, "nothing to concatenate"),
     (lambda r: concat([r, r]), ArgumentError, "overlap in queries"),
     (lambda r: flavour_agreement(np.zeros((2, 3)), ["a", "b"], ["x"]), ReportError, "means has shape (2, 3)"),
@@ -47,6 +51,14 @@ def test_user_errors_derive_from_evalkit_error(results, call, kind, message):
         call(results)
     assert isinstance(err.value, EvalkitError)
     assert message in str(err.value)
+
+
+def test_index_lookups_follow_python(results):
+    assert results.mean(-1, -1) == results.mean("b", "all") == pytest.approx((0.3 + 0.9) / 2)
+
+
+def test_a_single_format_may_be_a_string(results, tmp_path):
+    assert [p.name for p in write_report(Report(results), tmp_path / "o", "json")] == ["report.json"]
 
 
 def test_unknown_name_is_a_key_error_with_a_readable_message(results):

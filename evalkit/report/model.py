@@ -301,6 +301,9 @@ class Report:
         if not self.version:
             object.__setattr__(self, "version", __version__)
         if self.statistics is not None and not isinstance(self.statistics, StatSettings):
+            if not isinstance(self.statistics, Mapping):
+                raise ReportError(f"statistics must be StatSettings or a mapping of its settings; "
+                                  f"got {type(self.statistics).__name__}")
             object.__setattr__(self, "statistics", StatSettings.from_mapping(self.statistics))
         bases = tuple(self.baselines)
         if bases and self.baseline is None:

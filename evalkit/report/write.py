@@ -47,7 +47,7 @@ def render_files(report: Report, formats: Sequence[str] | None = None) -> dict[s
 
     :raises ReportError: unknown format, or two formats produce the same file name.
     """
-    formats = tuple(formats or DEFAULT_FORMATS)
+    formats = (formats,) if isinstance(formats, str) else tuple(formats or DEFAULT_FORMATS)
     unknown = [f for f in formats if f not in RENDERERS]
     if unknown:
         raise ReportError(f"unknown output format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
@@ -189,6 +189,8 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
     for name in files:
         if not name or name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name):
             raise ReportError(f"report file name {name!r} is not a plain file name")
+    if directory is None:
+        raise ReportError("no output directory given")
     given = Path(directory)
     directory = Path(os.path.realpath(directory))
     remove_stale_temporaries(directory)
