@@ -204,3 +204,27 @@ def test_unwritable_parent_is_a_clear_error(report, tmp_path, monkeypatch):
     with pytest.raises(ReportError, match=r"cannot create the temporary directory .* \(Permission denied\)"):
         write_report(report, out, ["markdown"])
     assert os.listdir(out) == ["report.json"]
+
+
+def test_killed_between_two_renames_restores_the_previous_set(report, tmp_path):
+    # without renameat2 the swap is two renames; a kill between them leaves only the old set, aside
+    out = tmp_path / "out"
+    pid = dead_pid()
+    aside = tmp_path / f".out.evalkit-old-{pid}-x"
+    aside.mkdir()
+    (aside / "report.json").write_text("{}")
+    partial = tmp_path / f".out.evalkit-new-{pid}-y"
+    partial.mkdir()
+    assert remove_stale_temporaries(out) == [partial]
+    assert os.listdir(out) == ["report.json"] and (out / "report.json").read_text() == "{}"
+    assert not aside.exists() and not partial.exists()
+
+
+def test_swap_by_two_renames_where_no_atomic_exchange(report, tmp_path, monkeypatch):
+    from evalkit.report import write as write_mod
+
+    monkeypatch.setattr(write_mod, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    write_report(report, out, ["markdown", "csv"])
+    write_report(report, out, ["json"])
+    assert os.listdir(out) == ["report.json"] and temporaries(out) == []

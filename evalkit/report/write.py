@@ -85,6 +85,10 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     """Remove the temporary directories that killed report writes to ``directory``
     left beside it (``.<name>.evalkit-new|old-<pid>-*`` of a process that is gone).
 
+    A run killed between the two renames of a swap (systems without an atomic
+    exchange) leaves no ``directory`` but the previous report in ``-old-``: that one is
+    moved back instead of removed.
+
     :returns: the removed paths.
     """
     directory = Path(directory)
@@ -100,6 +104,9 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
         if m is None or _alive(int(m.group(2))):
             continue
         path = Path(entry.path)
+        if m.group(1) == "old" and entry.is_dir(follow_symlinks=False) and not os.path.lexists(directory):
+            os.rename(path, directory)  # the previous complete report, moved aside and not replaced
+            continue
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(path, ignore_errors=True)
         else:
