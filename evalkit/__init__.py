@@ -30,6 +30,7 @@ _LAZY = {
     "evaluate": ".engine.evaluate",
     "ConfigError": ".errors", "EvalkitError": ".errors", "EvaluationError": ".errors",
     "FlavourError": ".errors", "InputFormatError": ".errors", "RegistryError": ".errors",
+    "ArgumentError": ".errors", "ReportError": ".errors", "UnknownNameError": ".errors",
     "Flavour": ".flavour", "parse_flavour": ".flavour",
     "hookimpl": ".hookspecs",
     "read_qrels": ".io", "read_run": ".io", "read_subtopic_qrels": ".io",
@@ -61,7 +62,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
     from .data import Qrels, Run, SubtopicQrels
     from .engine.evaluate import evaluate
-    from .errors import ConfigError, EvalkitError, EvaluationError, FlavourError, InputFormatError, RegistryError
+    from .errors import (
+        ArgumentError,
+        ConfigError,
+        EvalkitError,
+        EvaluationError,
+        FlavourError,
+        InputFormatError,
+        RegistryError,
+        ReportError,
+        UnknownNameError,
+    )
     from .flavour import Flavour, parse_flavour
     from .hookspecs import hookimpl
     from .io import read_qrels, read_run, read_subtopic_qrels
