@@ -37,6 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .errors import ArgumentError
+
 __all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval", "qrels_and_run",
            "xgboost_metric"]
 
@@ -50,7 +52,7 @@ def _flavours(specs: str | Sequence[str], registry):
         registry = default_registry()
     specs = [specs] if isinstance(specs, str) else list(specs)
     if not specs:
-        raise ValueError("give at least one flavour or preset")
+        raise ArgumentError("give at least one flavour or preset")
     out = []
     for spec in specs:
         flavours = expand_spec(spec, registry)
@@ -74,7 +76,7 @@ def qrels_and_run(labels, scores, group_sizes, *, name: str = "model"):
     :func:`evalkit.io.trec.write_run`) gives what the training-loop adapters log.
 
     :returns: ``(qrels, run)``.
-    :raises ValueError: lengths disagree.
+    :raises ArgumentError: lengths disagree.
     """
     from .data import Qrels, Run
 
@@ -82,7 +84,7 @@ def qrels_and_run(labels, scores, group_sizes, *, name: str = "model"):
     scores = np.asarray(scores, dtype=np.float64).reshape(-1)
     sizes = np.asarray(group_sizes, dtype=np.int64).reshape(-1)
     if not (labels.shape == scores.shape and sizes.sum() == len(labels)):
-        raise ValueError(f"{len(labels)} labels, {len(scores)} predictions, group sizes summing to {int(sizes.sum())}")
+        raise ArgumentError(f"{len(labels)} labels, {len(scores)} predictions, group sizes summing to {int(sizes.sum())}")
     w = docno_width(sizes)
     group = np.repeat(np.arange(len(sizes)), sizes)
     pos = np.arange(len(labels)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
@@ -117,7 +119,7 @@ def evaluate_groups(labels, scores, group_sizes, specs: str | Sequence[str], *, 
     :param specs: a flavour string or preset, or a list of them; a preset without a
         cutoff that has several default cutoffs gives one entry per cutoff.
     :returns: ``{name: mean}`` with ``name`` the spec as given (``spec@k`` per expanded cutoff).
-    :raises ValueError: lengths disagree, a score is not finite, or a spec is invalid.
+    :raises ArgumentError: lengths disagree, a score is not finite, or a spec is invalid.
     """
     flavours, registry = _flavours(specs, registry)
     values = _means(labels, scores, group_sizes, [fl for _, fl in flavours], registry)
@@ -132,12 +134,12 @@ def _means(labels, scores, group_sizes, flavours, registry) -> list[float]:
     scores = np.asarray(scores, dtype=np.float64).reshape(-1)
     sizes = np.asarray(group_sizes, dtype=np.int64).reshape(-1)
     if labels.shape != scores.shape:
-        raise ValueError(f"{len(labels)} labels but {len(scores)} predictions "
+        raise ArgumentError(f"{len(labels)} labels but {len(scores)} predictions "
                          "(one prediction column per row is expected)")
     if sizes.sum() != len(labels) or (sizes < 0).any():
-        raise ValueError(f"the group sizes sum to {int(sizes.sum())}, not to the {len(labels)} rows")
+        raise ArgumentError(f"the group sizes sum to {int(sizes.sum())}, not to the {len(labels)} rows")
     if not np.isfinite(scores).all():
-        raise ValueError("the predictions contain NaN or infinite values")
+        raise ArgumentError("the predictions contain NaN or infinite values")
     y_true, y_score = _padded(labels, scores, sizes)
     out = []
     for fl in flavours:
@@ -148,14 +150,15 @@ def _means(labels, scores, group_sizes, flavours, registry) -> list[float]:
 
 
 def lightgbm_feval(specs: str | Sequence[str], *, registry=None):
-    """A LightGBM ``feval`` that logs evalkit flavours.
+    """A LightGBM ``feval`` that logs evalkit flavours. Usage (a sketch: ``params``,
+    ``train_set`` and ``valid`` are yours)::
 
-    >>> booster = lightgbm.train(params, train_set, valid_sets=[valid],
-    ...                          feval=lightgbm_feval(["trec_eval.ndcg_cut@10", "lightgbm.ndcg@5"]))
+        booster = lightgbm.train(params, train_set, valid_sets=[valid],
+                                 feval=lightgbm_feval(["trec_eval.ndcg_cut@10", "lightgbm.ndcg@5"]))
 
     :param specs: flavour strings or presets (see :func:`evaluate_groups`).
     :returns: ``feval(preds, eval_data) -> [(name, value, True), ...]``.
-    :raises ValueError: when called on a data set without query groups.
+    :raises ArgumentError: when called on a data set without query groups.
     """
     flavours, registry = _flavours(specs, registry)
     names = [f for f, _ in flavours]
@@ -164,7 +167,7 @@ def lightgbm_feval(specs: str | Sequence[str], *, registry=None):
     def feval(preds, eval_data):
         group = eval_data.get_group()
         if group is None:
-            raise ValueError("evalkit metrics need query groups: build the lightgbm.Dataset with group=...")
+            raise ArgumentError("evalkit metrics need query groups: build the lightgbm.Dataset with group=...")
         means = _means(eval_data.get_label(), preds, group, fls, registry)
         return [(name, value, True) for name, value in zip(names, means)]
 
@@ -177,7 +180,7 @@ def xgboost_metric(specs: str | Sequence[str], *, registry=None):
 
     :param specs: flavour strings or presets (see :func:`evaluate_groups`).
     :returns: ``custom_metric(predt, dmatrix) -> [(name, value), ...]``.
-    :raises ValueError: when called on a DMatrix without query groups.
+    :raises ArgumentError: when called on a DMatrix without query groups.
     """
     flavours, registry = _flavours(specs, registry)
     names = [f for f, _ in flavours]
@@ -186,7 +189,7 @@ def xgboost_metric(specs: str | Sequence[str], *, registry=None):
     def custom_metric(predt, dmatrix):
         ptr = np.asarray(dmatrix.get_uint_info("group_ptr"), dtype=np.int64)
         if ptr.size < 2:
-            raise ValueError("evalkit metrics need query groups: build the DMatrix with group=... or qid=...")
+            raise ArgumentError("evalkit metrics need query groups: build the DMatrix with group=... or qid=...")
         means = _means(dmatrix.get_label(), predt, np.diff(ptr), fls, registry)
         return [(name, value) for name, value in zip(names, means)]
 
@@ -194,11 +197,12 @@ def xgboost_metric(specs: str | Sequence[str], *, registry=None):
 
 
 class CatBoostMetric:
-    """A CatBoost user-defined metric for one flavour or preset.
+    """A CatBoost user-defined metric for one flavour or preset. Usage (a sketch: the
+    pools and group-id columns are yours)::
 
-    >>> metric = CatBoostMetric("trec_eval.ndcg_cut@10", valid_group_ids, train_group_ids)
-    >>> model = catboost.CatBoostRanker(loss_function="YetiRank", eval_metric=metric)
-    >>> model.fit(train_pool, eval_set=valid_pool)
+        metric = CatBoostMetric("trec_eval.ndcg_cut@10", valid_group_ids, train_group_ids)
+        model = catboost.CatBoostRanker(loss_function="YetiRank", eval_metric=metric)
+        model.fit(train_pool, eval_set=valid_pool)
 
     CatBoost hands a Python metric the labels and predictions but not the group ids,
     and evaluates an ``eval_metric`` on the training set as well as on the validation
@@ -209,7 +213,7 @@ class CatBoostMetric:
     :param spec: one flavour string or preset (with one cutoff).
     :param group_ids: one group-id column per data set, one id per row, the rows of a
         group consecutive.
-    :raises ValueError: the spec expands to several flavours, no group ids are given,
+    :raises ArgumentError: the spec expands to several flavours, no group ids are given,
         a group's rows are not consecutive, or two data sets of the same row count have
         different groups.
     """
@@ -217,9 +221,9 @@ class CatBoostMetric:
     def __init__(self, spec: str, *group_ids, registry=None):
         flavours, self._registry = _flavours(spec, registry)
         if len(flavours) != 1:
-            raise ValueError(f"{spec!r} expands to {len(flavours)} flavours; give one cutoff")
+            raise ArgumentError(f"{spec!r} expands to {len(flavours)} flavours; give one cutoff")
         if not group_ids:
-            raise ValueError("give the group-id column of each data set the metric will evaluate")
+            raise ArgumentError("give the group-id column of each data set the metric will evaluate")
         self.name, self._flavour = flavours[0]
         self._sizes: dict[int, np.ndarray] = {}
         for ids in group_ids:
@@ -228,11 +232,11 @@ class CatBoostMetric:
                 continue
             starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
             if len(np.unique(ids)) != len(starts):
-                raise ValueError("the rows of each group must be consecutive (sort the pool by group id)")
+                raise ArgumentError("the rows of each group must be consecutive (sort the pool by group id)")
             sizes = np.diff(np.append(starts, len(ids)))
             known = self._sizes.get(len(ids))
             if known is not None and not np.array_equal(known, sizes):
-                raise ValueError(f"two data sets of {len(ids)} rows with different groups: the metric "
+                raise ArgumentError(f"two data sets of {len(ids)} rows with different groups: the metric "
                                  "could not tell them apart")
             self._sizes[len(ids)] = sizes
 
@@ -243,10 +247,10 @@ class CatBoostMetric:
         """CatBoost's call: ``approxes`` is a list with one prediction column; returns
         ``(mean, 1.0)``."""
         if len(approxes) != 1:
-            raise ValueError(f"{len(approxes)} prediction columns; a ranking metric takes one")
+            raise ArgumentError(f"{len(approxes)} prediction columns; a ranking metric takes one")
         sizes = self._sizes.get(len(target))
         if sizes is None:
-            raise ValueError(f"{len(target)} rows, but the metric knows group ids for data sets of "
+            raise ArgumentError(f"{len(target)} rows, but the metric knows group ids for data sets of "
                              f"{', '.join(map(str, sorted(self._sizes)))} rows")
         (value,) = _means(target, approxes[0], sizes, [self._flavour], self._registry)
         return value, 1.0
