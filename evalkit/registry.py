@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata as md
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -25,6 +26,7 @@ import pluggy
 from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
 from .errors import FlavourError, RegistryError
+from .probe import probe_registry
 
 ENTRY_POINT_GROUP = "evalkit"
 DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
@@ -51,6 +53,25 @@ _HOOK_FOR_FAMILY = {
 }
 
 BUILTIN_ORIGIN = "evalkit (built-in)"
+
+#: A preset name: identifiers joined by dots or hyphens, optionally ending in ``-``
+#: (``trec_eval.ndcg_cut``, XGBoost's ``xgboost.ndcg-``).
+_PRESET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.-][A-Za-z_0-9]+)*-?\Z")
+_NAME_RULE = {
+    False: "component names must be Python identifiers (letters, digits, '_'; not starting with a digit), "
+           "so that flavour strings such as ndcg(gain=NAME) parse",
+    True: "preset names are identifiers joined by '.' or '-' (no spaces, '@', '(', ')', ',' or '=')",
+}
+
+
+def valid_name(family: str, name: object) -> bool:
+    """``True`` if ``name`` may name a component of ``family``: an ASCII identifier,
+    or for presets identifiers joined by ``.`` or ``-`` (``xgboost.ndcg-``)."""
+    if not isinstance(name, str) or not name.isascii():
+        return False
+    if family == "preset":
+        return _PRESET_NAME.match(name) is not None
+    return name.isidentifier()
 
 
 @dataclass
@@ -88,9 +109,14 @@ class Registry:
         if isinstance(aliases, str):
             aliases = (aliases,)
         aliases = tuple(aliases)
+        if not valid_name(family, component.name):
+            raise RegistryError(f"{origin}: invalid {family} name {component.name!r}: {_NAME_RULE[family == 'preset']}")
         for alias in aliases:
             if not isinstance(alias, str) or not alias or alias == component.name:
                 raise RegistryError(f"{origin}: invalid alias {alias!r} for {family} '{component.name}'")
+            if not valid_name(family, alias):
+                raise RegistryError(f"{origin}: invalid alias {alias!r} for {family} '{component.name}': "
+                                    f"{_NAME_RULE[family == 'preset']}")
         for name in (component.name, *aliases):
             first = self._owner(family, name)
             if first is not None:
@@ -220,10 +246,12 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
                 )
             try:
                 plugin = ep.load()
-            except Exception as exc:  # noqa: BLE001 - any import failure is reported
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure is reported
+                # SystemExit too: a plugin calling sys.exit() at import would otherwise end
+                # every command silently with its status. KeyboardInterrupt is the user's.
                 raise RegistryError(
                     f"evalkit plugin from distribution {dist_label} (entry point '{ep.name}' = "
-                    f"{ep.value}) failed to import: {type(exc).__name__}: {exc}. "
+                    f"{ep.value}) failed to import: {_describe(exc)}. "
                     f"Uninstall it or set {DISABLE_ENV}={ep.name}"
                 ) from exc
             try:
@@ -248,6 +276,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
     # Presets are flavour strings, parsed where presets are expanded
     # (evalkit.presets.expand_spec / check_presets, which the CLI runs at start-up):
     # the flavour grammar is a layer above the registry, which does not import it.
+    probe_registry(registry)
     return registry
 
 
@@ -285,8 +314,14 @@ def _call_registration(registry: Registry, family: str, hook_name: str, impl, or
                     register(item)
     except RegistryError:
         raise
-    except Exception as exc:  # a plugin's hook crashed: say whose
-        raise RegistryError(f"{origin}: {hook_name} failed: {type(exc).__name__}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # a plugin's hook crashed (or exited): say whose
+        raise RegistryError(f"{origin}: {hook_name} failed: {_describe(exc)}") from exc
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"
 
 
 @functools.lru_cache(maxsize=4)

@@ -295,6 +295,132 @@ def test_hook_that_raises_is_reported_with_its_origin(site):
         build_registry(disable_plugins=False)
 
 
+def test_plugin_calling_sys_exit_at_import_is_an_error_naming_it(site):
+    """sys.exit(0) at import used to end every command with status 0 and no output."""
+    site.add("evalkit-exits", "import sys\nsys.exit(0)\n", ep_name="exits")
+    with pytest.raises(RegistryError) as info:
+        build_registry(disable_plugins=False)
+    msg = str(info.value)
+    assert "evalkit-exits 1.0" in msg and "entry point 'exits'" in msg
+    assert "sys.exit(0)" in msg and f"{DISABLE_ENV}=exits" in msg
+    assert isinstance(info.value.__cause__, SystemExit)
+
+
+def test_plugin_calling_sys_exit_at_import_through_the_cli(site, capsys):
+    from evalkit.cli import main
+
+    site.add("evalkit-exits", "import sys\nsys.exit(0)\n", ep_name="exits")
+    registry_mod._cached.cache_clear()
+    try:
+        rc = main(["flavours"])
+    finally:
+        registry_mod._cached.cache_clear()
+    err = capsys.readouterr().err
+    assert rc != 0
+    assert "evalkit-exits 1.0" in err and "sys.exit(0)" in err
+    assert "Traceback" not in err
+
+
+def test_hook_calling_sys_exit_is_reported_with_its_origin(site):
+    site.add("evalkit-hookexit", """
+        import sys
+
+        @hookimpl
+        def evalkit_register_gains(register):
+            sys.exit(3)
+    """)
+    with pytest.raises(RegistryError, match=r"evalkit-hookexit 1\.0.*evalkit_register_gains failed: it called sys\.exit\(3\)"):
+        build_registry(disable_plugins=False)
+
+
+@pytest.mark.parametrize("family,body,expected", [
+    ("gain", "register(Gain(name='short', fn=lambda g: g[:-1]))",
+     r"gain 'short' failed evalkit's probe.*shape \(4,\); expected \(5,\)"),
+    ("gain", "register(Gain(name='texty', fn=lambda g: g.astype(str)))",
+     r"gain 'texty' failed evalkit's probe.*dtype <U32; expected a real"),
+    ("discount", "register(Discount(name='nan', fn=lambda r: np.where(r > 2, np.nan, 1.0)))",
+     r"discount 'nan' failed evalkit's probe.*non-finite values \(nan"),
+    ("discount", "register(Discount(name='inf', fn=lambda r: 1.0 / (r - 1)))",
+     r"discount 'inf' failed evalkit's probe.*non-finite values \(inf"),
+    ("discount", "register(Discount(name='scalar', fn=lambda r: 1.0))",
+     r"discount 'scalar' failed evalkit's probe.*shape \(\); expected \(5,\)"),
+    ("ties", "register(TiePolicy(name='dup', fn=lambda keys: np.zeros(len(keys.query), dtype=np.int64)))",
+     r"tie policy 'dup' failed evalkit's probe.*not a permutation"),
+    ("ties", "register(TiePolicy(name='floaty', fn=lambda keys: np.arange(len(keys.query)) * 1.0))",
+     r"tie policy 'floaty' failed evalkit's probe.*dtype float64; expected an integer"),
+    ("ties", "register(TiePolicy(name='mixer', fn=lambda keys: np.arange(len(keys.query))[::-1].copy()))",
+     r"tie policy 'mixer' failed evalkit's probe.*does not keep queries contiguous"),
+    ("idcg", "register(IdcgStrategy(name='wide', fn=lambda ctx: np.ones(7)))",
+     r"IDCG strategy 'wide' failed evalkit's probe.*shape \(7,\); expected \(2,\)"),
+    ("metric", "register(Metric(name='bare', fn=lambda inp: np.zeros(inp.n_queries)))",
+     r"metric 'bare' failed evalkit's probe.*expected an evalkit.components.MetricOutput"),
+    ("metric", "register(Metric(name='nanm', fn=lambda inp: MetricOutput(np.full(inp.n_queries, np.nan), np.ones(inp.n_queries, bool))))",
+     r"metric 'nanm' failed evalkit's probe.*non-finite"),
+    ("metric", "register(Metric(name='crashm', fn=lambda inp: 1 / 0))",
+     r"metric 'crashm' raised ZeroDivisionError.*probed"),
+    ("metric", "register(Metric(name='exitm', fn=lambda inp: sys.exit(0)))",
+     r"metric 'exitm' raised SystemExit"),
+])
+def test_components_are_probed_at_build(site, family, body, expected):
+    """Every component runs once at build on a small input; a wrong output is an error
+    naming the distribution and the component (before it could give 0.0 silently)."""
+    hook = {"gain": "gains", "discount": "discounts", "ties": "tie_policies",
+            "idcg": "idcg_strategies", "metric": "metrics"}[family]
+    site.add("evalkit-probed", f"""
+        import sys
+
+        @hookimpl
+        def evalkit_register_{hook}(register):
+            {body}
+    """)
+    with pytest.raises(RegistryError, match="(?s)evalkit-probed 1\\.0.*" + expected):
+        build_registry(disable_plugins=False)
+
+
+def test_probe_accepts_integer_outputs_and_skips_required_parameters(site):
+    """Integer gains are real numbers; a component whose parameter has no default
+    cannot be called without a flavour string, so it is not probed at build."""
+    site.add("evalkit-okay", """
+        @hookimpl
+        def evalkit_register_gains(register):
+            register(Gain(name="ints", fn=lambda g: g.astype(np.int64)))
+            register(Gain(name="needs", fn=lambda g, base: g[:1], params=(Param("base", "float"),)))
+    """)
+    reg = build_registry(disable_plugins=False)
+    assert {"ints", "needs"} <= set(reg.names("gain"))
+
+
+@pytest.mark.parametrize("family,name", [
+    ("gain", "my gain"), ("gain", "2x"), ("discount", "log(2)"), ("metric", "nd-cg"),
+    ("ties", "tie,break"), ("gain", "gaín"), ("preset", "lib.ndcg@10"), ("preset", "lib ndcg"),
+])
+def test_component_names_must_be_identifiers(site, family, name):
+    make = {"gain": "Gain(name={n!r}, fn=lambda g: g)",
+            "discount": "Discount(name={n!r}, fn=lambda r: 1.0 / r)",
+            "metric": "Metric(name={n!r}, fn=lambda inp: None)",
+            "ties": "TiePolicy(name={n!r}, fn=lambda keys: keys.identity())",
+            "preset": "Preset(name={n!r}, spec='ndcg')"}[family].format(n=name)
+    hook = {"gain": "gains", "discount": "discounts", "ties": "tie_policies",
+            "metric": "metrics", "preset": "presets"}[family]
+    site.add("evalkit-names", f"""
+        @hookimpl
+        def evalkit_register_{hook}(register):
+            register({make})
+    """)
+    with pytest.raises(RegistryError, match=r"evalkit-names 1\.0.*invalid " + family + " name"):
+        build_registry(disable_plugins=False)
+
+
+def test_aliases_must_be_identifiers(site):
+    site.add("evalkit-alias", """
+        @hookimpl
+        def evalkit_register_gains(register):
+            register(Gain(name="lin2", fn=lambda g: g), aliases=("lin 2",))
+    """)
+    with pytest.raises(RegistryError, match=r"invalid alias 'lin 2' for gain 'lin2'"):
+        build_registry(disable_plugins=False)
+
+
 def test_plugin_preset_with_unknown_component(site):
     site.add("evalkit-badpreset", """
         @hookimpl
@@ -372,10 +498,10 @@ def test_hooks_called_once_per_build_and_never_during_evaluation(site):
     name = site.add("evalkit-flat", FLAT_DISCOUNT, ep_name="flat")
     reg = build_registry(disable_plugins=False)
     calls = site.module(name).CALLS
-    assert calls == {"discounts": 1, "fn": 0}
+    assert calls == {"discounts": 1, "fn": 1}  # the hook once, the kernel once (the build's probe)
 
     build_registry(disable_plugins=False)
-    assert calls["discounts"] == 2  # once more for the second registry, not more
+    assert calls == {"discounts": 2, "fn": 2}  # once more for the second registry, not more
 
     flavours = ["dcg(discount=flat)@10", "ndcg(discount=flat(height=3),idcg=returned)@5"]
     small = evaluate(*_many_queries(3), flavours, registry=reg)
@@ -385,7 +511,7 @@ def test_hooks_called_once_per_build_and_never_during_evaluation(site):
     assert calls["discounts"] == 2
     # ... and the component function is called per flavour, not per query: the same
     # number of times for 3 and for 500 queries
-    assert calls["fn"] - after_small["fn"] == after_small["fn"] > 0
+    assert calls["fn"] - after_small["fn"] == after_small["fn"] - 2 > 0
     assert small.values.shape == (1, 2, 3) and big.values.shape == (1, 2, 500)
     assert np.isfinite(big.values).all()
 

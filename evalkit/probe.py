@@ -1,0 +1,192 @@
+"""Probing components once, at registry build, on a small known input.
+
+A component whose kernel returns the wrong dtype, the wrong shape or non-finite
+values would otherwise turn into 0.0 (or NaN dropped from a mean) far away from its
+cause, in the middle of an evaluation. :func:`probe_registry` calls every component
+once at its default parameters on a fixed two-query problem (grades 0..3 and an
+unjudged document, one tied pair, a cutoff) and raises :class:`RegistryError` naming
+the component and its origin (the distribution that registered it) when the output is
+wrong. The probe costs a few hundred microseconds per component: it runs at every
+CLI start.
+
+What is checked, per family (``n`` ranked positions, ``q`` queries):
+
+* gain ``fn(grades float64 (n,))``: real dtype, shape ``(n,)``, finite;
+* discount ``fn(ranks int64 (n,))``: real dtype, shape ``(n,)``, finite;
+* tie policy ``fn(keys)``: integer dtype, a permutation of ``0..n-1`` that keeps
+  queries contiguous in their original order;
+* IDCG strategy ``fn(ctx)``: real dtype, shape ``(q,)``, finite;
+* metric ``fn(inp) -> MetricOutput``: ``values`` real ``(q,)``, ``defined`` bool
+  ``(q,)``, values finite where defined.
+
+Components that cannot be called without a value the user gives (a required
+parameter, or a numeric-key table such as the ``map`` gain) and intent-aware
+metrics (they need subtopic qrels) are not probed; the engine checks them per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import Qrels, Run
+from .errors import RegistryError
+
+__all__ = ["probe_registry", "probe_component"]
+
+#: the probe's qrels and run: query ``a`` has grades 3, 0, 1, 2 and a tie (d2, d3);
+#: ``d9`` is unjudged; query ``b`` has one relevant document, ranked second.
+_QRELS = (("a", "d1", 3), ("a", "d2", 0), ("a", "d3", 1), ("a", "d4", 2),
+          ("b", "e1", 0), ("b", "e2", 1))
+_RUN = (("a", "d1", 4.0), ("a", "d2", 3.0), ("a", "d3", 3.0), ("a", "d9", 2.0), ("a", "d4", 1.0),
+        ("b", "e1", 2.0), ("b", "e2", 1.0))
+_K = 3
+
+
+class _ProbeFailure(Exception):
+    pass
+
+
+def _numeric(out, what: str, shape: tuple[int, ...], *, integer: bool = False) -> np.ndarray:
+    try:
+        arr = np.asarray(out)
+    except Exception as exc:  # noqa: BLE001 - an object numpy cannot read
+        raise _ProbeFailure(f"returned {type(out).__name__}, not an array ({exc})") from None
+    kinds = "iu" if integer else "iuf"
+    if arr.dtype.kind not in kinds:
+        expected = "an integer array" if integer else "a real (float64) array"
+        raise _ProbeFailure(f"{what} has dtype {arr.dtype}; expected {expected}")
+    if arr.shape != shape:
+        raise _ProbeFailure(f"{what} has shape {arr.shape}; expected {shape}")
+    if not integer and not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)]
+        raise _ProbeFailure(f"{what} has non-finite values ({', '.join(map(str, bad[:3]))})")
+    return arr
+
+
+class _Probe:
+    """The probe problem, built once per registry."""
+
+    def __init__(self, registry):
+        from .engine.problem import build_problem
+
+        self.registry = registry
+        self.problem = build_problem(Qrels.from_rows(_QRELS, source="<probe>"),
+                                     Run.from_rows(_RUN, name="probe", source="<probe>"))
+        self._reference_ranked = None
+
+    def _builtin(self, family: str, name: str, fallback=None):
+        comp = self.registry.components[family].get(name)
+        return comp if comp is not None else fallback
+
+    def ranked(self):
+        if self._reference_ranked is None:
+            stable = self._builtin("ties", "stable")
+            if stable is None:  # only in a registry stripped of the built-ins
+                return None
+            self._reference_ranked = self.problem.ranked(stable, stable.bind(()))
+        return self._reference_ranked
+
+    def _bound(self, family: str, name: str, fallback):
+        comp = self._builtin(family, name)
+        if comp is None:
+            return fallback
+        kw = comp.bind(())
+        return lambda x: np.asarray(comp.fn(x, **kw), dtype=np.float64)
+
+    def gain(self, comp, kw):
+        grades = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+        _numeric(comp.fn(grades, **kw), "the gains of grades 0..4", grades.shape)
+
+    def discount(self, comp, kw):
+        ranks = np.arange(1, 6, dtype=np.int64)
+        _numeric(comp.fn(ranks, **kw), "the discounts of ranks 1..5", ranks.shape)
+
+    def ties(self, comp, kw):
+        keys = self.problem.keys
+        n = len(keys.query)
+        order = _numeric(comp.fn(keys, **kw), "the order", (n,), integer=True)
+        if not np.array_equal(np.sort(order), np.arange(n)):
+            raise _ProbeFailure(f"the order {order.tolist()} is not a permutation of 0..{n - 1}")
+        if not np.array_equal(keys.query[order], np.sort(keys.query, kind="stable")):
+            raise _ProbeFailure(f"the order {order.tolist()} does not keep queries contiguous")
+
+    def _input(self, k):
+        from .kernel import MetricInput
+
+        ranked = self.ranked()
+        if ranked is None:
+            return None
+        p = self.problem
+        return MetricInput(
+            ranked=ranked, judged_grade=p.judged_grade, judged_offsets=p.judged_offsets, k=k,
+            gain=self._bound("gain", "linear", lambda g: np.asarray(g, dtype=np.float64)),
+            discount=self._bound("discount", "log2", lambda r: 1.0 / np.log2(r + 1.0)),
+            idcg=None,
+        )
+
+    def idcg(self, comp, kw):
+        from .kernel import IdealContext
+
+        inp = self._input(_K)
+        if inp is None:
+            return
+        ctx = IdealContext(inp.ranked_gain, inp.ranked, inp.judged_gain, inp.judged_offsets,
+                           inp.discount, _K)
+        _numeric(comp.fn(ctx, **kw), "the ideal DCG", (inp.n_queries,))
+
+    def metric(self, comp, kw):
+        if comp.needs_subtopics:
+            return
+        inp = self._input(_K)
+        if inp is None:
+            return
+        judged = self._builtin("idcg", "judged")
+        if judged is not None:
+            jkw = judged.bind(())
+            inp.idcg = lambda ctx: judged.fn(ctx, **jkw)
+        out = comp.fn(inp, **kw)
+        q = inp.n_queries
+        values = _numeric(getattr(out, "values", None), "MetricOutput.values", (q,)) \
+            if hasattr(out, "values") else None
+        if values is None:
+            raise _ProbeFailure(f"returned {type(out).__name__}; expected an evalkit.components.MetricOutput")
+        defined = np.asarray(getattr(out, "defined", None))
+        if defined.dtype != bool or defined.shape != (q,):
+            raise _ProbeFailure(f"MetricOutput.defined is {defined.dtype} {defined.shape}; expected bool ({q},)")
+
+
+_FAMILY_NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy",
+                "ties": "tie policy", "metric": "metric"}
+
+
+def probe_component(probe: _Probe, family: str, comp) -> None:
+    """Call ``comp`` once on the probe input.
+
+    :raises RegistryError: the call raised (``SystemExit`` included) or returned
+        a wrong output; the message names the component and its origin.
+    """
+    if any(p.default is None for p in comp.params) or comp.numeric_keys is not None:
+        return  # needs a value only a flavour string gives
+    check = getattr(probe, family)
+    noun = _FAMILY_NOUN[family]
+    try:
+        with np.errstate(all="ignore"):
+            check(comp, comp.bind(()))
+    except _ProbeFailure as exc:
+        raise RegistryError(f"{comp.origin}: {noun} '{comp.name}' failed evalkit's probe "
+                            f"(called once at start-up on a small input): {exc}") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin's kernel crashed
+        raise RegistryError(f"{comp.origin}: {noun} '{comp.name}' raised {type(exc).__name__}: {exc} "
+                            f"when evalkit probed it (called once at start-up on a small input)") from exc
+
+
+def probe_registry(registry) -> None:
+    """Probe every component of ``registry`` (presets excluded: they are flavour
+    strings, checked by :func:`evalkit.presets.check_presets`).
+
+    :raises RegistryError: the first component whose probe fails.
+    """
+    probe = _Probe(registry)
+    for family in ("gain", "discount", "ties", "idcg", "metric"):
+        for comp in registry.components[family].values():
+            probe_component(probe, family, comp)
