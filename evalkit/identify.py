@@ -1,24 +1,45 @@
-"""Which NDCG flavour produced a reported number?
+"""Which NDCG flavour produced a reported number, and how sure can one be?
 
-Given qrels, one or more runs and the value(s) a paper or a tool reported for them,
+Given qrels, one or more runs and the number(s) a paper or a tool reported for them,
 :func:`identify` evaluates the runs under every registered preset and every
 composition of the registered components (``ndcg`` x gains x discounts x IDCG
-strategies x tie policies x ``empty``/``missing`` conventions), at the given cutoff
-or, without one, with no cutoff and at common cutoffs, and returns the flavours that
-reproduce every reported value within its printed precision: ``0.4021`` stands for
-any value in ``[0.40205, 0.40215]`` (half a unit in the last printed digit).
+strategies x tie policies, each at every string-choice parameter such as
+``stable(score=float32)``, x ``empty``/``missing`` conventions; presets whose metric
+has an ERR maximum grade also at the usual maximum grades) and keeps the flavours
+that reproduce **every** reported number within its printed precision: ``0.4021``
+stands for any value in ``[0.40205, 0.40215]`` (half a unit in the last printed digit).
 
-Answers come most common first: presets, ordered by how widely used their library
-is (:data:`LIBRARY_ORDER`), then compositions by the number of choices that differ
-from trec_eval's defaults.
+Evidence (:class:`Evidence`) is one number: the mean over queries of one system at
+one cutoff (or an unknown one), or one query's value (a per-query file such as
+``trec_eval -q`` output). Several numbers are intersected: a candidate must
+reproduce them all, which is how a paper's table (several runs, several cutoffs) is
+identified.
+
+Answers are weighed, not just listed (:class:`Identification`):
+
+* **prior**: presets of real libraries come first (by :data:`LIBRARY_ORDER`), then
+  compositions by their distance to the nearest preset (the number of components,
+  conventions and parameters changed, :func:`distance_to_presets`);
+* **groups**: candidates that give the same value on every query of this data are
+  one answer (:class:`Group`); the choices that vary inside a group are what the
+  data cannot tell apart, with the reason when it is a property of the data (one
+  positive grade: gains; no tied scores: tie policies; no query missing from a run:
+  ``missing``; every query with a relevant document: ``empty``);
+* **strength** (:class:`Strength`): how many distinct values the candidate space
+  produces on this data, and the chance that an arbitrary flavour lands within the
+  printed rounding (estimated from the density of candidate values around the
+  reported ones), hence the number of matches expected by chance;
+* a **verdict** (:attr:`Identification.status`): ``"preset"`` (a preset reproduces
+  the numbers: the first group), ``"composition"`` (one group of compositions and a
+  negligible chance of a coincidence), ``"weak"`` (no preset, and several groups
+  match or a coincidence is likely: no answer is named) or ``"none"``.
 
 Everything is evaluated in one :func:`evalkit.evaluate` call (each run is joined
-once and sorted once per tie policy). Compositions are evaluated once per
-gain/discount/IDCG/tie/cutoff combination, under ``missing=zero,empty=skip``; the
-six ``empty`` x ``missing`` variants are derived from those per-query values
-(``NaN`` marks the queries without a relevant judged document; the run's query set
-says which queries are missing) by :func:`evalkit.engine.conventions.apply_conventions`,
-the rules the engine applies to each variant.
+once and sorted once per tie policy). Compositions are evaluated under
+``missing=zero,empty=skip``; the six ``empty`` x ``missing`` variants are derived
+from those per-query values (``NaN`` marks the queries without a relevant judged
+document; the run's query set says which queries are missing) by
+:func:`evalkit.engine.conventions.apply_conventions`, the rules the engine applies.
 
 Only the CLI prints; this module returns data.
 """
@@ -30,7 +51,8 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
-from typing import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -41,14 +63,21 @@ from .registry import registry_or_default
 
 __all__ = [
     "Reported",
+    "Evidence",
     "Answer",
+    "Group",
+    "Strength",
     "Identification",
     "parse_reported",
     "read_reported_table",
+    "read_evidence_table",
+    "read_per_query",
     "candidate_flavours",
+    "distance_to_presets",
     "identify",
     "LIBRARY_ORDER",
     "COMMON_CUTOFFS",
+    "ERR_MAX_GRADES",
 ]
 
 #: Libraries by how widely their NDCG numbers are reported (presets are listed in
@@ -68,6 +97,12 @@ _BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"})
 #: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
 #: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
 ERR_MAX_GRADES: tuple[int, ...] = (1, 2, 3, 4, 5)
+
+#: A reported value's neighbourhood used to estimate the density of candidate
+#: values: this many times its printed half-width on each side.
+_WINDOW = 10.0
+#: Expected chance matches at or above which a lone composition is not named.
+_WEAK = 0.1
 
 _EMPTY = ("zero", "one", "skip")
 _MISSING = ("skip", "zero")
@@ -114,26 +149,66 @@ def parse_reported(text: str | float, *, percent: bool | None = None) -> Reporte
     return Reported(raw, float(dec), float(half))
 
 
+def _parse_value_at(text: str) -> tuple[Reported, int | None]:
+    """``0.4021`` -> (value, None); ``0.4021@10`` -> (value, 10)."""
+    value, at, k = text.partition("@")
+    if not at:
+        return parse_reported(value), None
+    if not k.isascii() or not k.isdigit() or int(k) < 1 or len(k) > 9:
+        raise EvalkitError(f"reported value {text!r}: the cutoff after '@' must be an integer >= 1")
+    return parse_reported(value), int(k)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One reported number.
+
+    :param system: the run's name.
+    :param reported: the value as printed.
+    :param k: the cutoff it was computed at; ``None``: unknown (no cutoff and
+        :data:`COMMON_CUTOFFS` are tried, the same for every unknown one).
+    :param qid: a query id for one query's value; ``None``: the mean over queries.
+    """
+
+    system: str
+    reported: Reported
+    k: int | None = None
+    qid: str | None = None
+
+    @property
+    def label(self) -> str:
+        text = self.system + (f"@{self.k}" if self.k is not None else "")
+        return text if self.qid is None else f"{text} q{self.qid}"
+
+
+def _read_lines(path_or_text: str) -> tuple[str, list[tuple[int, list[str]]]]:
+    if "\n" in path_or_text:
+        source, text = "<text>", path_or_text
+    else:
+        source = path_or_text
+        try:
+            text = Path(path_or_text).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise EvalkitError(f"{source}: cannot read: {exc}") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            rows.append((number, line.split()))
+    return source, rows
+
+
 def read_reported_table(path_or_text: str) -> dict[str, Reported]:
     """Read ``system value`` lines (whitespace-separated; ``#`` starts a comment).
 
     :raises EvalkitError: a line without exactly two fields, a bad value, or a system
         listed twice; the message names the file and line.
     """
-    from pathlib import Path
-
-    if "\n" in path_or_text:
-        source, text = "<text>", path_or_text
-    else:
-        source, text = path_or_text, Path(path_or_text).read_text()
+    source, rows = _read_lines(path_or_text)
     out: dict[str, Reported] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
+    for number, parts in rows:
         if len(parts) != 2:
-            raise EvalkitError(f"{source}:{number}: expected 'system value', got {line!r}")
+            raise EvalkitError(f"{source}:{number}: expected 'system value', got {' '.join(parts)!r}")
         system, value = parts
         if system in out:
             raise EvalkitError(f"{source}:{number}: system {system!r} listed twice")
@@ -146,18 +221,100 @@ def read_reported_table(path_or_text: str) -> dict[str, Reported]:
     return out
 
 
+def read_evidence_table(path_or_text: str, *, k: int | None = None) -> list[Evidence]:
+    """Read ``system value [value ...]`` lines, each value optionally with its cutoff
+    (``bm25 0.4021@10 0.3812@5``): a paper's table, one line per system.
+
+    :param k: the cutoff of values written without one (``None``: unknown).
+    :raises EvalkitError: a line without a value, a bad value, or a (system, cutoff)
+        listed twice; the message names the file and line.
+    """
+    source, rows = _read_lines(path_or_text)
+    out: list[Evidence] = []
+    seen: set[tuple[str, int | None]] = set()
+    for number, parts in rows:
+        if len(parts) < 2:
+            raise EvalkitError(f"{source}:{number}: expected 'system value [value@k ...]', got {parts[0]!r}")
+        system = parts[0]
+        for text in parts[1:]:
+            try:
+                reported, at = _parse_value_at(text)
+            except EvalkitError as exc:
+                raise EvalkitError(f"{source}:{number}: {exc}") from None
+            key = (system, at if at is not None else k)
+            if key in seen:
+                where = f" at cutoff {key[1]}" if key[1] is not None else ""
+                raise EvalkitError(f"{source}:{number}: system {system!r}{where} listed twice")
+            seen.add(key)
+            out.append(Evidence(system, reported, key[1]))
+    if not out:
+        raise EvalkitError(f"{source}: no 'system value' lines")
+    return out
+
+
+_MEASURE_CUTOFF = re.compile(r"(?:_cut)?[_.@](\d+)$")
+
+
+def read_per_query(path_or_text: str, system: str, *, k: int | None = None) -> list[Evidence]:
+    """Read one system's per-query values: ``qid value`` lines, or ``trec_eval -q``
+    output (``measure qid value``, one measure; its ``all`` line is the mean, and a
+    measure name ending in a number, ``ndcg_cut_10``, gives the cutoff).
+
+    :param k: the cutoff when the file does not give one (``None``: unknown).
+    :raises EvalkitError: a malformed line, a query listed twice, several measures,
+        or a cutoff in the measure name that contradicts ``k``; the message names the
+        file and line.
+    """
+    source, rows = _read_lines(path_or_text)
+    measures: set[str] = set()
+    values: list[tuple[str, Reported]] = []
+    seen: set[str] = set()
+    for number, parts in rows:
+        if len(parts) == 3:
+            measure, qid, value = parts
+            measures.add(measure)
+            if len(measures) > 1:
+                raise EvalkitError(f"{source}:{number}: several measures ({', '.join(sorted(measures))}); "
+                                   f"keep the lines of one")
+        elif len(parts) == 2:
+            qid, value = parts
+        else:
+            raise EvalkitError(f"{source}:{number}: expected 'qid value' or 'measure qid value', "
+                               f"got {' '.join(parts)!r}")
+        if qid in seen:
+            raise EvalkitError(f"{source}:{number}: query {qid!r} listed twice")
+        seen.add(qid)
+        try:
+            values.append((qid, parse_reported(value, percent=False)))
+        except EvalkitError as exc:
+            raise EvalkitError(f"{source}:{number}: {exc}") from None
+    if measures:
+        hit = _MEASURE_CUTOFF.search(next(iter(measures)))
+        if hit:
+            at = int(hit.group(1))
+            if k is not None and k != at:
+                raise EvalkitError(f"{source}: the measure {next(iter(measures))!r} is at cutoff {at}, not {k}")
+            k = at
+    if not any(q != "all" for q, _ in values):
+        raise EvalkitError(f"{source}: no per-query values")
+    return [Evidence(system, r, k, None if (measures and q == "all") else q) for q, r in values]
+
+
 @dataclass(frozen=True)
 class Answer:
-    """A flavour that reproduces the reported values.
+    """A candidate flavour and its values on the evidence.
 
     :param name: preset name with cutoff (``trec_eval.ndcg_cut@10``), or the
         canonical flavour string for a composition.
-    :param flavour: the :class:`Flavour`.
+    :param flavour: the :class:`Flavour` (at the evidence's cutoff when it has one).
     :param preset: the preset's name, or ``None`` for a composition.
-    :param values: the mean over queries per system (same order as
-        :attr:`Identification.systems`).
-    :param non_default: number of choices that differ from trec_eval's ``ndcg``
-        (gain, discount, IDCG, ties, each convention, a metric parameter).
+    :param values: its value for each piece of evidence (same order as
+        :attr:`Identification.evidence`).
+    :param non_default: number of choices that differ from trec_eval's ``ndcg``.
+    :param distance: for a composition, the number of components, conventions and
+        parameters that differ from the nearest preset (:func:`distance_to_presets`);
+        0 for a preset.
+    :param aliases: other preset names with the same flavour.
     """
 
     name: str
@@ -165,20 +322,85 @@ class Answer:
     preset: str | None
     values: tuple[float, ...]
     non_default: int
-    #: other preset names with the same flavour (``trec_eval.ndcg@10`` for ``trec_eval.ndcg_cut@10``)
     aliases: tuple[str, ...] = ()
+    distance: int = 0
+
+
+@dataclass(frozen=True)
+class Group:
+    """Candidates that give the same value on every query of the data: one answer.
+
+    :param answers: the members, most likely first (the first is the group's name).
+    :param varies: ``{choice: values}`` for every choice that differs between members
+        (``{"gain": ("exp2", "linear")}``): what the data cannot tell apart.
+    :param reasons: ``{choice: why}`` for the choices that vary because of a property
+        of the data (``"gain": "the qrels have one positive grade"``).
+    """
+
+    answers: tuple[Answer, ...]
+    varies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def first(self) -> Answer:
+        return self.answers[0]
+
+    @property
+    def name(self) -> str:
+        return self.answers[0].name
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every member's name and alias."""
+        return tuple(n for a in self.answers for n in (a.name, *a.aliases))
+
+    @property
+    def presets(self) -> tuple[str, ...]:
+        return tuple(n for a in self.answers if a.preset is not None for n in (a.name, *a.aliases))
+
+
+@dataclass(frozen=True)
+class Strength:
+    """How much the evidence says.
+
+    :param n_flavours: candidates tried.
+    :param n_behaviours: distinct per-query behaviours among them on this data (the
+        number of groups).
+    :param n_distinct: distinct values (vectors of values, one per piece of evidence)
+        the candidates produce.
+    :param chance: the chance that an arbitrary flavour lands within the printed
+        rounding of every reported number, estimated from the density of the distinct
+        candidate values in a window of ``10`` half-widths around the reported values
+        (the matching ones left out).
+    :param expected_by_chance: ``chance * n_distinct``: matches to expect from
+        coincidence alone.
+    :param facts: properties of the data that make choices indistinguishable
+        (``binary_qrels``, ``no_ties``, ``no_ties_float32``, ``no_missing``, ``no_empty``).
+    """
+
+    n_flavours: int
+    n_behaviours: int
+    n_distinct: int
+    chance: float
+    expected_by_chance: float
+    facts: Mapping[str, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Identification:
     """What :func:`identify` returns.
 
-    :param systems: system names, in the order of :attr:`Answer.values`.
-    :param reported: the reported value of each system.
-    :param matches: answers reproducing every reported value, most common first.
+    :param systems: the systems of the evidence, in order of first appearance.
+    :param reported: the reported value of each piece of evidence.
+    :param evidence: the evidence, in the order of :attr:`Answer.values`.
+    :param matches: every candidate reproducing every number, most likely first.
+    :param groups: the matches grouped by behaviour (:class:`Group`), most likely first.
     :param n_candidates: how many flavours were tried.
     :param closest: when nothing matches, the candidates closest to the reported
         values (largest absolute difference smallest), at most 10.
+    :param strength: :class:`Strength`.
+    :param status: ``"preset"``, ``"composition"``, ``"weak"`` or ``"none"`` (see the
+        module docstring).
     """
 
     systems: tuple[str, ...]
@@ -186,16 +408,25 @@ class Identification:
     matches: tuple[Answer, ...]
     n_candidates: int
     closest: tuple[Answer, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    groups: tuple[Group, ...] = ()
+    strength: Strength | None = None
+    status: str = "none"
+
+    @property
+    def answer(self) -> Group | None:
+        """The group named as the answer (``status`` ``"preset"`` or ``"composition"``)."""
+        return self.groups[0] if self.status in ("preset", "composition") else None
 
 
 @dataclass(frozen=True)
 class _Candidate:
     name: str
-    flavour: Flavour
+    base: Flavour          # without cutoff
     preset: str | None
     order: tuple
-    # composition base: variants are derived from its (missing=zero, empty=skip) values
-    base: bool = False
+    kc: int | None         # the cutoff of evidence whose cutoff is unknown
+    composition: bool = False  # variants are derived from its (missing=zero, empty=skip) values
 
 
 def _library_rank(preset_name: str) -> tuple[int, str]:
@@ -213,6 +444,63 @@ def _non_default(fl: Flavour) -> int:
         if ref is not None and ref != ComponentRef(DEFAULT_COMPONENTS[key]):
             n += 1
     return n + len(fl.conventions) + len(fl.params)
+
+
+def _choices(fl: Flavour) -> dict[str, str]:
+    """The flavour's choices as ``{name: value}`` (components, conventions at their
+    effective value, parameters), for distances and for what varies in a group."""
+    out = {"metric": fl.metric}
+    for key in ("gain", "discount", "idcg", "ties"):
+        ref = getattr(fl, key)
+        if ref is not None:
+            out[key] = str(ref)
+    for key in ("empty", "missing"):
+        out[key] = str(fl.convention(key))
+    for key, value in fl.conventions:
+        out.setdefault(key, str(value))
+    for key, value in fl.params:
+        out[key] = str(value)
+    return out
+
+
+def distance_to_presets(flavour: Flavour, presets: Sequence[Flavour]) -> int:
+    """The smallest number of choices (component, convention, parameter; the cutoff
+    excluded) to change to turn ``flavour`` into one of ``presets`` of the same
+    metric; the number of its choices when no preset has that metric."""
+    return _distance(_choices(flavour), [_choices(p) for p in presets])
+
+
+def _distance(mine: Mapping[str, str], presets: Sequence[Mapping[str, str]]) -> int:
+    same = [p for p in presets if p["metric"] == mine["metric"]]
+    if not same:
+        return len(mine)
+    keys = sorted(set(mine).union(*same))
+    row = tuple(mine.get(key) for key in keys)
+    return min(sum(1 for a, b in zip(row, (p.get(key) for key in keys)) if a != b) for p in same)
+
+
+class _Distances:
+    """:func:`distance_to_presets` for many flavours: the presets' choices are laid
+    out once as tuples over a fixed key order."""
+
+    def __init__(self, presets: Sequence[Mapping[str, str]]):
+        self.by_metric: dict[str, tuple[list[str], list[tuple]]] = {}
+        for metric in {p["metric"] for p in presets}:
+            same = [p for p in presets if p["metric"] == metric]
+            keys = sorted(set().union(*same) | {"gain", "discount", "idcg", "ties", "empty", "missing"})
+            self.by_metric[metric] = (keys, [tuple(p.get(k) for k in keys) for p in same])
+
+    def __call__(self, mine: Mapping[str, str]) -> int:
+        hit = self.by_metric.get(mine["metric"])
+        if hit is None or not set(mine) <= set(hit[0]):
+            return _distance(mine, [])  if hit is None else self._slow(mine)
+        keys, rows = hit
+        row = tuple(mine.get(k) for k in keys)
+        return min(sum(a != b for a, b in zip(row, other)) for other in rows)
+
+    def _slow(self, mine):
+        keys, rows = self.by_metric[mine["metric"]]
+        return _distance(mine, [dict(zip(keys, r)) | {"metric": mine["metric"]} for r in rows])
 
 
 def _component_variants(registry, family: str) -> list[ComponentRef]:
@@ -236,13 +524,28 @@ def _component_variants(registry, family: str) -> list[ComponentRef]:
     return out
 
 
-def candidate_flavours(registry, k: int | None = None,
-                       cutoffs: Sequence[int] | None = None) -> list[_Candidate]:
-    """Every preset and every ``ndcg`` composition to try (see module docstring).
+def _err_variants(registry, base: Flavour, max_grades: Sequence[int]) -> list[tuple[str, Flavour]]:
+    """The preset ``base`` at the other ERR maximum grades (``err``'s ``max_grade``)."""
+    if base.metric != "err":
+        return []
+    metric = registry.metric("err")
+    own = dict(base.params).get("max_grade", metric.param("max_grade").default)
+    out = []
+    for mg in max_grades:
+        if mg != own:
+            params = metric.normalise_params({**dict(base.params), "max_grade": mg})
+            out.append((f"max_grade={mg}", replace(base, params=params)))
+    return out
 
-    :param k: the reported cutoff; ``None`` tries no cutoff and ``cutoffs``.
-    :param cutoffs: cutoffs tried when ``k`` is ``None`` (default
-        :data:`COMMON_CUTOFFS`).
+
+def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | None = None,
+                       *, max_grades: Sequence[int] = ERR_MAX_GRADES) -> list[_Candidate]:
+    """Every preset (read from ``registry``) and every ``ndcg`` composition to try.
+
+    :param k: the cutoff of the evidence whose cutoff is unknown, if known; ``None``
+        tries no cutoff and ``cutoffs``.
+    :param cutoffs: cutoffs tried when ``k`` is ``None`` (default :data:`COMMON_CUTOFFS`).
+    :param max_grades: ERR maximum grades tried for presets of a metric with one.
     """
     from .flavour import parse_flavour
 
@@ -253,7 +556,7 @@ def candidate_flavours(registry, k: int | None = None,
     out: list[_Candidate] = []
     presets = list(registry.components["preset"].values())
     for index, preset in enumerate(presets):
-        base = parse_flavour(preset.spec, registry)
+        base = parse_flavour(preset.spec, registry).without_cutoff()
         if registry.metric(base.metric).needs_subtopics or base.metric in _BINARY_METRICS:
             continue  # identify traces NDCG-family numbers (trec_eval.map, .P: not candidates)
         if k is not None:
@@ -262,89 +565,160 @@ def candidate_flavours(registry, k: int | None = None,
             pks = sorted(set(preset.default_cutoffs) | set(c for c in ks if c is not None))
         else:
             pks = ks
-        for pk in pks:
-            fl = base.with_cutoff(pk)
-            name = preset.name if pk is None else f"{preset.name}@{pk}"
-            natural = 0 if (pk is not None) == preset.requires_cutoff else 1
-            order = (0, _library_rank(preset.name), natural, 0, index)
-            out.append(_Candidate(name, fl, preset.name, order))
-            if fl.convention("missing") == "skip":
-                # the preset with queries missing from the run scored 0 (trec_eval -c)
-                out.append(_Candidate(f"{name} with missing=zero", fl.replace(registry, missing="zero"),
-                                      preset.name, order[:3] + (1, index)))
-            if fl.metric == "err":  # the preset at another maximum grade
-                own = dict(fl.params).get("max_grade", registry.metric("err").param("max_grade").default)
-                for mg in ERR_MAX_GRADES:
-                    if mg != own:
-                        params = registry.metric("err").normalise_params({**dict(fl.params), "max_grade": mg})
-                        out.append(_Candidate(f"{name} with max_grade={mg}", replace(fl, params=params),
-                                              preset.name, order[:3] + (2, index)))
+        variants = [("", base)] + _err_variants(registry, base, max_grades)
+        for vi, (suffix, fl) in enumerate(variants):
+            for pk in pks:
+                name = preset.name if pk is None else f"{preset.name}@{pk}"
+                natural = 0 if (pk is not None) == preset.requires_cutoff else 1
+                order = (0, _library_rank(preset.name), natural, 2 * vi, index)
+                label = f"{name} with {suffix}" if suffix else name
+                out.append(_Candidate(label, fl, preset.name, order, pk))
+                if fl.convention("missing") == "skip":
+                    # the preset with queries missing from the run scored 0 (trec_eval -c)
+                    extra = f"{label} and missing=zero" if suffix else f"{name} with missing=zero"
+                    out.append(_Candidate(extra, fl.replace(registry, missing="zero"), preset.name,
+                                          order[:3] + (2 * vi + 1, index), pk))
     metric = registry.metric("ndcg")
     families = {key: _component_variants(registry, key) for key in ("gain", "discount", "idcg", "ties")}
     ties_ok = [t for t in families["ties"]
                if metric.supports_averaged_ties or not registry.get("ties", t.name).averaged]
     for g, d, i, t in itertools.product(families["gain"], families["discount"], families["idcg"], ties_ok):
+        if i.name == "returned_top_k" and registry.get("ties", t.name).averaged:
+            continue  # refused by the returned_top_k strategy (not an expectation over ties)
+        fl = Flavour.of("ndcg", None, registry, gain=g, discount=d, idcg=i, ties=t,
+                        missing="zero", empty="skip")
         for ck in ks:
-            if i.name == "returned_top_k" and ck is not None and registry.get("ties", t.name).averaged:
-                continue  # refused by the returned_top_k strategy (not an expectation over ties)
-            fl = Flavour.of("ndcg", ck, registry, gain=g, discount=d, idcg=i, ties=t,
-                            missing="zero", empty="skip")
-            out.append(_Candidate(str(fl), fl, None, (1,), base=True))
+            out.append(_Candidate(str(fl), fl, None, (1,), ck, composition=True))
     return out
+
+
+def _data_facts(qrels: Qrels, runs: Sequence[Run], qids: np.ndarray, missing: np.ndarray) -> dict[str, bool]:
+    """Properties of the data that make choices indistinguishable."""
+    grade = np.asarray(qrels.grade, dtype=np.float64)
+    positive = grade[grade > 0]
+    codes, vocab = qrels._qid_codes()
+    has_relevant = np.bincount(codes, weights=(grade > 0).astype(np.float64), minlength=len(vocab)) > 0
+
+    def tie_free(run: Run, dtype) -> bool:
+        rq, _ = run._qid_codes()
+        score = np.asarray(run.score, dtype=dtype)
+        order = np.lexsort((score, rq))
+        same = (rq[order][1:] == rq[order][:-1]) & (score[order][1:] == score[order][:-1])
+        return not bool(same.any())
+
+    return {
+        "binary_qrels": len(np.unique(positive)) <= 1,
+        "no_ties": all(tie_free(r, np.float64) for r in runs),
+        "no_ties_float32": all(tie_free(r, np.float32) for r in runs),
+        "no_missing": not bool(missing.any()),
+        "no_empty": bool(has_relevant.all()),
+    }
+
+
+_REASONS = {
+    "gain": ("binary_qrels", "the qrels have one positive grade (binary): every gain ranks it the same"),
+    "ties": ("no_ties", "no run has tied scores"),
+    "missing": ("no_missing", "no qrels query is missing from a run"),
+    "empty": ("no_empty", "every query has a relevant judged document"),
+}
+
+
+def _reasons(varies: Mapping[str, tuple[str, ...]], facts: Mapping[str, bool]) -> dict[str, str]:
+    out = {}
+    for key in varies:
+        fact, why = _REASONS.get(key, (None, ""))
+        if key == "ties" and not facts.get("no_ties") and facts.get("no_ties_float32") is False:
+            continue
+        if fact is not None and facts.get(fact):
+            out[key] = why
+    return out
+
+
+def _chance(matrix: np.ndarray, targets: Sequence[Reported]) -> tuple[int, float, float]:
+    """``(n_distinct, chance, expected)`` for the candidate value vectors ``matrix``
+    (``(a, e)``; see :class:`Strength`)."""
+    finite = np.isfinite(matrix).all(axis=1)
+    distinct = np.unique(np.round(matrix[finite], 12), axis=0)
+    n = len(distinct)
+    if n == 0:
+        return 0, 0.0, 0.0
+    value = np.array([t.value for t in targets])
+    tol = np.array([t.tolerance for t in targets]) + 1e-12
+    gap = np.abs(distinct - value)
+    inside = (gap <= tol).all(axis=1)
+    window = (gap <= _WINDOW * tol).all(axis=1)
+    neighbours = int((window & ~inside).sum())
+    ratio = (1.0 / _WINDOW) ** len(targets)  # the printed interval's share of the window
+    expected = neighbours * ratio / (1.0 - ratio) if ratio < 1 else float(neighbours)
+    return n, expected / n, expected
 
 
 def identify(
     qrels: Qrels,
     runs: Run | Sequence[Run] | Mapping[str, Run],
-    reported: Reported | str | float | Mapping[str, Reported | str | float],
+    reported: Reported | str | float | Mapping | Sequence[Evidence],
     *,
     k: int | None = None,
     cutoffs: Sequence[int] | None = None,
     registry=None,
 ) -> Identification:
-    """Find the flavours that reproduce reported NDCG values.
+    """Find the flavours that reproduce reported NDCG values, and weigh the evidence.
 
     :param qrels: the judgments the value was computed with.
-    :param runs: one run (with ``reported`` a single value) or several runs with
-        ``reported`` a mapping ``{system name: value}``; every system of the mapping
-        must be one of the runs (runs not in the mapping are ignored).
-    :param reported: printed value(s); strings keep their printed precision
-        (``"0.4021"``), floats are taken at their shortest ``repr``.
-    :param k: the reported cutoff, if known.
-    :param cutoffs: cutoffs to try when ``k`` is not given.
+    :param runs: the run(s) the numbers were computed on.
+    :param reported: one printed value (one run); or a mapping ``{system: value}``
+        or ``{(system, k): value}`` (several runs and/or cutoffs); or a sequence of
+        :class:`Evidence` (per-query values too, :func:`read_per_query`). Strings keep
+        their printed precision (``"0.4021"``); floats are taken at their shortest
+        ``repr``.
+    :param k: the cutoff of the values given without one, if known.
+    :param cutoffs: cutoffs to try for values whose cutoff is unknown.
     :returns: :class:`Identification`.
     :raises EvalkitError: a reported system without a run, or nothing to evaluate.
     """
     from .engine.conventions import apply_conventions
     from .engine.evaluate import _as_runs, evaluate
+    from .flavour import parse_flavour
 
     registry = registry_or_default(registry)
     run_list = _as_runs(runs)
-    if isinstance(reported, Mapping):
-        wanted = {s: v if isinstance(v, Reported) else parse_reported(v) for s, v in reported.items()}
-    else:
-        if len(run_list) != 1:
-            raise EvalkitError("one reported value needs exactly one run; give a {system: value} table")
-        wanted = {run_list[0].name: reported if isinstance(reported, Reported) else parse_reported(reported)}
+    evidence = _as_evidence(reported, run_list, k)
     by_name = {r.name: r for r in run_list}
-    unknown = [s for s in wanted if s not in by_name]
+    unknown = [s for s in dict.fromkeys(e.system for e in evidence) if s not in by_name]
     if unknown:
         raise EvalkitError(f"reported systems without a run: {', '.join(unknown)} "
                            f"(runs: {', '.join(by_name)})")
-    systems = tuple(wanted)
+    systems = tuple(dict.fromkeys(e.system for e in evidence))
     runs_used = [by_name[s] for s in systems]
-    targets = [wanted[s] for s in systems]
+    sys_index = {s: i for i, s in enumerate(systems)}
+    targets = [e.reported for e in evidence]
+    known_ks = sorted({e.k for e in evidence if e.k is not None})
+    has_unknown = any(e.k is None for e in evidence)
 
-    candidates = candidate_flavours(registry, k, cutoffs)
+    candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
+                                    cutoffs=cutoffs)
+    def at(c: _Candidate, e: Evidence) -> int | None:
+        return e.k if e.k is not None else c.kc
+
     unique: dict[Flavour, int] = {}
     for c in candidates:
-        unique.setdefault(c.flavour, len(unique))
-    flavours = list(unique)
-    res = evaluate(qrels, runs_used, flavours, registry=registry)
+        for e in evidence:
+            unique.setdefault(c.base.with_cutoff(at(c, e)), len(unique))
+    res = evaluate(qrels, runs_used, list(unique), registry=registry)
     values = res.values  # (s, f, q)
+    qids = list(res.qids)
+    qpos = {q: i for i, q in enumerate(qids)}
+    missing = np.stack([~np.isin(res.qids, r.qids) for r in runs_used])  # (s, q)
+    facts = _data_facts(qrels, runs_used, res.qids, missing)
 
-    qids = res.qids
-    missing = np.stack([~np.isin(qids, r.qids) for r in runs_used])  # (s, q)
+    # per-query evidence: the listed queries of each (system, cutoff) must be exactly
+    # the ones a candidate gives a value to
+    listed: dict[tuple[str, int | None], np.ndarray] = {}
+    for e in evidence:
+        if e.qid is not None:
+            mask = listed.setdefault((e.system, e.k), np.zeros(len(qids), dtype=bool))
+            if e.qid in qpos:
+                mask[qpos[e.qid]] = True
 
     def mean(rows: np.ndarray) -> np.ndarray:
         counts = (~np.isnan(rows)).sum(axis=-1)
@@ -353,36 +727,133 @@ def identify(
         np.divide(sums, counts, out=out, where=counts > 0)
         return out
 
-    answers: dict[Flavour, list] = {}  # flavour -> [order, Answer, aliases]
+    distance = _Distances([_choices(parse_flavour(p.spec, registry))
+                           for p in registry.components["preset"].values()])
+    rows: list[tuple[tuple, Answer, list[str], bytes]] = []
+    where: dict[tuple, int] = {}
     for c in sorted(candidates, key=lambda c: c.order):
-        per_q = values[:, unique[c.flavour], :]
-        if not c.base:
-            variants = [(c.flavour, mean(per_q))]
-        else:
-            # the base ran under missing=zero, empty=skip: NaN marks the undefined
-            # queries, and the other variants follow from the same rules evaluate uses
+        contexts = {}  # (system, k) -> per-query values under each variant
+        for e in evidence:
+            key = (e.system, at(c, e))
+            if key not in contexts:
+                contexts[key] = values[sys_index[e.system], unique[c.base.with_cutoff(key[1])], :]
+        if c.composition:
             variants = []
-            defined = ~np.isnan(per_q)
             for empty, miss in itertools.product(_EMPTY, _MISSING):
-                v = apply_conventions(per_q, defined, missing, empty=empty, missing_rule=miss)
-                variants.append((c.flavour.replace(registry, empty=empty, missing=miss), mean(v)))
-        for fl, means in variants:
-            if fl in answers:
+                per = {}
+                for key, per_q in contexts.items():
+                    per[key] = apply_conventions(per_q, ~np.isnan(per_q), missing[sys_index[key[0]]],
+                                                 empty=empty, missing_rule=miss)
+                variants.append((c.base.replace(registry, empty=empty, missing=miss), per))
+        else:
+            variants = [(c.base, contexts)]
+        for fl, per in variants:
+            ident = (fl, c.kc)
+            if ident in where:
                 if c.preset is not None:
-                    answers[fl][2].append(c.name)
+                    rows[where[ident]][2].append(c.name)
                 continue
-            name = c.name if c.preset is not None else str(fl)
-            ans = Answer(name, fl, c.preset, tuple(float(x) for x in means), _non_default(fl))
-            order = c.order if c.preset is not None else (1, ans.non_default, name)
-            answers[fl] = [order, ans, []]
-    tried = len(answers)
-    ranked = [replace(a, aliases=tuple(al)) for _, a, al in sorted(answers.values(), key=lambda t: t[0])]
-    matches = tuple(a for a in ranked if all(t.matches(v) for t, v in zip(targets, a.values)))
+            vec = []
+            for e in evidence:
+                per_q = per[(e.system, at(c, e))]
+                vec.append(float(mean(per_q)) if e.qid is None else
+                           (float(per_q[qpos[e.qid]]) if e.qid in qpos else math.nan))
+            for (system, ek), mask in listed.items():
+                if (~np.isnan(per[(system, ek if ek is not None else c.kc)]) & ~mask).any():
+                    vec = [math.nan] * len(vec)  # defines a query the file does not list
+            ks = sorted({at(c, e) for e in evidence}, key=lambda x: -1 if x is None else x)
+            shown = fl.with_cutoff(ks[0]) if len(ks) == 1 else fl
+            if c.preset is not None:
+                name = c.name if len(ks) == 1 else _multi_name(_strip_cutoff(c.name, c.preset, c.kc), c.preset, ks)
+                dist = 0
+            else:
+                name = str(shown) if len(ks) == 1 else _multi_name(str(fl), None, ks)
+                dist = distance(_choices(fl))
+            ans = Answer(name, shown, c.preset, tuple(vec), _non_default(fl), distance=dist)
+            order = c.order if c.preset is not None else (1, dist, ans.non_default, name)
+            sig = np.concatenate([np.nan_to_num(np.round(per[key], 12), nan=-7.0) for key in sorted(
+                per, key=lambda t: (t[0], -1 if t[1] is None else t[1]))]).tobytes()
+            where[ident] = len(rows)
+            rows.append((order, ans, [], sig))
+    rows.sort(key=lambda t: t[0])
+    ranked = [replace(a, aliases=tuple(al)) for _, a, al, _ in rows]
+    sigs = [s for *_, s in rows]
+    matrix = np.array([a.values for a in ranked], dtype=np.float64).reshape(len(ranked), len(evidence))
+    tol = np.array([t.tolerance for t in targets]) + 1e-12
+    hit = (np.abs(matrix - np.array([t.value for t in targets])) <= tol).all(axis=1)
+    matches = tuple(a for a, h in zip(ranked, hit) if h)
+
+    behaviours: dict[bytes, list[int]] = {}
+    for i, s in enumerate(sigs):
+        behaviours.setdefault(s, []).append(i)
+    groups = []
+    for members in behaviours.values():
+        if not hit[members[0]]:
+            continue
+        answers = tuple(ranked[i] for i in members)
+        varies = _varies([a.flavour for a in answers], [a for a in answers])
+        groups.append(Group(answers, varies, _reasons(varies, facts)))
+    groups.sort(key=lambda g: rows[ranked.index(g.first)][0] if False else _order_of(g, rows, ranked))
+    n_distinct, chance, expected = _chance(matrix, targets)
+    strength = Strength(len(ranked), len(behaviours), n_distinct, chance, expected, facts)
+
     closest: tuple[Answer, ...] = ()
     if not matches:
-        def gap(a: Answer) -> float:
-            d = [abs(v - t.value) for t, v in zip(targets, a.values) if not math.isnan(v)]
-            return max(d) if len(d) == len(targets) else math.inf
+        gap = np.where(np.isnan(matrix), np.inf, np.abs(matrix - np.array([t.value for t in targets]))).max(axis=1)
+        closest = tuple(ranked[i] for i in np.argsort(gap, kind="stable")[:10])
+        status = "none"
+    elif groups[0].first.preset is not None:
+        status = "preset"
+    elif len(groups) == 1 and expected < _WEAK:
+        status = "composition"
+    else:
+        status = "weak"
+    return Identification(systems, tuple(targets), matches, len(ranked), closest, tuple(evidence),
+                          tuple(groups), strength, status)
 
-        closest = tuple(sorted(ranked, key=gap)[:10])
-    return Identification(systems, tuple(targets), matches, tried, closest)
+
+def _order_of(group: Group, rows, ranked) -> tuple:
+    return min(rows[ranked.index(a)][0] for a in group.answers[:1])
+
+
+def _varies(flavours: Sequence[Flavour], answers: Sequence[Answer]) -> dict[str, tuple[str, ...]]:
+    choices = [_choices(fl) for fl in flavours]
+    keys = sorted(set().union(*choices), key=lambda k: (k not in ("gain", "discount", "idcg", "ties"), k))
+    out = {}
+    for key in keys:
+        vals = sorted({c.get(key, "-") for c in choices})
+        if len(vals) > 1:
+            out[key] = tuple(vals)
+    cut = sorted({str(a.flavour.k) if a.flavour.k is not None else "none" for a in answers})
+    if len(cut) > 1:
+        out["cutoff"] = tuple(cut)
+    return out
+
+
+def _strip_cutoff(name: str, preset: str | None, kc) -> str:
+    if preset is None or kc is None:
+        return name
+    return name.replace(f"{preset}@{kc}", preset, 1)
+
+
+def _multi_name(name: str, preset: str | None, ks: Sequence[int | None]) -> str:
+    at = ",".join("none" if x is None else str(x) for x in ks)
+    if preset is not None:
+        return name.replace(preset, f"{preset}@{at}", 1) if "@" not in name.split(" ", 1)[0] else name
+    return f"{name}@{at}"
+
+
+def _as_evidence(reported, run_list: Sequence[Run], k: int | None) -> list[Evidence]:
+    if isinstance(reported, Mapping):
+        out = []
+        for key, v in reported.items():
+            system, ek = (key if isinstance(key, tuple) else (key, k))
+            out.append(Evidence(system, v if isinstance(v, Reported) else parse_reported(v), ek))
+        if not out:
+            raise EvalkitError("no reported value")
+        return out
+    if isinstance(reported, (list, tuple)) and reported and all(isinstance(e, Evidence) for e in reported):
+        return [e if e.k is not None or k is None else replace(e, k=k) for e in reported]
+    if len(run_list) != 1:
+        raise EvalkitError("one reported value needs exactly one run; give a {system: value} table")
+    return [Evidence(run_list[0].name, reported if isinstance(reported, Reported) else parse_reported(reported), k)]
