@@ -123,7 +123,9 @@ def test_cli_identify(capsys, tmp_path):
                "--limit", "3"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert out.splitlines()[3].split()[1] == "trec_eval.ndcg_cut@10"
+    assert "answer: trec_eval.ndcg_cut@10 (a preset)" in out
+    rows = [line.split() for line in out.splitlines() if line[:1].isdigit() and "answer(s)" not in line]
+    assert rows[0][:3] == ["1", "trec_eval.ndcg_cut@10", "0.301577"]  # out.test.a: ndcg_cut_10 0.3016
     table = tmp_path / "reported.txt"
     table.write_text("STANDARD 0.2299\n")  # out.test.aqcM ndcg_cut_100 (-c; -M100 does not change @100)
     rc = main(["identify", str(d / "qrels.test"), str(d / "results.trunc"), "--table", str(table),
@@ -237,3 +239,203 @@ def test_err_with_the_2009_web_track_maximum_grade_is_identified(qrels, run):
     res = identify(qrels, run, f"{np.mean(values):.4f}", k=20)
     assert "gdeval.err@20 with max_grade=2" in names(res)
     assert "gdeval.err@20" not in names(res)
+
+
+# --------------------------------------------------------------------------- weighing the evidence
+def _ranx_ndcg(qrels, run, k: int) -> float:
+    ranx = pytest.importorskip("ranx")
+    q, r = to_pytrec(qrels, run)
+    return ranx.evaluate(ranx.Qrels(q), ranx.Run(r), f"ndcg@{k}", make_comparable=True)
+
+
+def _pytrec_per_query(qrels, run, measure: str) -> dict[str, float]:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    q, r = to_pytrec(qrels, run)
+    key = measure.replace(".", "_")
+    return {qid: m[key] for qid, m in pytrec_eval.RelevanceEvaluator(q, {measure}).evaluate(r).items()}
+
+
+@pytest.mark.parametrize("system", ["humR03dc", "rutcor03100"])
+def test_ranx_ndcg_of_one_robust03_run_names_ranx_or_says_too_weak(qrels, system):
+    """The issue's case: a ranx nDCG@10 of one Robust 2003 run, cutoff not given.
+    humR03dc has no tied scores; rutcor03100 has ties, which ranx orders with numba's
+    quicksort. The answer is ranx's preset (first), or the evidence is called too
+    weak; a lone chance composition is never named."""
+    run = read_run(shared_path("trectools_robust03", "runs", f"input.{system}.gz"))
+    value = _ranx_ndcg(qrels, run, 10)
+    res = identify(qrels, run, f"{value:.4f}")
+    assert res.status in ("preset", "weak")
+    if res.status == "preset":
+        assert "ranx.ndcg@10" in res.groups[0].names
+        assert res.answer is res.groups[0]
+    else:
+        assert res.answer is None
+        assert all(g.first.preset is None for g in res.groups)
+    assert res.strength.n_distinct > 100 and 0 <= res.strength.chance < 0.01
+
+
+def test_tie_free_run_groups_tie_policies(qrels, run):
+    """humR03dc has no tied scores: every tie policy gives the same values, so they are
+    one answer, with the reason; likewise ``missing`` (no query missing) and ``empty``
+    (every Robust 2003 topic has a relevant document)."""
+    per_q = _pytrec_per_query(qrels, run, "ndcg_cut.10")
+    res = identify(qrels, run, f"{np.mean(list(per_q.values())):.4f}", k=10)
+    first = res.groups[0]
+    assert res.status == "preset" and first.name == "trec_eval.ndcg_cut@10"
+    assert {"pytrec_eval.ndcg_cut@10", "ranx.ndcg@10"} <= set(first.names)
+    assert set(first.varies["ties"]) >= {"trec_eval", "stable", "average", "input", "optimistic"}
+    assert first.reasons["ties"] == "no run has tied scores"
+    assert "missing" in first.reasons and "empty" in first.reasons
+    assert "gain" not in first.varies  # grades 1 and 2: linear and exp2 differ
+    facts = res.strength.facts
+    assert facts["no_ties"] and facts["no_missing"] and not facts["binary_qrels"]
+
+
+def test_run_with_ties_does_not_group_tie_policies(qrels):
+    run = read_run(shared_path("trectools_robust03", "runs", "input.rutcor03100.gz"))
+    per_q = _pytrec_per_query(qrels, run, "ndcg_cut.10")
+    res = identify(qrels, run, f"{np.mean(list(per_q.values())):.4f}", k=10)
+    assert res.status == "preset"
+    assert "pytrec_eval.ndcg_cut@10" in res.groups[0].names
+    assert not res.strength.facts["no_ties"]
+    assert "ties" not in res.groups[0].reasons
+
+
+def test_binary_qrels_group_gains():
+    """trec_eval's test qrels are binary (-1/0/1): linear and exponential gains give
+    the same values, so trec_eval.ndcg and burges2005.ndcg are one answer."""
+    d = shared_path("trec_eval_test")
+    res = identify(read_qrels(d / "qrels.test"), read_run(d / "results.test"), "0.4021")  # out.test.a
+    first = res.groups[0]
+    assert res.status == "preset" and first.name == "trec_eval.ndcg"
+    assert set(first.varies["gain"]) == {"exp2", "linear"}
+    assert "binary" in first.reasons["gain"]
+    assert "burges2005.ndcg" in first.names
+    assert res.strength.facts["binary_qrels"]
+    # one answer per behaviour: no other group repeats trec_eval.ndcg's values with another gain
+    assert len(res.groups) < len(res.matches)
+
+
+def test_several_numbers_are_intersected(qrels, run):
+    """One run at cutoff 5 and another at cutoff 10 (pytrec_eval's numbers, as in a
+    paper's table): the answers are exactly the flavours that reproduce each number."""
+    other = read_run(shared_path("trectools_robust03", "runs", "input.uic0301.gz"))
+    table = {}
+    for r, k in ((run, 5), (other, 10)):
+        per_q = _pytrec_per_query(qrels, r, f"ndcg_cut.{k}")
+        table[(r.name, k)] = f"{np.mean(list(per_q.values())):.4f}"
+    both = identify(qrels, [run, other], table)
+    assert both.status == "preset" and both.groups[0].name == "trec_eval.ndcg_cut@5,10"
+    assert "pytrec_eval.ndcg_cut@5,10" in both.groups[0].names
+    singles = [identify(qrels, [run, other], {key: value}) for key, value in table.items()]
+    each = [{str(a.flavour.without_cutoff()) for a in s.matches} for s in singles]
+    assert {str(a.flavour) for a in both.matches} == each[0] & each[1]
+    for a in both.matches:
+        assert all(t.matches(v) for t, v in zip(both.reported, a.values))
+    # a number no flavour reproducing the others gives: nothing matches
+    table[(run.name, 5)] = "0.9000"
+    assert identify(qrels, [run, other], table).status == "none"
+
+
+def test_ranx_numbers_at_two_cutoffs_are_intersected(qrels):
+    """rutcor03100 (ties): ranx's @10 alone is matched by chance compositions; with its
+    @5 as well, every answer must reproduce both, and none is a lone chance composition."""
+    run = read_run(shared_path("trectools_robust03", "runs", "input.rutcor03100.gz"))
+    v10, v5 = _ranx_ndcg(qrels, run, 10), _ranx_ndcg(qrels, run, 5)
+    one = identify(qrels, run, {(run.name, 10): f"{v10:.4f}"})
+    two = identify(qrels, run, {(run.name, 10): f"{v10:.4f}", (run.name, 5): f"{v5:.4f}"})
+    assert two.status != "composition" or "ranx" in two.groups[0].name
+    one_names = {str(a.flavour.without_cutoff()) for a in one.matches}
+    assert {str(a.flavour) for a in two.matches} <= one_names
+    for a in two.matches:
+        assert abs(a.values[0] - v10) <= 5e-5 + 1e-12 and abs(a.values[1] - v5) <= 5e-5 + 1e-12
+
+
+def test_per_query_file(qrels, run, tmp_path, capsys):
+    """pytrec_eval's per-query ndcg_cut_10, written as trec_eval -q prints it: 100
+    numbers leave one answer and no room for chance."""
+    from evalkit.identify import read_per_query
+
+    per_q = _pytrec_per_query(qrels, run, "ndcg_cut.10")
+    path = tmp_path / "per_query.txt"
+    path.write_text("".join(f"ndcg_cut_10\t{q}\t{v:.4f}\n" for q, v in sorted(per_q.items()))
+                    + f"ndcg_cut_10\tall\t{np.mean(list(per_q.values())):.4f}\n")
+    evidence = read_per_query(str(path), run.name)
+    assert len(evidence) == 101 and {e.k for e in evidence} == {10}
+    assert sum(e.qid is None for e in evidence) == 1  # the 'all' line is the mean
+    res = identify(qrels, run, evidence)
+    assert res.status == "preset" and res.groups[0].name == "trec_eval.ndcg_cut@10"
+    assert len(res.groups) == 1
+    assert res.strength.expected_by_chance < 1e-6
+    # a per-query value changed: the flavour no longer matches
+    bad = [e if e.qid != sorted(per_q)[0] else type(e)(e.system, parse_reported("0.9999"), e.k, e.qid)
+           for e in evidence]
+    assert "trec_eval.ndcg_cut@10" not in names(identify(qrels, run, bad))
+    # the CLI, with plain 'qid value' lines and the cutoff unknown
+    plain = tmp_path / "plain.txt"
+    plain.write_text("".join(f"{q} {v:.4f}\n" for q, v in sorted(per_q.items())))
+    rc = main(["identify", str(shared_path("trectools_robust03", "robust03_qrels.txt")),
+               str(shared_path("trectools_robust03", "runs", f"input.{RUN}.gz")),
+               "--per-query", str(plain), "--format", "json"])
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["status"] == "preset"
+    assert data["groups"][0]["name"] == "trec_eval.ndcg_cut@10"
+
+
+def test_per_query_file_errors(tmp_path):
+    from evalkit.identify import read_per_query
+
+    bad = tmp_path / "pq.txt"
+    bad.write_text("ndcg_cut_10 301 0.5\nP_10 301 0.3\n")
+    with pytest.raises(EvalkitError, match=r"pq\.txt:2: several measures"):
+        read_per_query(str(bad), "sys")
+    bad.write_text("301 0.5\n301 0.4\n")
+    with pytest.raises(EvalkitError, match=r"pq\.txt:2: query '301' listed twice"):
+        read_per_query(str(bad), "sys")
+    bad.write_text("ndcg_cut_10 301 0.5\n")
+    with pytest.raises(EvalkitError, match="cutoff 10, not 5"):
+        read_per_query(str(bad), "sys", k=5)
+
+
+def test_cli_several_values_and_table_with_cutoffs(capsys, tmp_path):
+    """trec_eval's out.test.a: ndcg_cut_5 0.3249... (three topics); given as two
+    --value with their cutoffs, and as a table line."""
+    d = shared_path("trec_eval_test")
+    expected = {}
+    for line in (d / "out.test.a").read_text().splitlines():
+        measure, _, value = line.split()
+        expected[measure] = value
+    v5, v10 = expected["ndcg_cut_5"], expected["ndcg_cut_10"]
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"),
+               "--value", f"{v5}@5", "--value", f"{v10}@10"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "answer: trec_eval.ndcg_cut@5,10 (a preset)" in out
+    table = tmp_path / "t.txt"
+    table.write_text(f"STANDARD {v5}@5 {v10}@10\n")
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"), "--table", str(table),
+               "--format", "json"])
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["groups"][0]["name"] == "trec_eval.ndcg_cut@5,10"
+    assert [e["k"] for e in data["evidence"]] == [5, 10]
+
+
+def test_candidates_read_presets_from_the_registry_and_vary_err_max_grade():
+    """A preset registered later (by a plugin) is a candidate without being listed in
+    identify; ERR presets are also tried at other maximum grades."""
+    from evalkit.components import Preset
+    from evalkit.identify import candidate_flavours
+    from evalkit.registry import build_registry
+
+    reg = build_registry(disable_plugins=True)
+    reg.add("preset", Preset(name="newlib.ndcg", spec="ndcg(gain=exp2,idcg=returned,ties=stable)"),
+            "evalkit-newlib 1.0 (entry point 'newlib')")
+    names_ = {c.name for c in candidate_flavours(reg, k=20)}
+    assert "newlib.ndcg@20" in names_
+    assert {"gdeval.err@20 with max_grade=2", "gdeval.err@20 with max_grade=1"} <= names_
+    assert "gdeval.err@20 with max_grade=4" not in names_  # gdeval's own: the preset itself
+    floats = {str(c.base.ties) for c in candidate_flavours(reg, k=20) if c.preset is None}
+    assert {"stable(score=float32)", "trec_eval(score=float32)"} <= floats

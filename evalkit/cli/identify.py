@@ -1,11 +1,13 @@
 """``evalkit identify QRELS RUN --value 0.4021 [--k 10]``: which flavour produced a number?
 
-With ``--table FILE`` (lines ``system value``) several runs are given; a table's
-system matches a run by its runid, its file name or its file name without TREC's
-``input.`` prefix and ``.gz``. Prints, by name, the flavours that reproduce every
-reported value within its printed precision, most common first (presets by how
-widely used their library is, then compositions by their number of non-default
-choices). The logic is :func:`evalkit.identify.identify`.
+Evidence: ``--value`` (repeatable; ``0.4021@10`` gives its cutoff), ``--table FILE``
+(lines ``system value [value@k ...]``: several runs and cutoffs; a table's system
+matches a run by its runid, its file name or its file name without TREC's ``input.``
+prefix and ``.gz``), ``--per-query FILE`` (``qid value`` lines or ``trec_eval -q``
+output, for one RUN). Every number must be reproduced; candidates equal on every
+query of the data are printed as one answer, with the choices the data cannot tell
+apart; the verdict says whether a preset reproduces the numbers, or whether the
+evidence is too weak to name a flavour. The logic is :func:`evalkit.identify.identify`.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ import argparse
 import json
 import os
 
-
-HELP = "find the NDCG flavours that reproduce a reported value"
+HELP = "find the NDCG flavours that reproduce reported values, and weigh the evidence"
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -23,20 +24,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "identify",
         help=HELP,
         description=HELP + ": evaluates the run(s) under every preset and every composition "
-        "of the registered components and lists those matching within the printed precision "
-        "(0.4021 means [0.40205, 0.40215]; 40.21 and 40.21%% are read as percentages).",
+        "of the registered components and keeps those matching every number within its printed "
+        "precision (0.4021 means [0.40205, 0.40215]; 40.21 and 40.21%% are read as percentages). "
+        "Presets come first, then compositions by their distance to the nearest preset.",
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz)")
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--value", help="the reported value, as printed (one RUN)")
-    what.add_argument("--table", metavar="FILE", help="file of 'system value' lines, one per run")
-    p.add_argument("--k", type=int, default=None, help="the reported cutoff, if known")
+    p.add_argument("--value", action="append", default=None, metavar="V[@K]",
+                   help="a reported value of the one RUN, as printed; repeat it for several "
+                        "cutoffs (--value 0.4021@10 --value 0.3812@5)")
+    p.add_argument("--table", metavar="FILE",
+                   help="file of 'system value [value@k ...]' lines (several runs, several cutoffs)")
+    p.add_argument("--per-query", metavar="FILE", dest="per_query",
+                   help="the one RUN's per-query values: 'qid value' lines or trec_eval -q output "
+                        "(one measure; its 'all' line is the mean)")
+    p.add_argument("--k", type=int, default=None, help="the cutoff of values given without one, if known")
     p.add_argument("--cutoffs", default=None,
-                   help="comma-separated cutoffs to try when --k is not given "
+                   help="comma-separated cutoffs to try when the cutoff is unknown "
                         "(default: none, 5, 10, 20, 100, 1000)")
-    p.add_argument("--limit", type=int, default=30,
-                   help="print at most this many answers (0: all; default 30)")
+    p.add_argument("--limit", type=int, default=10,
+                   help="print at most this many answers (groups); the rest is counted (0: all; default 10)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     return p
 
@@ -62,39 +69,56 @@ def _cutoffs(text: str | None) -> list[int] | None:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
+def _evidence(args, runs) -> tuple[list, list]:
+    """The evidence and the runs it names (renamed to the table's system names)."""
     from ..errors import EvalkitError
-    from ..identify import identify, parse_reported, read_reported_table
+    from ..identify import Evidence, _parse_value_at, read_evidence_table, read_per_query
+
+    if args.k is not None and args.k < 1:
+        raise EvalkitError(f"--k must be >= 1, got {args.k}")
+    if not (args.value or args.table or args.per_query):
+        raise EvalkitError("give the reported number(s): --value, --table or --per-query")
+    if args.table and (args.value or args.per_query):
+        raise EvalkitError("--table names its systems; use it alone (not with --value or --per-query)")
+    if args.table is None:
+        if len(runs) != 1:
+            raise EvalkitError("--value and --per-query need exactly one RUN; use --table for several")
+        name = runs[0].name
+        out = []
+        for text in args.value or ():
+            reported, k = _parse_value_at(text)
+            out.append(Evidence(name, reported, k if k is not None else args.k))
+        if args.per_query:
+            out += read_per_query(args.per_query, name, k=args.k)
+        return out, runs
+    evidence = read_evidence_table(args.table, k=args.k)
+    chosen = {}
+    for system in dict.fromkeys(e.system for e in evidence):
+        hits = [(p, r) for p, r in zip(args.runs, runs) if system in _aliases(p, r)]
+        if not hits:
+            raise EvalkitError(f"{args.table}: system {system!r} matches no RUN "
+                               f"(runids: {', '.join(r.name for r in runs)})")
+        if len(hits) > 1:
+            raise EvalkitError(f"{args.table}: system {system!r} matches several RUNs: "
+                               f"{', '.join(p for p, _ in hits)}")
+        chosen[system] = hits[0][1].renamed(system)
+    return evidence, list(chosen.values())
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..identify import identify
     from ..io import read_qrels, read_run
     from . import registry_for
 
     registry = registry_for(args)
     qrels = read_qrels(args.qrels)
     runs = [read_run(p) for p in args.runs]
-    if args.value is not None:
-        if len(runs) != 1:
-            raise EvalkitError("--value needs exactly one RUN; use --table for several")
-        reported = parse_reported(args.value)
-        result = identify(qrels, runs[0], reported, k=args.k, cutoffs=_cutoffs(args.cutoffs),
-                          registry=registry)
-    else:
-        table = read_reported_table(args.table)
-        chosen = {}
-        for system in table:
-            hits = [(p, r) for p, r in zip(args.runs, runs) if system in _aliases(p, r)]
-            if not hits:
-                raise EvalkitError(f"{args.table}: system {system!r} matches no RUN "
-                                   f"(runids: {', '.join(r.name for r in runs)})")
-            if len(hits) > 1:
-                raise EvalkitError(f"{args.table}: system {system!r} matches several RUNs: "
-                                   f"{', '.join(p for p, _ in hits)}")
-            chosen[system] = hits[0][1].renamed(system)
-        result = identify(qrels, list(chosen.values()), table, k=args.k,
-                          cutoffs=_cutoffs(args.cutoffs), registry=registry)
+    evidence, used = _evidence(args, runs)
+    result = identify(qrels, used, evidence, cutoffs=_cutoffs(args.cutoffs), registry=registry)
     if args.format == "json":
         print(json.dumps(_json(result), indent=1, allow_nan=False))
-        return 0 if result.matches else 1
-    print(_text(result, args.limit))
+    else:
+        print(_text(result, args.limit))
     return 0 if result.matches else 1
 
 
@@ -102,40 +126,123 @@ def _fmt(v: float) -> str:
     return "-" if v != v else f"{v:.6f}"
 
 
+def _pct(p: float) -> str:
+    return f"{100 * p:.2g}%" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _evidence_text(result) -> str:
+    items = [f"{e.label} {e.reported.text}" for e in result.evidence]
+    if len(items) > 4:
+        per_q = sum(e.qid is not None for e in result.evidence)
+        return f"{len(items)} numbers ({per_q} per query) of {', '.join(result.systems)}"
+    return ", ".join(items)
+
+
+def _indistinguishable(group) -> str:
+    parts = []
+    for key, values in group.varies.items():
+        why = group.reasons.get(key)
+        parts.append(f"{key} ({len(values)}: {why})" if why else f"{key} ({', '.join(values)})")
+    return "; ".join(parts)
+
+
+def _short(names: list[str], most: int, skip: str = "") -> str:
+    """Preset names without their convention variants (``... with missing=zero``)
+    and without ``skip``, at most ``most`` of them and a count of the rest."""
+    plain = [n for n in dict.fromkeys(n.split(" with ", 1)[0] for n in names) if n != skip]
+    text = ", ".join(plain[:most])
+    return text + (f" and {len(plain) - most} more" if len(plain) > most else "")
+
+
+def _strength_lines(result) -> list[str]:
+    s = result.strength
+    return [
+        f"strength: {s.n_flavours} flavours give {s.n_distinct} distinct values on this data "
+        f"({s.n_behaviours} distinct per-query behaviours); the chance that an arbitrary flavour "
+        f"lands within the printed rounding is {_pct(s.chance)}, about {s.expected_by_chance:.2g} "
+        f"match(es) expected by chance",
+    ]
+
+
 def _text(result, limit: int) -> str:
     from tabulate import tabulate  # imported when a table is printed
 
-    wanted = ", ".join(f"{s} {r.text} (±{r.tolerance:.2g})" for s, r in zip(result.systems, result.reported))
-    lines = []
-    if not result.matches:
-        lines.append(f"no flavour of {result.n_candidates} tried reproduces {wanted}; closest:")
-        answers = result.closest
+    lines = [f"evidence: {_evidence_text(result)}"]
+    if result.status == "none":
+        lines.append(f"no flavour of {result.n_candidates} tried reproduces it; closest:")
+        headers = ["#", "flavour", "max |difference|"]
+        rows = []
+        for i, a in enumerate(result.closest):
+            gaps = [abs(v - e.reported.value) for v, e in zip(a.values, result.evidence)]
+            rows.append([i + 1, a.name, _fmt(max(gaps))])
+        lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+        lines += _strength_lines(result)
+        return "\n".join(lines)
+    groups = result.groups
+    first = groups[0]
+    n_comp_groups = sum(g.first.preset is None for g in groups)
+    if result.status == "preset":
+        others = _short(list(first.presets), 8, first.name)
+        lines.append(f"answer: {first.name} (a preset)"
+                     + (f"; the same on this data: {others}" if others else ""))
+    elif result.status == "composition":
+        lines.append(f"answer: {first.name} (no preset matches; {first.first.distance} change(s) "
+                     f"from the nearest preset)")
     else:
-        lines.append(f"{len(result.matches)} of {result.n_candidates} flavours reproduce {wanted}:")
-        answers = result.matches
-    shown = answers if limit <= 0 else answers[:limit]
-    headers = ["#", "flavour"] + list(result.systems) + ["also"]
-    rows = [[i + 1, a.name] + [_fmt(v) for v in a.values] + [", ".join(a.aliases)]
-            for i, a in enumerate(shown)]
+        lines.append(f"the evidence is too weak to name a flavour: no preset reproduces it, "
+                     f"{n_comp_groups} group(s) of compositions do, and about "
+                     f"{result.strength.expected_by_chance:.2g} match(es) are expected by chance. "
+                     f"Give more numbers: other runs (--table), other cutoffs (--value V@K) or "
+                     f"per-query values (--per-query).")
+    if first.varies and result.status != "weak":
+        lines.append(f"the data cannot tell apart: {_indistinguishable(first)}")
+    lines += _strength_lines(result)
+    shown = groups if limit <= 0 else groups[:limit]
+    few = len(result.evidence) <= 4
+    headers = ["#", "flavour"] + ([e.label for e in result.evidence] if few else ["max |difference|"]) \
+        + ["prior", "indistinguishable", "same on this data"]
+    rows = []
+    for i, g in enumerate(shown):
+        a = g.first
+        vals = [_fmt(v) for v in a.values] if few else \
+            [_fmt(max(abs(v - e.reported.value) for v, e in zip(a.values, result.evidence)))]
+        prior = "preset" if a.preset is not None else f"{a.distance} from a preset"
+        also_text = _short(list(g.presets), 3, a.name)
+        n_other = len(g.answers) - 1
+        rows.append([i + 1, a.name] + vals + [prior, ", ".join(g.varies) or "-",
+                     also_text or (f"{n_other} composition(s)" if n_other else "-")])
+    lines.append(f"{len(groups)} answer(s) ({len(result.matches)} of {result.n_candidates} flavours) "
+                 f"reproduce it:")
     lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
-    if len(shown) < len(answers):
-        lines.append(f"... {len(answers) - len(shown)} more (--limit 0 shows all)")
-    presets = [a for a in shown if a.preset is not None]
-    for a in presets:
-        lines.append(f"{a.name} = {a.flavour}")
+    if len(shown) < len(groups):
+        rest = groups[len(shown):]
+        lines.append(f"... and {len(rest)} more answer(s) ({sum(len(g.answers) for g in rest)} flavours), "
+                     f"compositions further from a preset (--limit 0 shows all)")
+    for g in shown:
+        if g.first.preset is not None:
+            lines.append(f"{g.name} = {g.first.flavour}")
     return "\n".join(lines)
 
 
 def _json(result) -> dict:
     def answer(a):
         return {"name": a.name, "canonical": str(a.flavour), "preset": a.preset,
-                "aliases": list(a.aliases), "non_default": a.non_default,
-                "values": {s: (None if v != v else v) for s, v in zip(result.systems, a.values)}}
+                "aliases": list(a.aliases), "non_default": a.non_default, "distance": a.distance,
+                "values": [None if v != v else v for v in a.values]}
 
+    s = result.strength
     return {
-        "reported": {s: {"text": r.text, "value": r.value, "tolerance": r.tolerance}
-                     for s, r in zip(result.systems, result.reported)},
+        "evidence": [{"system": e.system, "k": e.k, "qid": e.qid, "text": e.reported.text,
+                      "value": e.reported.value, "tolerance": e.reported.tolerance}
+                     for e in result.evidence],
+        "status": result.status,
         "tried": result.n_candidates,
+        "strength": {"distinct_values": s.n_distinct, "behaviours": s.n_behaviours,
+                     "chance": s.chance, "expected_by_chance": s.expected_by_chance,
+                     "facts": dict(s.facts)},
+        "groups": [{"name": g.name, "members": [a.name for a in g.answers], "presets": list(g.presets),
+                    "varies": {k: list(v) for k, v in g.varies.items()}, "reasons": dict(g.reasons)}
+                   for g in result.groups],
         "matches": [answer(a) for a in result.matches],
         "closest": [answer(a) for a in result.closest],
     }
