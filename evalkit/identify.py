@@ -793,7 +793,7 @@ def identify(
         answers = tuple(ranked[i] for i in members)
         varies = _varies([a.flavour for a in answers], [a for a in answers])
         groups.append(Group(answers, varies, _reasons(varies, facts)))
-    groups.sort(key=lambda g: rows[ranked.index(g.first)][0] if False else _order_of(g, rows, ranked))
+    # behaviours are keyed in ranked order, so the groups already come most likely first
     n_distinct, chance, expected = _chance(matrix, targets)
     strength = Strength(len(ranked), len(behaviours), n_distinct, chance, expected, facts)
 
@@ -810,10 +810,6 @@ def identify(
         status = "weak"
     return Identification(systems, tuple(targets), matches, len(ranked), closest, tuple(evidence),
                           tuple(groups), strength, status)
-
-
-def _order_of(group: Group, rows, ranked) -> tuple:
-    return min(rows[ranked.index(a)][0] for a in group.answers[:1])
 
 
 def _varies(flavours: Sequence[Flavour], answers: Sequence[Answer]) -> dict[str, tuple[str, ...]]:

@@ -439,3 +439,22 @@ def test_candidates_read_presets_from_the_registry_and_vary_err_max_grade():
     assert "gdeval.err@20 with max_grade=4" not in names_  # gdeval's own: the preset itself
     floats = {str(c.base.ties) for c in candidate_flavours(reg, k=20) if c.preset is None}
     assert {"stable(score=float32)", "trec_eval(score=float32)"} <= floats
+
+
+def test_docs_identify_example_is_what_the_cli_prints(capsys):
+    """docs/identify.md quotes the CLI on trec_eval's test suite: its lines (up to
+    their '...') are what the command prints, and its counts are true."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "identify.md").read_text()
+    block = doc.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    d = shared_path("trec_eval_test")
+    argv = block[0].split()[3:]  # after "$ evalkit identify"
+    assert argv[:2] == ["qrels.test", "results.test"]
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"), *argv[2:]])
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 0
+    for quoted, printed in zip(block[1:], out):
+        assert printed.startswith(quoted.split("...", 1)[0]), (quoted, printed)
+    assert "196 of 9554 flavours" in "\n".join(out) and "3 answer(s)" in "\n".join(out)
+    assert "196 flavours reproduce 0.4021 there, but they are 3 answers" in doc
