@@ -460,3 +460,19 @@ def test_docs_identify_example_is_what_the_cli_prints(capsys):
     assert table[0][1:3] == ["trec_eval.ndcg", "0.402110"]
     assert any(row[1] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)" and row[2] == "0.402108"
                for row in table)
+
+
+def test_lone_chance_composition_is_not_named(capsys):
+    """0.45 (two decimals) on trec_eval's test run: no preset gives it, one group of
+    compositions does, but at that precision about three coincidences are expected
+    among the candidates' distinct values; the verdict is 'too weak', no answer."""
+    d = shared_path("trec_eval_test")
+    res = identify(read_qrels(d / "qrels.test"), read_run(d / "results.test"), "0.45")
+    assert res.matches and all(a.preset is None for a in res.matches)
+    assert len(res.groups) == 1
+    assert res.strength.expected_by_chance > 1
+    assert res.status == "weak" and res.answer is None
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"), "--value", "0.45"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "the evidence is too weak to name a flavour" in out and "answer:" not in out

@@ -321,6 +321,13 @@ def test_plugin_calling_sys_exit_at_import_through_the_cli(site, capsys):
     assert "Traceback" not in err
 
 
+def test_keyboard_interrupt_during_import_is_not_swallowed(site):
+    """Ctrl-C while a plugin imports stops evalkit (it is the user's, not the plugin's)."""
+    site.add("evalkit-slow", "raise KeyboardInterrupt\n", ep_name="slow")
+    with pytest.raises(KeyboardInterrupt):
+        build_registry(disable_plugins=False)
+
+
 def test_hook_calling_sys_exit_is_reported_with_its_origin(site):
     site.add("evalkit-hookexit", """
         import sys
