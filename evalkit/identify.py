@@ -627,8 +627,6 @@ def _reasons(varies: Mapping[str, tuple[str, ...]], facts: Mapping[str, bool]) -
     out = {}
     for key in varies:
         fact, why = _REASONS.get(key, (None, ""))
-        if key == "ties" and not facts.get("no_ties") and facts.get("no_ties_float32") is False:
-            continue
         if fact is not None and facts.get(fact):
             out[key] = why
     return out

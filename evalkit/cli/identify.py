@@ -185,6 +185,9 @@ def _text(result, limit: int) -> str:
         others = _short(list(first.presets), 8, first.name)
         lines.append(f"answer: {first.name} (a preset)"
                      + (f"; the same on this data: {others}" if others else ""))
+        if len(groups) > 1:
+            lines.append(f"{len(groups) - 1} other answer(s) match too: {first.name} comes first by "
+                         f"prior (a preset of a real library), not because the data rules them out")
     elif result.status == "composition":
         lines.append(f"answer: {first.name} (no preset matches; {first.first.distance} change(s) "
                      f"from the nearest preset)")
