@@ -203,8 +203,9 @@ def evaluate(
             sorted({str(x) for x in labels if list(labels).count(x) > 1})) + "; give distinct labels")
     # presets that share a flavour (sklearn.ndcg_score and torchmetrics.ndcg on tie-free
     # data) are evaluated once and shown under each label
-    distinct = list(dict.fromkeys(expanded))
-    column = [distinct.index(f) for f in expanded]
+    position: dict[Flavour, int] = {}
+    column = [position.setdefault(f, len(position)) for f in expanded]  # O(F), not list.index
+    distinct = list(position)
     resolved = [resolve(f, registry) for f in distinct]
     run_list = _as_runs(runs)
     qids = qrels.qids
