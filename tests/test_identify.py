@@ -479,3 +479,17 @@ def test_lone_chance_composition_is_not_named(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "the evidence is too weak to name a flavour" in out and "answer:" not in out
+
+
+def test_cli_evidence_errors(capsys, tmp_path):
+    d = shared_path("trec_eval_test")
+    q, r = str(d / "qrels.test"), str(d / "results.test")
+    assert main(["identify", q, r]) != 0
+    assert "give the reported number(s)" in capsys.readouterr().err
+    assert main(["identify", q, r, "--value", "0.4@0"]) != 0
+    assert "cutoff after '@' must be an integer >= 1" in capsys.readouterr().err
+    table = tmp_path / "t.txt"
+    table.write_text("STANDARD 0.40@10 0.41@10\n")
+    assert main(["identify", q, r, "--table", str(table)]) != 0
+    err = capsys.readouterr().err
+    assert "t.txt:1: system 'STANDARD' at cutoff 10 listed twice" in err and "Traceback" not in err
