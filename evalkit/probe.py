@@ -21,7 +21,7 @@ What is checked, per family (``n`` ranked positions, ``q`` queries):
 
 Components that cannot be called without a value the user gives (a required
 parameter, or a numeric-key table such as the ``map`` gain) and intent-aware
-metrics (they need subtopic qrels) are not probed; the engine checks them per call.
+metrics (they need subtopic qrels) are not probed at build.
 """
 
 from __future__ import annotations
