@@ -49,21 +49,42 @@ def _strings(values: Any):
     return _obj(values)
 
 
-def _floats(values: Iterable[Any], source: str, field_name: str) -> np.ndarray:
-    out = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
-    try:
-        out = out.astype(np.float64)
-    except (TypeError, ValueError):
-        for i, v in enumerate(out):
-            try:
-                float(v)
-            except (TypeError, ValueError):
-                raise InputFormatError(source, None, field_name, f"row {i + 1}: not a number: {v!r}") from None
-        raise
+def _floats(values: Iterable[Any], source: str, field_name: str, integer: bool = False) -> np.ndarray:
+    """``float64`` column of real numbers.
+
+    Accepted: Python ``int``/``float`` and NumPy integer/float values or arrays. Refused
+    (:class:`InputFormatError` naming the field and row): ``bool`` (``True`` is not a
+    grade), strings (``"2"``: the readers parse text, the Python API takes numbers),
+    complex numbers, ``None``, NaN and infinities and, with ``integer`` (grades), a
+    fractional value: trec_eval reads grades as integers (``get_qrels.c``, ``atol``);
+    graded fractional relevance is available through :func:`evalkit.arrays.score`.
+    """
+    import numbers
+
+    if isinstance(values, np.ma.MaskedArray):
+        raise InputFormatError(source, None, field_name, "masked arrays are not accepted; drop the masked rows")
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        out = values.astype(np.float64)
+    else:
+        values = list(values) if not isinstance(values, np.ndarray) else values.tolist()
+        for i, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+                raise InputFormatError(
+                    source, None, field_name,
+                    f"row {i + 1}: expected a number, got {type(v).__name__} {v!r}")
+        out = np.asarray(values, dtype=np.float64) if values else np.empty(0, np.float64)
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputFormatError(source, None, field_name, f"row {i + 1}: not a finite number: {out[i]!r}")
+    if integer:
+        frac = out != np.round(out)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise InputFormatError(
+                source, None, field_name,
+                f"row {i + 1}: grade {out[i]!r} is not an integer (trec_eval reads grades as "
+                "integers; use evalkit.arrays.score for fractional relevance)")
     return out
 
 
@@ -262,7 +283,7 @@ class Qrels(_Columns):
         """Build from columns; raises :class:`InputFormatError` on a non-numeric grade
         or a duplicate ``(qid, docno)``."""
         qid, docno = _strings(qid), _strings(docno)
-        grade = _floats(grade, source, "grade")
+        grade = _floats(grade, source, "grade", integer=True)
         if not (len(qid) == len(docno) == len(grade)):
             raise InputFormatError(source, None, None, "qid, docno and grade columns differ in length")
         line = None if line is None else np.asarray(line, np.int64)
@@ -331,7 +352,7 @@ class SubtopicQrels:
     @classmethod
     def from_columns(cls, qid, subtopic, docno, grade, *, source="<memory>", line=None, weights=None):
         qid, subtopic, docno = _obj(qid), _obj(subtopic), _obj(docno)
-        grade = _floats(grade, source, "grade")
+        grade = _floats(grade, source, "grade", integer=True)
         line = np.arange(1, len(qid) + 1, dtype=np.int64) if line is None else np.asarray(line, np.int64)
         pair = np.array([f"{q}\x1f{s}" for q, s in zip(qid, subtopic)], dtype=object)
         _check_unique(pair, docno, line, source, "subtopic judgment")

@@ -30,7 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "('ndcg_cut.10', 'map', 'P.5,10', 'all_trec') or an ir_measures name ('nDCG@10', 'AP').",
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz)")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz; - reads standard input)")
     p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append", required=True,
                    help="measure spec; repeat for several")
     p.add_argument("--subtopic-qrels", metavar="FILE",

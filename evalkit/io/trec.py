@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import gzip
 import io
-import math
 import os
+import re
+import stat
 from pathlib import Path
 from typing import IO, Union
 
@@ -40,54 +41,79 @@ SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 FAST_MIN_BYTES = 1 << 20
 
 
-def _read_text(source: Source) -> tuple[str, str]:
-    """Return ``(text, display_name)``."""
-    if hasattr(source, "read"):
-        data = source.read()
-        name = getattr(source, "name", "<stream>")
-        if isinstance(data, bytes):
-            data = _decode(data, str(name))
-        return data, str(name)
-    if isinstance(source, str) and "\n" in source:
-        return source, "<string>"
-    path = Path(source)
+_BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gunzip(raw: bytes, name: str) -> bytes:
+    """Decompress gzip data; a corrupt or truncated body is an :class:`InputFormatError`
+    naming the file (``gzip`` raises ``OSError``, ``EOFError`` or ``zlib.error``)."""
+    import zlib
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(str(path), None, None, f"corrupt gzip data: {exc}") from None
-    return _decode(raw, str(path)), str(path)
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputFormatError(name, None, None, f"corrupt gzip data: {exc}") from None
+
+
+def _from_bytes(raw: bytes, name: str) -> bytes:
+    """Gunzip (by magic bytes) and strip a UTF-8 byte-order mark."""
+    if raw[:2] == _GZIP_MAGIC:
+        raw = _gunzip(raw, name)
+    return raw[3:] if raw[:3] == _BOM else raw
 
 
 def _read_raw(source: Source, lazy: bool = True) -> tuple[bytes | Path | None, str | None, str]:
     """Return ``(raw, text, display_name)``: ``raw`` is the bytes when the source gave
-    bytes (a gzip file or binary stream) or, with ``lazy``, the :class:`Path` of a
-    plain file (not read yet); else ``text`` (a literal or text stream)."""
+    bytes (a gzip file, a binary stream, a pipe) or, with ``lazy``, the :class:`Path` of a
+    plain regular file (not read yet); else ``text`` (a literal or text stream).
+
+    Every source is read exactly once, from its beginning: ``"-"`` is standard input;
+    a FIFO, ``/dev/stdin`` or a process substitution (``<(cat run)``) is read whole,
+    then sniffed in memory (never reopened). Only a regular file is opened twice (a
+    two-byte sniff, then the reader). A UTF-8 byte-order mark is stripped; gzip data
+    (recognised by its magic bytes, not the name) is decompressed.
+    """
     if hasattr(source, "read"):
         data = source.read()
         name = str(getattr(source, "name", "<stream>"))
-        return (data, None, name) if isinstance(data, bytes) else (None, data, name)
+        if isinstance(data, (bytes, bytearray)):
+            return _from_bytes(bytes(data), name), None, name
+        if not isinstance(data, str):
+            raise InputFormatError(name, None, None, f"the stream returned {type(data).__name__}, not text or bytes")
+        return None, data[1:] if data[:1] == "\ufeff" else data, name
     if isinstance(source, str) and "\n" in source:
-        return None, source, "<string>"
+        return None, source[1:] if source[:1] == "\ufeff" else source, "<string>"
+    if isinstance(source, bytes):
+        raise InputFormatError("<bytes>", None, None,
+                               "pass a path, an open file or the file's text, not bytes (wrap them in io.BytesIO)")
+    if source == "-":
+        import sys
+
+        return _from_bytes(sys.stdin.buffer.read(), "<stdin>"), None, "<stdin>"
+    if not isinstance(source, (str, os.PathLike)):
+        raise InputFormatError(str(type(source).__name__), None, None,
+                               f"expected a path, an open file or the file's text, got {type(source).__name__}")
     path = Path(source)
+    name = str(path)
     try:
         with open(path, "rb") as f:
-            magic = f.read(2)
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return _from_bytes(f.read(), name), None, name  # pipe, FIFO, device: read once
+            magic = f.read(3)
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
-    if magic != b"\x1f\x8b" and lazy:
-        return path, None, str(path)  # read by the fast reader itself
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(str(path), None, None, f"corrupt gzip data: {exc}") from None
-    return raw, None, str(path)
+    except IsADirectoryError:
+        raise InputFormatError(name, None, None, "is a directory, not a file") from None
+    if magic[:2] != _GZIP_MAGIC and magic != _BOM and lazy:
+        return path, None, name  # read by the fast reader itself
+    return _from_bytes(path.read_bytes(), name), None, name
+
+
+def _read_text(source: Source) -> tuple[str, str]:
+    """Return ``(text, display_name)`` (see :func:`_read_raw`)."""
+    raw, text, name = _read_raw(source, lazy=False)
+    return (_decode(raw, name) if text is None else text), name
 
 
 class _Scan:
@@ -298,11 +324,52 @@ def _decode(raw: bytes, name: str) -> str:
         raise InputFormatError(name, line, None, f"not valid UTF-8 (byte {raw[exc.start]:#04x})") from None
 
 
+# Characters no field may hold: control characters other than the ASCII whitespace
+# trec_eval splits on (C ``isspace``: space, \t \n \v \f \r), and every Unicode space,
+# line or paragraph separator or invisible format character (which Python's
+# ``str.split`` would silently treat as a separator, or keep inside a docno).
+_BAD_CHAR = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f"
+    "\u205f-\u2064\u3000\ufeff\ufff9-\ufffb]"
+)
+# A number as C's ``strtod``/``atof`` reads it in trec_eval (ASCII digits only; no
+# ``nan``/``inf``, no ``_`` separators, no full-width digits, which ``float()`` accepts).
+_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*", re.ASCII)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def _field_name(fields: tuple[str, ...], index: int) -> str:
+    return fields[index] if index < len(fields) else f"column {index + 1}"
+
+
+def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
+    """Raise :class:`InputFormatError` naming the line and field of the first
+    character no field may hold (see :data:`_BAD_CHAR`)."""
+    bad = _BAD_CHAR.search(text)
+    if bad is None:
+        return
+    at = bad.start()
+    line_start = text.rfind("\n", 0, at) + 1
+    number = text.count("\n", 0, at) + 1
+    before = text[line_start:at]
+    index = len(before.split()) - (1 if before and not before[-1].isspace() else 0)
+    char = bad.group()
+    import unicodedata
+
+    label = unicodedata.name(char, None) or f"control character {ord(char):#04x}"
+    raise InputFormatError(
+        name, number, _field_name(fields, max(index, 0)),
+        f"contains U+{ord(char):04X} ({label}); fields hold no control characters or "
+        "Unicode spaces and are separated by ASCII spaces or tabs",
+    )
+
+
 def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
-    """Split lines into fields. Returns (rows, line_numbers)."""
+    """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
+    _check_characters(text, name, fields)
     rows: list[list[str]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         parts = line.split()
         if not parts or parts[0].startswith("#"):
             continue
@@ -319,28 +386,23 @@ def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields
 
 
 def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, integer: bool = False) -> np.ndarray:
-    try:
-        out = np.asarray(values, dtype=np.float64) if values else np.empty(0, np.float64)
-    except ValueError:
-        out = None
-    if out is not None:
-        bad = ~np.isfinite(out)
-        if integer:
-            bad |= out != np.round(out)
-        if not bad.any():
-            return out
-        i = int(np.flatnonzero(bad)[0])
-    else:
-        i = next(j for j, v in enumerate(values) if not _is_float(v))
+    """Parse a number column as trec_eval does (ASCII decimal, optional exponent);
+    anything else, a value that overflows to infinity, or (``integer``) a fractional
+    grade raises :class:`InputFormatError` naming the line and ``field``."""
+    if values and _NUMBER_LINES.fullmatch("\n".join(values) + "\n") is None:
+        i = next(j for j, v in enumerate(values) if _NUMBER.fullmatch(v) is None)
+        kind = "an integer grade" if integer else "a finite number"
+        raise InputFormatError(name, int(lines[i]), field,
+                               f"expected {kind}, got {values[i]!r} (ASCII decimal notation, as trec_eval reads it)")
+    out = np.asarray(values, dtype=np.float64) if values else np.empty(0, np.float64)
+    bad = ~np.isfinite(out)
+    if integer:
+        bad |= out != np.round(out)
+    if not bad.any():
+        return out
+    i = int(np.flatnonzero(bad)[0])
     kind = "an integer grade" if integer else "a finite number"
     raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
-
-
-def _is_float(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
 
 
 @without_hugepage_advice
