@@ -202,6 +202,44 @@ def test_byte_order_ranks_match_sorted_strings():
         assert fz.byte_order_ranks(arr, rows).tolist() == [distinct.index(s) for s in picked]
 
 
+def test_long_strings_hash_compare_and_order_like_python(monkeypatch):
+    """Strings longer than ``LONG_STRING`` take the one-at-a-time path (issue 9: one
+    1 MB docno made the word loops pass over every row 131,072 times); hashes still
+    depend on the string alone, equality and byte order still match Python's."""
+    import pyarrow as pa
+
+    monkeypatch.setattr(fz, "LONG_STRING", 16)  # exercise both paths on small data
+    base = "abcdefghijklmnopqrstuvwxyz"
+    strings = [base, base[:16], base[:17], base[:17] + "\x00", base + "é", "x", "", base[:15] + "Z" * 30, base]
+    together = fz.string_hash(strings)
+    alone = np.array([fz.string_hash([s])[0] for s in strings], dtype=np.uint64)
+    assert (together == alone).all()
+    assert together[0] == together[-1] and len(set(together.tolist())) == len(strings) - 1
+    assert (fz.string_hash(fz.as_arrow(["pad"] + strings).cast(pa.large_string()).slice(1)) == together).all()
+    rows_a = np.repeat(np.arange(len(strings)), len(strings))
+    rows_b = np.tile(np.arange(len(strings)), len(strings))
+    arr = fz.as_arrow(strings)
+    got = fz.strings_equal(arr, rows_a, arr, rows_b)
+    assert got.tolist() == [strings[i] == strings[j] for i, j in zip(rows_a, rows_b)]
+    distinct = sorted(set(strings))
+    assert fz.byte_order_ranks(arr, np.arange(len(strings))).tolist() == [distinct.index(s) for s in strings]
+
+
+def test_one_megabyte_docno_reads_and_joins(tmp_path):
+    """A 1 MB docno (judged and retrieved) gives the same values as a short name for
+    the same document (the oracle: renaming a document changes nothing)."""
+    long_name = "L" * (1 << 20)
+    qrels = "q1 0 {d} 2\nq1 0 b 1\nq2 0 c 1\n"
+    run = "q1 Q0 {d} 1 3 s\nq1 Q0 b 2 2 s\nq2 Q0 c 1 1 s\n"
+    for name in ("a", long_name):
+        (tmp_path / f"q{len(name)}").write_text(qrels.format(d=name))
+        (tmp_path / f"r{len(name)}").write_text(run.format(d=name))
+    res = [evalkit.evaluate(evalkit.read_qrels(tmp_path / f"q{n}"), evalkit.read_run(tmp_path / f"r{n}"),
+                            "trec_eval.ndcg_cut@10") for n in (1, 1 << 20)]
+    assert res[0].per_query("s", res[0].flavours[0]) == res[1].per_query("s", res[1].flavours[0])
+    assert res[1].mean("s", res[1].flavours[0]) == 1.0
+
+
 def test_encode_dictionary_matches_encode():
     """Per-chunk dictionaries (as the CSV reader makes them), including a dictionary
     value that no row uses, give the codes and sorted vocabulary of :func:`encode`."""

@@ -240,12 +240,13 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str):
 
     if isinstance(raw, Path):
         with open(raw, "rb") as f:
-            first_line = f.read(4096).split(b"\n", 1)[0]
+            first_line = f.readline().rstrip(b"\n")  # whole: a long docno may come first
         scan_job, source = (_scan_file, raw), str(raw)
     else:
         if not raw:
             return None
-        first_line = raw[:4096].split(b"\n", 1)[0]
+        end = raw.find(b"\n")
+        first_line = raw if end < 0 else raw[:end]
         scan_job, source = (_scan_bytes, raw), pa.py_buffer(raw)
     if not first_line or first_line[:1] == b"#":
         return None  # blank first line or a comment: the exact reader's job
