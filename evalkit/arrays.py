@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .columnar import offsets_from_sorted
+from .engine.checks import ComponentOutputError
 from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
@@ -27,13 +28,6 @@ from .registry import registry_or_default
 #: documents, so a NaN-padded position is not a document at all (its grade, if any,
 #: is ignored), as scikit-learn scores the unpadded row.
 SKLEARN_NDCG = "sklearn.ndcg_score"
-
-
-def _float_array(values, name: str) -> np.ndarray:
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ArgumentError(f"{name} must be an array of real numbers: {exc}") from None
 
 
 @without_hugepage_advice
@@ -54,17 +48,26 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         by column index descending (the column index plays the docno's role).
     :returns: ``float64`` of shape ``(n_queries,)``; ``NaN`` where the flavour's
         ``empty=skip`` convention leaves a query out.
-    :raises ArgumentError: shapes differ, arrays are not 2-D or not numeric, ``y_score`` has
-        infinities, or the flavour expands to several cutoffs (also a :class:`ValueError`).
+    :raises ArgumentError: (a ``ValueError`` and ``TypeError``) shapes differ, arrays are not
+        2-D, an array is masked, complex, of strings, or holds infinities, ``y_true`` is
+        negative, ``k`` is not an integer.
+    :raises ComponentOutputError: a gain overflows (``exp2`` of a grade >= 1024), naming
+        the row and column.
+    :raises FlavourError: the flavour or ``k`` is invalid (``k`` above
+        :data:`evalkit.flavour.MAX_CUTOFF`).
     """
-    y_true = _float_array(y_true, "y_true")
-    y_score = _float_array(y_score, "y_score")
+    y_true = _real_array(y_true, "y_true")
+    y_score = _real_array(y_score, "y_score")
     if y_true.ndim == 1 and y_score.ndim == 1:
         y_true, y_score = y_true[None, :], y_score[None, :]
     if y_true.shape != y_score.shape or y_true.ndim != 2:
         raise ArgumentError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
     if np.isinf(y_score).any():
         raise ArgumentError("y_score contains infinite values")
+    if np.isinf(y_true).any():
+        raise ArgumentError("y_true contains infinite values")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
+        raise ArgumentError(f"k must be an integer >= 1 or None, got {k!r}")
     registry = registry_or_default(registry)
     # an explicit k is the cutoff, also for presets with several default cutoffs
     flavours = expand_spec(flavour, registry, cutoffs=None if k is None else [k])
@@ -73,8 +76,34 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
     res = resolve(fl, registry)
     problem = array_problem(y_true, y_score)
-    values = evaluate_problem(problem, res, None, "arrays")
-    return values
+    try:
+        return evaluate_problem(problem, res, None, "arrays")
+    except ComponentOutputError as exc:
+        where = ""
+        if exc.family == "gain" and exc.value is not None:
+            q, d = np.argwhere(y_true == exc.value)[0]
+            where = f" (query row {q}, document column {d}: y_true[{q}, {d}] = {exc.value:g})"
+        raise ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{fl}: ") from None
+
+
+def _real_array(values, name: str) -> np.ndarray:
+    """``float64`` array of real numbers; masked, complex, string and object arrays
+    that do not hold numbers are refused with :class:`ArgumentError`."""
+    if isinstance(values, np.ma.MaskedArray):
+        raise ArgumentError(f"{name} is a masked array; masks are not applied: use NaN in y_score for "
+                            "documents not returned and NaN in y_true for unjudged ones")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise ArgumentError(f"{name} is not a rectangular array of numbers: {exc}") from None
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ArgumentError(f"{name} holds values that are not real numbers (dtype object)") from None
+    if arr.dtype.kind not in "biuf":
+        raise ArgumentError(f"{name} has dtype {arr.dtype}; expected real numbers (bool, int or float)")
+    return arr.astype(np.float64)
 
 
 def array_problem(y_true: np.ndarray, y_score: np.ndarray) -> Problem:

@@ -77,24 +77,26 @@ class Param:
         if self.kind in ("float", "int"):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise FlavourError(f"{where} must be a number, got {value!r}")
+            if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+                raise FlavourError(f"{where} must be finite, got {value!r}")
             if self.kind == "int":
-                if float(value) != int(value):
+                if isinstance(value, (float, np.floating)) and not float(value).is_integer():
                     raise FlavourError(f"{where} must be an integer, got {value!r}")
                 value = int(value)
             else:
+                if abs(value) > np.finfo(np.float64).max:  # an int too large for float64
+                    raise FlavourError(f"{where} must be finite, got {value!r}")
                 value = float(value)
-            if not np.isfinite(value):
-                raise FlavourError(f"{where} must be finite, got {value!r}")
             if self.minimum is not None:
                 bad = value <= self.minimum if self.exclusive_minimum else value < self.minimum
                 if bad:
                     op = ">" if self.exclusive_minimum else ">="
-                    raise FlavourError(f"{where} must be {op} {self.minimum:g}, got {value!r}")
+                    raise FlavourError(f"{where} must be {op} {self.minimum:n}, got {value!r}")
             if self.maximum is not None:
                 bad = value >= self.maximum if self.exclusive_maximum else value > self.maximum
                 if bad:
                     op = "<" if self.exclusive_maximum else "<="
-                    raise FlavourError(f"{where} must be {op} {self.maximum:g}, got {value!r}")
+                    raise FlavourError(f"{where} must be {op} {self.maximum:n}, got {value!r}")
             return value
         value = str(value)
         if self.choices is not None and value not in self.choices:

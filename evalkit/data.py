@@ -76,16 +76,44 @@ def _floats(values: Iterable[Any], source: str, field_name: str, integer: bool =
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputFormatError(source, None, field_name, f"row {i + 1}: not a finite number: {out[i]!r}")
+        raise InputFormatError(source, None, field_name, f"row {i + 1}: not a finite number: {float(out[i])!r}")
     if integer:
         frac = out != np.round(out)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
             raise InputFormatError(
                 source, None, field_name,
-                f"row {i + 1}: grade {out[i]!r} is not an integer (trec_eval reads grades as "
+                f"row {i + 1}: grade {float(out[i])!r} is not an integer (trec_eval reads grades as "
                 "integers; use evalkit.arrays.score for fractional relevance)")
     return out
+
+
+def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = True) -> list:
+    """Columns of ``rows``: a ``{qid: {docno: value}}`` mapping (``nested``) or an
+    iterable of ``width``-tuples. Anything else is an :class:`ArgumentError` (not a
+    bare ``TypeError``); ids must be strings (or integers, written as text)."""
+    from .errors import ArgumentError
+
+    if nested and isinstance(rows, Mapping):
+        out = []
+        for q, docs in rows.items():
+            if not isinstance(docs, Mapping):
+                raise ArgumentError(f"{source}: rows[{q!r}] must be a {{docno: value}} mapping, "
+                                    f"got {type(docs).__name__}")
+            out.extend((q, d, v) for d, v in docs.items())
+        rows = out
+    elif isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise ArgumentError(f"{source}: expected {'a nested mapping or ' if nested else ''}an iterable of "
+                            f"{shape} tuples, got {type(rows).__name__}")
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != width:
+            raise ArgumentError(f"{source}: row {i + 1}: expected a {shape} tuple, got {row!r}")
+        for j, value in enumerate(row[: width - 1]):
+            if isinstance(value, bool) or not isinstance(value, (str, int, np.integer)):
+                raise ArgumentError(f"{source}: row {i + 1}: field {j + 1} of {shape} must be a string, "
+                                    f"got {type(value).__name__} {value!r}")
+    return list(zip(*rows)) if rows else [() for _ in range(width)]
 
 
 def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: str, what: str) -> None:
@@ -304,10 +332,7 @@ class Qrels(_Columns):
     def from_rows(cls, rows, *, source: str = "<memory>") -> "Qrels":
         """From ``{qid: {docno: grade}}`` (pytrec_eval/ranx style) or an iterable of
         ``(qid, docno, grade)`` tuples."""
-        if isinstance(rows, Mapping):
-            rows = [(q, d, g) for q, docs in rows.items() for d, g in docs.items()]
-        rows = list(rows)
-        cols = list(zip(*rows)) if rows else [(), (), ()]
+        cols = _row_columns(rows, 3, "(qid, docno, grade)", source)
         return cls.from_columns(*cols, source=source)
 
     @classmethod
@@ -361,8 +386,7 @@ class SubtopicQrels:
     @classmethod
     def from_rows(cls, rows, *, source="<memory>", weights=None):
         """From ``(topic, subtopic, docno, grade)`` tuples."""
-        rows = list(rows)
-        cols = list(zip(*rows)) if rows else [(), (), (), ()]
+        cols = _row_columns(rows, 4, "(topic, subtopic, docno, grade)", source, nested=False)
         return cls.from_columns(*cols, source=source, weights=weights)
 
     def intent_qrels(self) -> tuple[Qrels, np.ndarray, np.ndarray]:
@@ -443,10 +467,7 @@ class Run(_Columns):
     @classmethod
     def from_rows(cls, rows, *, name="run", source="<memory>") -> "Run":
         """From ``{qid: {docno: score}}`` or ``(qid, docno, score)`` tuples."""
-        if isinstance(rows, Mapping):
-            rows = [(q, d, s) for q, docs in rows.items() for d, s in docs.items()]
-        rows = list(rows)
-        cols = list(zip(*rows)) if rows else [(), (), ()]
+        cols = _row_columns(rows, 3, "(qid, docno, score)", source)
         return cls.from_columns(*cols, name=name, source=source)
 
     @classmethod

@@ -47,9 +47,12 @@ class ReportError(EvalkitError, ValueError):
     output directory, an output directory that holds files evalkit did not write)."""
 
 
-class ArgumentError(EvalkitError, ValueError):
-    """A function of the Python API got an argument it cannot use (wrong shape, dtype
-    or value); the message names the argument."""
+class ArgumentError(EvalkitError, TypeError, ValueError):
+    """A function of the Python API got an argument it cannot use (wrong type, shape,
+    dtype or value; for example a complex or string ``y_true`` in
+    :func:`evalkit.arrays.score`, or a run that is not a :class:`~evalkit.data.Run`);
+    the message names the argument. Also a ``TypeError`` and a ``ValueError``, so code
+    that caught the bare exceptions keeps working."""
 
 
 class UnknownNameError(EvalkitError, KeyError):

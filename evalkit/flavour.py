@@ -42,6 +42,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .components import Param
 from .errors import FlavourError
 from .registry import registry_or_default
@@ -62,7 +64,7 @@ CONVENTIONS: dict[str, Param] = {
     "depth": Param(
         "depth", "int", None,
         "keep only the first n documents of each query after sorting (trec_eval -M n)",
-        minimum=1,
+        minimum=1, maximum=2**31 - 1,
     ),
     "judged_only": Param(
         "judged_only", "str", "no",
@@ -169,7 +171,7 @@ class Flavour:
         :raises FlavourError: as the constructor.
         """
         if set(changes) <= {"k"}:  # a new cutoff: nothing else to validate
-            k = _check_k(changes.get("k", self.k))
+            k = _check_k(changes.get("k", self.k), str(self))
             token = _REGISTRY.set(_TRUSTED)
             try:
                 return dataclasses.replace(self, k=k)
@@ -304,11 +306,25 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
     return out
 
 
-def _check_k(k: Any) -> int | None:
+#: Largest cutoff ``k`` (and ``depth``): 2^31 - 1. Larger values cannot change a
+#: result (no ranking is that long) and would overflow the engine's ``int64`` rank
+#: arithmetic; they are refused when the flavour is parsed.
+MAX_CUTOFF = 2**31 - 1
+
+#: Deepest nesting of parentheses in a flavour string (``map(...)`` inside a
+#: component is depth 2); deeper strings are refused before parsing, so no input
+#: can exhaust Python's recursion limit.
+MAX_NESTING = 16
+
+
+def _check_k(k: Any, flavour: str | None = None) -> int | None:
     if k is None:
         return None
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise FlavourError(f"cutoff k must be an integer >= 1, got {k!r}")
+    where = f"flavour {flavour!r}: " if flavour else ""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise FlavourError(f"{where}cutoff k must be an integer >= 1, got {k!r}")
+    if k > MAX_CUTOFF:
+        raise FlavourError(f"{where}cutoff k must be <= {MAX_CUTOFF} (2^31 - 1), got {k}")
     return int(k)
 
 
@@ -336,6 +352,15 @@ _TOKEN = re.compile(
 class _Parser:
     def __init__(self, text: str):
         self.text = text
+        depth = 0
+        for pos, char in enumerate(text):
+            if char == "(":
+                depth += 1
+                if depth > MAX_NESTING:
+                    raise FlavourError(f"cannot parse flavour {_short(text)} at position {pos}: parentheses "
+                                       f"nested deeper than {MAX_NESTING} levels")
+            elif char == ")":
+                depth -= 1
         self.tokens: list[tuple[str, str, int]] = []
         pos = 0
         text_s = text.rstrip()
@@ -405,6 +430,10 @@ class _Parser:
         raise self.error(f"expected a value, got {tok[1]!r}")
 
 
+def _short(text: str, limit: int = 80) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
 def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
     p = _Parser(text)
     name, args = p.call()
@@ -417,6 +446,8 @@ def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
         k = int(tok[1])
         if k < 1:
             raise p.error("the cutoff after '@' must be >= 1", tok[2])
+        if k > MAX_CUTOFF:
+            raise p.error(f"the cutoff after '@' must be <= {MAX_CUTOFF} (2^31 - 1)", tok[2])
     if p.peek() is not None:
         raise p.error(f"unexpected {p.peek()[1]!r}")
     return name, args, k

@@ -14,10 +14,11 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
-from ..errors import EvaluationError, FlavourError
+from ..errors import ArgumentError, EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
+from .checks import ComponentOutputError, checked
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -40,7 +41,8 @@ def _bound(registry, family, ref):
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
-    return partial(comp.fn, **comp.bind(ref.params))
+    fn = partial(comp.fn, **comp.bind(ref.params))
+    return checked(family, str(ref), fn) if family in ("gain", "discount") else fn
 
 
 def resolve(flavour: Flavour, registry) -> _Resolved:
@@ -59,12 +61,23 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
     )
 
 
+def _check_type(value, cls, name: str):
+    if not isinstance(value, cls):
+        raise ArgumentError(f"{name} must be a {cls.__name__}, got {type(value).__name__} "
+                            f"(read files with evalkit.read_{cls.__name__.lower()})")
+    return value
+
+
 def _as_runs(runs) -> list[Run]:
     if isinstance(runs, Run):
         return [runs]
     if isinstance(runs, Mapping):
-        return [r.renamed(name) for name, r in runs.items()]
-    runs = list(runs)
+        runs = {name: _check_type(r, Run, f"runs[{name!r}]") for name, r in runs.items()}
+        return [r.renamed(str(name)) for name, r in runs.items()]
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Iterable):
+        raise ArgumentError(f"runs must be a Run, a list of Runs or a {{name: Run}} mapping, "
+                            f"got {type(runs).__name__} (read files with evalkit.read_run)")
+    runs = [_check_type(r, Run, f"runs[{i}]") for i, r in enumerate(runs)]
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -146,6 +159,11 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)
     values, defined = metric_output(problem, resolved, inp)
+    overflow = defined & ~np.isfinite(values)
+    if overflow.any():  # e.g. a DCG sum of finite gains that overflows float64
+        i = int(np.flatnonzero(overflow)[0])
+        raise EvaluationError(f"{fl}: run {run_name!r}: query {problem.qids[i]!r}: the value is {values[i]!r}, "
+                              "not a finite number (a gain, discount or their sum overflows float64)")
 
     def error(kind: str, mask: np.ndarray) -> EvaluationError:
         bad = ", ".join(map(str, problem.qids[mask][:5]))
@@ -155,6 +173,19 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
 
     return apply_conventions(values, defined, ~problem.in_run, empty=fl.convention("empty"),
                              missing_rule=fl.convention("missing"), error=error)
+
+
+def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> EvaluationError:
+    """``exc`` with the flavour and, for a gain, the first judgment holding the
+    offending grade (query, document, file and line) named."""
+    where = ""
+    if exc.family == "gain" and exc.value is not None:
+        rows = np.flatnonzero(qrels.grade == exc.value)
+        if len(rows):
+            i = int(rows[0])
+            where = (f" (query {qrels.qid[i]!r}, document {qrels.docno[i]!r}, grade {exc.value:g}: "
+                     f"{qrels.source}:{int(qrels.line[i])})")
+    return ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{flavour}: ")
 
 
 @without_hugepage_advice
@@ -181,10 +212,17 @@ def evaluate(
     :param subtopics: subtopic qrels, needed by intent-aware metrics.
     :returns: :class:`Results` with values of shape ``(n_runs, n_flavours, n_queries)``.
     :raises FlavourError: unknown name, component or parameter; a label given twice.
-    :raises EvaluationError: a convention set to ``error`` is triggered.
+    :raises EvaluationError: a convention set to ``error`` is triggered; a value is not
+        finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
+        (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
+        gain, the query, document and grade).
+    :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
     """
     from ..presets import expand_labelled
 
+    _check_type(qrels, Qrels, "qrels")
+    if subtopics is not None:
+        _check_type(subtopics, SubtopicQrels, "subtopics")
     registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
@@ -213,6 +251,9 @@ def evaluate(
     for s, run in enumerate(run_list):
         problem = build_problem(qrels, run)
         for f, res in enumerate(resolved):
-            values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
+            try:
+                values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
+            except ComponentOutputError as exc:
+                raise _located(exc, res.flavour, qrels) from None
     return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
                    values[:, column])

@@ -1,0 +1,79 @@
+"""Checks on what gain and discount components return.
+
+A component is a plugin's (or a built-in's) vectorised function; the engine wraps
+each bound gain and discount in :func:`checked` once per flavour, so every call is
+checked at the cost of one pass over its output (no per-query work). What a wrong
+output would otherwise do: a NaN gain makes its query NaN, which the mean then
+leaves out as if the query had been skipped; a negative or wrongly shaped array
+gives a wrong number or a bare NumPy error. Instead the engine raises
+:class:`ComponentOutputError` naming the component and the first offending input.
+
+Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
+
+* the output has the input's shape and a real numeric dtype (not ``bool``, complex,
+  ``object``);
+* every value is finite (``exp2`` of a grade >= 1024 overflows to infinity in
+  ``float64``: that is an error naming the grade, not a silent NaN);
+* gains and discounts are >= 0.
+"""
+
+from __future__ import annotations
+
+from functools import update_wrapper
+from typing import Callable
+
+import numpy as np
+
+from ..errors import EvaluationError
+
+
+class ComponentOutputError(EvaluationError):
+    """A gain or discount returned a wrong shape, dtype, a non-finite or a negative
+    value. ``family`` and ``component`` name it; ``value`` is the offending input
+    (a grade for a gain, a rank for a discount), which the caller may turn into a
+    query and document name (:func:`evalkit.engine.evaluate.evaluate`)."""
+
+    def __init__(self, family: str, component: str, value: float | None, message: str, context: str = ""):
+        self.family, self.component, self.value, self.detail = family, component, value, message
+        super().__init__(f"{context}{family} '{component}': {message}")
+
+
+def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray]) -> Callable:
+    """``fn`` (a bound gain or discount) with its output checked; returns ``float64``."""
+    what = "grade" if family == "gain" else "rank"
+
+    def call(values: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below
+            out = fn(values)
+        arr = np.asarray(out)
+        n = np.shape(values)
+        if arr.shape != n:
+            raise ComponentOutputError(family, component, None,
+                                       f"returned shape {arr.shape} for {what}s of shape {n}")
+        if arr.dtype.kind not in "iuf":
+            raise ComponentOutputError(family, component, None,
+                                       f"returned dtype {arr.dtype}, expected a real number dtype (float64)")
+        arr = arr.astype(np.float64, copy=False)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            v = float(np.asarray(values)[i])
+            raise ComponentOutputError(
+                family, component, v,
+                f"{what} {_fmt(v)} gives {float(arr[i])!r}, not a finite number"
+                + (" (2^grade overflows float64 from grade 1024)" if component == "exp2" else ""))
+        if (arr < 0).any():
+            i = int(np.flatnonzero(arr < 0)[0])
+            v = float(np.asarray(values)[i])
+            raise ComponentOutputError(family, component, v, f"{what} {_fmt(v)} gives {float(arr[i])!r} < 0")
+        return arr
+
+    try:
+        update_wrapper(call, fn)
+    except AttributeError:
+        pass
+    return call
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e16 else repr(v)
