@@ -140,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     qrels = read_qrels(args.qrels)
     subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
     runs = [read_run(p) for p in args.runs]
+    from ..engine.checks import require_common_queries
+
+    require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
     runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
     results = evaluate(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
                        subtopics=subtopics, registry=registry)

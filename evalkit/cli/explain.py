@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..explain import Explanation
 
+from .eval import MAX_DIGITS, digits
+
 HELP = "show the per-rank DCG/IDCG table of one query under one flavour"
 
 
@@ -31,7 +33,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="one flavour or preset with cutoff, e.g. trec_eval.ndcg_cut@10")
     p.add_argument("--rows", type=int, default=None, metavar="N",
                    help="print at most N rows (totals always cover the whole list)")
-    p.add_argument("--digits", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("--digits", type=digits, default=4, metavar="N", help=f"decimals, 0 to {MAX_DIGITS} (default 4)")
     return p
 
 

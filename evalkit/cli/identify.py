@@ -113,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
     registry = registry_for(args)
     qrels = read_qrels(args.qrels)
     runs = [read_run(p) for p in args.runs]
+    from ..engine.checks import require_common_queries
+
+    require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
     evidence, used = _evidence(args, runs)
     result = identify(qrels, used, evidence, cutoffs=_cutoffs(args.cutoffs), registry=registry)
     if args.format == "json":

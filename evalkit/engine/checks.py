@@ -77,3 +77,30 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray])
 
 def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e16 else repr(v)
+
+
+class EmptyEvaluationWarning(UserWarning):
+    """Nothing was evaluated for a run: it shares no query with the qrels."""
+
+
+def nothing_evaluated(qrels, run) -> str:
+    """The message saying that ``run`` shares no query with ``qrels``."""
+    if len(qrels) == 0:
+        return f"{qrels.source}: the qrels hold no judgment; nothing to evaluate"
+    if len(run) == 0:
+        return f"{run.source}: run {run.name!r} holds no result; nothing to evaluate"
+    return (f"{run.source}: run {run.name!r} shares no query with the qrels ({qrels.source}); "
+            "nothing to evaluate")
+
+
+def require_common_queries(qrels, runs) -> None:
+    """Raise :class:`~evalkit.errors.EvaluationError` unless every run shares at least
+    one query with ``qrels`` (trec_eval stops too: "No queries with both results and
+    relevance info"). Used by the command line and :func:`evalkit.run_config`, where an
+    empty evaluation is a mistake (a wrong file, a qid format that differs); the
+    library's :func:`evalkit.evaluate` only warns. Costs one pass over the query
+    vocabularies (not the rows)."""
+    qids = qrels.qids
+    for run in runs:
+        if len(qids) == 0 or len(run) == 0 or not np.isin(run.qids, qids).any():
+            raise EvaluationError(nothing_evaluated(qrels, run))

@@ -18,7 +18,7 @@ from ..errors import ArgumentError, EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
-from .checks import ComponentOutputError, checked
+from .checks import ComponentOutputError, EmptyEvaluationWarning, checked, nothing_evaluated
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -217,6 +217,10 @@ def evaluate(
         (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
         gain, the query, document and grade).
     :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
+    :warns EmptyEvaluationWarning: a run shares no query with the qrels (or either is
+        empty): its values are all left out (or 0 under ``missing=zero``). Evaluating a
+        partition of the queries can do that on purpose; the command line and
+        :func:`evalkit.run_config` refuse it instead (:func:`require_common_queries`).
     """
     from ..presets import expand_labelled
 
@@ -246,10 +250,16 @@ def evaluate(
     distinct = list(position)
     resolved = [resolve(f, registry) for f in distinct]
     run_list = _as_runs(runs)
+    if not run_list:
+        raise EvaluationError("no run to evaluate")
     qids = qrels.qids
     values = np.empty((len(run_list), len(resolved), len(qids)))
     for s, run in enumerate(run_list):
         problem = build_problem(qrels, run)
+        if not problem.in_run.any():
+            import warnings
+
+            warnings.warn(EmptyEvaluationWarning(nothing_evaluated(qrels, run)), stacklevel=3)
         for f, res in enumerate(resolved):
             try:
                 values[s, f] = evaluate_problem(problem, res, subtopics, run.name)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..engine.evaluate import evaluate
 from ..results import Results
+from ..engine.checks import require_common_queries
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
 from ..registry import registry_or_default
@@ -43,7 +44,8 @@ def run_config(
         ``statistics:``, the defaults with a baseline, none without either).
     :raises ConfigError: invalid config (file, line and key in the message).
     :raises InputFormatError: a malformed qrels or run file (file, line, field).
-    :raises EvaluationError: a convention set to ``error`` was triggered.
+    :raises EvaluationError: a convention set to ``error`` was triggered; a run shares
+        no query with the qrels, or a file is empty (nothing evaluated).
 
     Each run is read once, joined with the qrels once and sorted once per tie policy;
     every flavour reuses those arrays (:func:`evalkit.evaluate`, called run by run so
@@ -60,6 +62,7 @@ def run_config(
     parts = []
     for i, entry in enumerate(cfg.runs):
         run = read_run(entry.path, name=entry.name)
+        require_common_queries(qrels, [run])
         parts.append(evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics,
                               registry=registry))
         del run
