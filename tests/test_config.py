@@ -65,7 +65,7 @@ def test_glob_names_cutoffs_and_labels(tmp_path, data_dir, registry, monkeypatch
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
         runs:
-          - glob: ../data/input.*.gz
+          - {glob: ../data/input.*.gz, allow_outside: true}
           - name: plain
             path: ../data/plain.run
         cutoffs: [5, 10]
@@ -101,6 +101,7 @@ def test_name_pattern(tmp_path, data_dir, registry):
         runs:
           - glob: ../data/input.*.gz
             name_pattern: 'input\.sys(\w)'
+            allow_outside: true
         flavours: {a: ndcg}
     """)
     assert load_config(path, registry=registry).run_names == ("A", "B")
@@ -130,7 +131,7 @@ def test_run_config_values_by_hand(tmp_path, data_dir, registry):
     on q2: [unjudged d5, 1]: DCG = 1/log2(3) = 0.63093, IDCG = 1 + 0.63093."""
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {t: trec_eval.ndcg}
     """)
     report = run_config(path, registry=registry)
@@ -150,7 +151,7 @@ def test_run_config_values_by_hand(tmp_path, data_dir, registry):
 def test_unknown_key_names_line_and_key(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
         output:
           dir: out
@@ -164,7 +165,7 @@ def test_unknown_key_names_line_and_key(tmp_path, data_dir, registry):
 def test_bad_cutoff_item_line(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
         cutoffs:
           - 10
@@ -178,7 +179,7 @@ def test_bad_cutoff_item_line(tmp_path, data_dir, registry):
 def test_unknown_component_in_spec(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
           fine: ndcg
           broken: "ndcg(gain=exp3)@10"
@@ -191,7 +192,7 @@ def test_unknown_component_in_spec(tmp_path, data_dir, registry):
 def test_unknown_parameter_in_nested_spec(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
           j:
             spec: "ndcg(discount=jarvelin(bse=2))"
@@ -205,7 +206,7 @@ def test_unknown_parameter_in_nested_spec(tmp_path, data_dir, registry):
 def test_unknown_flavour_key(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
           j:
             spec: ndcg
@@ -217,7 +218,7 @@ def test_unknown_flavour_key(tmp_path, data_dir, registry):
 
 def test_missing_qrels_file(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
         qrels: ../data/nope.txt
     """)
@@ -244,8 +245,8 @@ def test_empty_glob(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
         runs:
-          - glob: ../data/input.*.gz
-          - glob: ../data/nothing-*.run
+          - {glob: ../data/input.*.gz, allow_outside: true}
+          - {glob: ../data/nothing-*.run, allow_outside: true}
         flavours: {a: ndcg}
     """)
     msg = error_of(path, registry)
@@ -256,7 +257,7 @@ def test_empty_glob(tmp_path, data_dir, registry):
 def test_unknown_baseline(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
 
         baseline: sysC
@@ -279,7 +280,7 @@ def test_bad_run_entry(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
         runs:
-          - glob: ../data/input.*.gz
+          - {glob: ../data/input.*.gz, allow_outside: true}
           - name: only-a-name
         flavours: {a: ndcg}
     """)
@@ -291,7 +292,7 @@ def test_bad_run_entry(tmp_path, data_dir, registry):
 def test_bad_format(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
         output:
           formats: [csv, xml]
@@ -304,7 +305,7 @@ def test_bad_format(tmp_path, data_dir, registry):
 def test_duplicate_key(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
         qrels: ../data/qrels.txt
     """)
@@ -315,7 +316,7 @@ def test_duplicate_key(tmp_path, data_dir, registry):
 def test_yaml_syntax_error_line(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}
         flavours: {a: ndcg}
     """)
     msg = error_of(path, registry)
@@ -326,7 +327,7 @@ def test_same_flavour_twice_under_two_labels(tmp_path, data_dir, registry):
     """Presets that share a flavour are both kept, each under its own label."""
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
           mine: ndcg@10
           preset: trec_eval.ndcg_cut@10
@@ -341,7 +342,7 @@ def test_duplicate_run_names(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
         runs:
-          - glob: ../data/input.*.gz
+          - {glob: ../data/input.*.gz, allow_outside: true}
           - {name: sysA, path: ../data/plain.run}
         flavours: {a: ndcg}
     """)
@@ -353,7 +354,7 @@ def test_duplicate_run_names(tmp_path, data_dir, registry):
 def test_cutoff_given_twice(tmp_path, data_dir, registry):
     path = write_config(tmp_path, """
         qrels: ../data/qrels.txt
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
           a:
             spec: ndcg@10
@@ -378,7 +379,7 @@ def test_never_evaluates_yaml_tags(tmp_path, data_dir, registry):
     """A python/object tag must not construct anything (safe loading)."""
     path = write_config(tmp_path, """
         qrels: !!python/object/apply:os.system ["echo hacked"]
-        runs: [{glob: ../data/input.*.gz}]
+        runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours: {a: ndcg}
     """)
     msg = error_of(path, registry)

@@ -23,6 +23,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--formats", nargs="+", metavar="FORMAT",
                    help="output formats (markdown, csv, json, latex, html); overrides output.formats")
     p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the printed tables (0-17, default 4)")
+    p.add_argument("--allow-outside", action="store_true",
+                   help="let the config's glob: entries match files outside the config's directory tree")
     p.add_argument("--max-flips", type=int_range(0, 10**9), default=5,
                    help="flipped system pairs printed per flavour pair (default 5; the files list all)")
     p.add_argument("--no-progress", action="store_true",
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         unknown = [f for f in args.formats if f not in RENDERERS]
         if unknown:
             raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
-    config = load_config(args.config, registry=registry)
+    config = load_config(args.config, registry=registry, allow_outside=args.allow_outside)
     directory = args.output_dir if args.output_dir is not None else config.output_dir
     if directory is not None:
         check_output_directory(directory)  # fail before evaluating, not after

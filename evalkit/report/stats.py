@@ -98,6 +98,11 @@ CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "no
 ProgressFn = Callable[[str, int, int], None]
 
 
+#: Largest ``n_resamples`` (the config schema says the same): scipy's permutation
+#: test and bootstrap hold arrays of this many resamples.
+MAX_RESAMPLES = 1_000_000
+
+
 @dataclass(frozen=True)
 class StatSettings:
     """How the significance tests are run (the ``statistics:`` section of a config).
@@ -138,6 +143,8 @@ class StatSettings:
             raise ReportError(f"statistics.seed must be a non-negative integer; got {self.seed!r}")
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int) or self.n_resamples < 1:
             raise ReportError(f"statistics.n_resamples must be a positive integer; got {self.n_resamples!r}")
+        if self.n_resamples > MAX_RESAMPLES:  # memory grows with it (scipy holds the resamples)
+            raise ReportError(f"statistics.n_resamples must be <= {MAX_RESAMPLES}; got {self.n_resamples!r}")
         if not isinstance(self.all_pairs, bool):
             raise ReportError(f"statistics.all_pairs must be true or false; got {self.all_pairs!r}")
         object.__setattr__(self, "alpha", float(self.alpha))

@@ -61,6 +61,19 @@ ALL_FORMATS = ("markdown", "csv", "json", "latex", "html")
 
 KeyPath = Sequence[str | int]
 
+#: Largest config file read (bytes): a config is a page of YAML.
+MAX_CONFIG_BYTES = 1 << 20
+#: Most YAML aliases (``*name``) a config may use. An anchored node may not itself
+#: contain an alias, so aliases cannot nest: expanding a config costs at most its
+#: size times this count (a "billion laughs" file of nine nested alias levels took
+#: 126 s of CPU before).
+MAX_ALIASES = 50
+#: Most directory entries one ``glob:`` may visit, and most files it may match.
+MAX_GLOB_ENTRIES = 100_000
+#: Deepest nesting of YAML collections (a config needs 4).
+MAX_DEPTH = 32
+MAX_GLOB_FILES = 10_000
+
 
 @lru_cache(maxsize=1)
 def config_schema() -> dict:
@@ -203,6 +216,67 @@ def format_key(path: KeyPath) -> str:
     return out
 
 
+def _check_aliases(text: str, source: str) -> None:
+    """Refuse more than :data:`MAX_ALIASES` aliases, and any alias inside an anchored
+    node (nesting), from the YAML event stream (linear in the file's size, before any
+    node graph is built); the error names the alias's line."""
+    count = 0
+    anchored_depth = 0  # > 0 while inside an anchored collection
+    stack: list[bool] = []  # per open collection: was it anchored?
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                count += 1
+                line = event.start_mark.line + 1
+                if anchored_depth:
+                    raise ConfigError(f"{source}:{line}: alias *{event.anchor} inside an anchored node: "
+                                      "nested aliases are not allowed in a config")
+                if count > MAX_ALIASES:
+                    raise ConfigError(f"{source}:{line}: more than {MAX_ALIASES} aliases (*name) in one config")
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise ConfigError(f"{source}:{event.start_mark.line + 1}: collections nested deeper than "
+                                      f"{MAX_DEPTH} levels")
+                stack.append(event.anchor is not None)
+                anchored_depth += event.anchor is not None
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                anchored_depth -= stack.pop()
+    except yaml.YAMLError:
+        return  # the loader reports syntax errors with their line
+
+
+def _string_keys(node: yaml.Node | None, source: str, path: list) -> None:
+    """Every mapping key that names something (flavour labels, statistics keys ...)
+    must be a string: YAML reads ``1`` as an integer, ``~`` as null and ``yes`` as
+    true (YAML 1.1), which would become labels ``1``, ``None`` and ``True``."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "a collection"
+                where = format_key(path)
+                raise ConfigError(
+                    f"{source}:{key_node.start_mark.line + 1}: {where + ': ' if where else ''}key {shown!r} is not "
+                    f"a string (YAML reads 1, ~, yes/no, true/false as numbers, null or booleans); quote it: "
+                    f"'{shown}'")
+            _string_keys(value_node, source, path + [key_node.value])
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _string_keys(item, source, path + [i])
+
+
+def _mapping_string_keys(data: Any, path: list) -> None:
+    """:func:`_string_keys` for an in-memory mapping."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            if not isinstance(key, str):
+                where = format_key(path)
+                raise ConfigError(f"<mapping>: {where + ': ' if where else ''}key {key!r} is not a string")
+            _mapping_string_keys(value, path + [key])
+    elif isinstance(data, (list, tuple)):
+        for i, item in enumerate(data):
+            _mapping_string_keys(item, path + [i])
+
+
 def _check_duplicate_keys(node: yaml.Node | None, source: str) -> None:
     """``yaml.safe_load`` silently keeps the last of two equal keys; refuse them."""
     if isinstance(node, yaml.MappingNode):
@@ -319,12 +393,82 @@ def _resolve(base: Path, text: str) -> Path:
 
 def _existing(base: Path, text: str, key: KeyPath, loc: _Locator, what: str) -> Path:
     path = _resolve(base, text)
-    if not path.is_file():
+    if not path.exists():
         raise loc.error(key, f"{what} file not found: {path} (paths are relative to {base})", value=True)
+    if not (path.is_file() or path.is_fifo()):  # a named pipe is read once, like a file
+        raise loc.error(key, f"{what} path {path} is not a file (a directory or a device)", value=True)
     return path
 
 
-def _runs(data: dict, base: Path, loc: _Locator) -> tuple[RunEntry, ...]:
+def _glob(pattern: str, base: Path, allow_outside: bool, key: KeyPath, loc: _Locator) -> list[str]:
+    """Files matching ``pattern`` (``glob`` syntax, ``**`` for any depth), sorted.
+
+    The walk starts at the pattern's wildcard-free directory, which must lie inside
+    ``base`` (the config's directory, after resolving ``..`` and symbolic links) unless
+    ``allow_outside``; symbolic links to directories are not followed by ``**``; at most
+    :data:`MAX_GLOB_ENTRIES` directory entries are visited and :data:`MAX_GLOB_FILES`
+    files matched (so no glob can walk ``/proc`` or a whole disk). Names starting with
+    ``.`` match only a pattern part that starts with ``.``, as :mod:`glob` does."""
+    import fnmatch
+
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) and not globlib.has_magic(parts[fixed]):
+        fixed += 1
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    rest = parts[fixed:]
+    if not rest:  # no wildcard: one file
+        return [str(root)] if root.is_file() else []
+    start = root.resolve()
+    if not allow_outside and not start.is_relative_to(base):
+        raise loc.error(key, f"the glob walks {start}, outside the config's directory {base}; set "
+                             "allow_outside: true on this entry (or pass --allow-outside) to allow it", value=True)
+    visited = 0
+    out: list[str] = []
+
+    def match(name: str, part: str) -> bool:
+        return (not name.startswith(".") or part.startswith(".")) and fnmatch.fnmatchcase(name, part)
+
+    stack = [(str(root), 0)]
+    seen: set[tuple[str, int]] = set()
+    while stack:
+        directory, i = stack.pop()
+        if (directory, i) in seen:
+            continue
+        seen.add((directory, i))
+        part = rest[i]
+        last = i == len(rest) - 1
+        if part == "**" and not last:  # '**' matching no directory
+            stack.append((directory, i + 1))
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        visited += len(entries)
+        if visited > MAX_GLOB_ENTRIES:
+            raise loc.error(key, f"the glob visits more than {MAX_GLOB_ENTRIES} directory entries; "
+                                 "give a narrower pattern", value=True)
+        for e in entries:
+            path = os.path.join(directory, e.name)
+            if part == "**":
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((path, i))
+                elif last and e.is_file():
+                    out.append(path)
+            elif match(e.name, part):
+                if last:
+                    if e.is_file():
+                        out.append(path)
+                elif e.is_dir():
+                    stack.append((path, i + 1))
+        if len(out) > MAX_GLOB_FILES:
+            raise loc.error(key, f"the glob matches more than {MAX_GLOB_FILES} files", value=True)
+    return sorted(set(out))
+
+
+def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) -> tuple[RunEntry, ...]:
     out: list[RunEntry] = []
     for i, entry in enumerate(data["runs"]):
         key = ["runs", i]
@@ -344,7 +488,8 @@ def _runs(data: dict, base: Path, loc: _Locator) -> tuple[RunEntry, ...]:
                 raise loc.error(key + ["name_pattern"],
                                 f"name_pattern needs exactly one group (...), it has {regex.groups}", value=True)
         full = pattern if os.path.isabs(pattern) else str(base / os.path.expanduser(pattern))
-        files = sorted(p for p in globlib.glob(full, recursive=True) if os.path.isfile(p))
+        outside = allow_outside or entry.get("allow_outside", False)
+        files = _glob(full, base, outside, key + ["glob"], loc)
         if not files:
             raise loc.error(key + ["glob"], f"no file matches {full}", value=True)
         for f in files:
@@ -416,6 +561,7 @@ def load_config(
     *,
     registry=None,
     base_dir: str | os.PathLike | None = None,
+    allow_outside: bool = False,
 ) -> Config:
     """Read, validate and resolve a config.
 
@@ -423,6 +569,8 @@ def load_config(
     :param registry: component registry (default: :func:`evalkit.default_registry`).
     :param base_dir: for a mapping, the directory relative paths are resolved against
         (default: the current directory); ignored for files (their own directory).
+    :param allow_outside: let every ``glob:`` match files outside the config's
+        directory tree (a glob entry can also say ``allow_outside: true``).
     :returns: a :class:`Config` with existing input files, parsed flavours and labels.
     :raises ConfigError: invalid YAML, schema violation, unknown component or
         parameter in a spec, missing file, empty glob, duplicate run or flavour names,
@@ -432,19 +580,25 @@ def load_config(
     registry = registry_or_default(registry)
     if isinstance(config, Mapping):
         data: Any = dict(config)
+        _mapping_string_keys(data, [])
         source = "<mapping>"
         base = Path(base_dir if base_dir is not None else os.getcwd()).resolve()
         loc = _Locator(source, None)
     else:
         path = Path(config)
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, "rb") as f:
+                raw = f.read(MAX_CONFIG_BYTES + 1)
+            if len(raw) > MAX_CONFIG_BYTES:
+                raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; not a config")
+            text = raw.decode("utf-8")
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: no such config file") from None
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{path}: not valid UTF-8 text: {exc}") from None
         source = str(path)
         base = path.resolve().parent
+        _check_aliases(text, source)
         try:
             root = yaml.compose(text, Loader=yaml.SafeLoader)
             data = yaml.safe_load(text)
@@ -456,6 +610,7 @@ def load_config(
         except yaml.YAMLError as exc:
             raise ConfigError(f"{source}: invalid YAML: {exc}") from None
         _check_duplicate_keys(root, source)
+        _string_keys(root, source, [])
         loc = _Locator(source, root)
     if data is None:
         raise ConfigError(f"{source}: the config is empty; it needs qrels, runs and flavours")
@@ -465,7 +620,7 @@ def load_config(
     subtopic = None
     if "subtopic_qrels" in data:
         subtopic = _existing(base, data["subtopic_qrels"], ["subtopic_qrels"], loc, "subtopic qrels")
-    runs = _runs(data, base, loc)
+    runs = _runs(data, base, loc, allow_outside)
     flavours = _flavours(data, registry, loc)
     given = data.get("baseline")
     baselines = () if given is None else ((given,) if isinstance(given, str) else tuple(given))
