@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .columnar import offsets_from_sorted
-from .engine.checks import ComponentOutputError
+from .engine.checks import ComponentOutputError, format_number
 from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
@@ -82,7 +82,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         where = ""
         if exc.family == "gain" and exc.value is not None:
             q, d = np.argwhere(y_true == exc.value)[0]
-            where = f" (query row {q}, document column {d}: y_true[{q}, {d}] = {exc.value:g})"
+            where = f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})"
         raise ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{fl}: ") from None
 
 

@@ -60,12 +60,12 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray])
             v = float(np.asarray(values)[i])
             raise ComponentOutputError(
                 family, component, v,
-                f"{what} {_fmt(v)} gives {float(arr[i])!r}, not a finite number"
+                f"{what} {format_number(v)} gives {float(arr[i])!r}, not a finite number"
                 + (" (2^grade overflows float64 from grade 1024)" if component == "exp2" else ""))
         if (arr < 0).any():
             i = int(np.flatnonzero(arr < 0)[0])
             v = float(np.asarray(values)[i])
-            raise ComponentOutputError(family, component, v, f"{what} {_fmt(v)} gives {float(arr[i])!r} < 0")
+            raise ComponentOutputError(family, component, v, f"{what} {format_number(v)} gives {float(arr[i])!r} < 0")
         return arr
 
     try:
@@ -75,8 +75,10 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray])
     return call
 
 
-def _fmt(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() and abs(v) < 1e16 else repr(v)
+def format_number(v: float) -> str:
+    """A grade or rank for a message: integers without a decimal point or exponent."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
 
 
 class EmptyEvaluationWarning(UserWarning):

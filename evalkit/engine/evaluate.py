@@ -18,7 +18,7 @@ from ..errors import ArgumentError, EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
-from .checks import ComponentOutputError, EmptyEvaluationWarning, checked, nothing_evaluated
+from .checks import ComponentOutputError, EmptyEvaluationWarning, checked, format_number, nothing_evaluated
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -183,7 +183,7 @@ def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> Evalu
         rows = np.flatnonzero(qrels.grade == exc.value)
         if len(rows):
             i = int(rows[0])
-            where = (f" (query {qrels.qid[i]!r}, document {qrels.docno[i]!r}, grade {exc.value:g}: "
+            where = (f" (query {qrels.qid[i]!r}, document {qrels.docno[i]!r}, grade {format_number(exc.value)}: "
                      f"{qrels.source}:{int(qrels.line[i])})")
     return ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{flavour}: ")
 
@@ -230,6 +230,9 @@ def evaluate(
     registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
+    elif not isinstance(flavours, Iterable):
+        raise ArgumentError(f"flavours must be a flavour string, a Flavour or a list of them, "
+                            f"got {type(flavours).__name__}")
     expanded: list[Flavour] = []
     default_labels: list[str] = []
     for spec in flavours:
