@@ -287,3 +287,14 @@ def test_bad_plugin_components_are_named(family, fn, expect):
     with pytest.raises(EvalkitError) as info:
         evalkit.evaluate(qrels, run, f"ndcg({family}=bad)", registry=registry)
     assert f"{family} 'bad'" in str(info.value) and expect in str(info.value)
+
+
+def test_input_rules_doc_examples_run():
+    """The Python examples of docs/input-rules.md run as written."""
+    import re
+
+    text = (REPO / "docs" / "input-rules.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/input-rules.md", "exec"), {})

@@ -37,6 +37,7 @@ INVALID_EXAMPLES = {
     "precision(idcg=judged)": "does not use a idcg component",
     "ndcg(gain=exp2": "at position 14: expected ,, got end of text",
     "ndcg(discount=rbp(p=1))": "discount 'rbp': parameter 'p' must be < 1, got 1.0",
+    "ndcg(depth=1e400)": "parameter 'depth' must be finite, got inf",
 }
 
 

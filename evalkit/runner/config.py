@@ -22,7 +22,10 @@ Paths rule: **every path in the config (qrels, subtopic_qrels, run paths, globs 
 gives the same result from any working directory. Command-line paths
 (``--output-dir``) are relative to the current directory as usual. A config given as
 an in-memory mapping resolves its paths against ``base_dir`` (default: the current
-directory).
+directory). A ``glob:`` walks only inside that directory's tree unless the entry says
+``allow_outside: true`` (or ``load_config(allow_outside=True)``, ``evalkit run
+--allow-outside``), and is bounded; aliases, nesting, key types, ``cutoffs`` and
+``n_resamples`` are limited (``docs/input-rules.md``).
 
 The YAML is read with :func:`yaml.safe_load` semantics (``SafeLoader``; nothing is
 ever ``eval``-ed) and validated by the JSON Schema in ``config.schema.json``
