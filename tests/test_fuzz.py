@@ -102,6 +102,34 @@ def test_readers_fuzz_files(tmp_path_factory, data):
         _reader_outcome(evalkit.read_qrels, path)
 
 
+PRINTABLE_ISH = list("qQ0d1 .5e-+#\t\n\r\x7f\x0b\x0c\x1c\x00x")
+
+
+@FUZZ
+@given(st.one_of(_mutated(VALID_RUN), st.text(alphabet=st.sampled_from(PRINTABLE_ISH), max_size=120)),
+       st.sampled_from(["run", "qrels"]))
+def test_fast_and_exact_readers_agree(text, kind):
+    """The Arrow fast path (taken for canonical ASCII files) and the exact
+    line-by-line reader give the same rows, or both refuse the input."""
+    from evalkit.io import trec
+
+    read = evalkit.read_run if kind == "run" else evalkit.read_qrels
+
+    def outcome():
+        try:
+            x = read(text if "\n" in text else text + "\n")
+        except EvalkitError as exc:
+            return ("error", type(exc).__name__)
+        value = x.score if kind == "run" else x.grade
+        return ("ok", x.qid.tolist(), x.docno.tolist(), value.tolist())
+
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(trec, "_fast_table", lambda *a, **k: None)
+        exact = outcome()
+    assert fast == exact
+
+
 FLAVOUR_TOKENS = ["ndcg", "dcg", "err", "gain", "discount", "idcg", "ties", "exp2", "linear", "map", "jarvelin",
                   "log", "base", "depth", "empty", "missing", "judged_only", "min_grade", "trec_eval", "average",
                   "(", ")", "=", ",", "@", "1", "0", "-1", "1e400", "99999999999999999999999", "2.5", "nan", "inf",

@@ -121,7 +121,7 @@ class _Scan:
     (the file is never held in memory as a whole)."""
 
     def __init__(self):
-        self.ok = True          # ASCII, no two adjacent bytes <= 32, no '#' at a line start
+        self.ok = True          # ASCII without DEL, no two adjacent bytes <= 32, no '#' at a line start
         self.low = 0            # bytes <= 32: delimiters, newlines, any other control byte
         self.first = None       # first byte
         self.last = None        # last byte
@@ -136,7 +136,7 @@ class _Scan:
             if self.first == 35:  # '#'
                 self.ok = False
                 return False
-        if int(chunk.max()) >= 128:
+        if int(chunk.max()) >= 127:  # non-ASCII, or DEL (a control character no field may hold)
             self.ok = False
             return False
         low = chunk <= 32  # space, tab, newline and every other control byte
