@@ -28,9 +28,10 @@ _LAZY = {
     "Preset": ".components", "TiePolicy": ".components",
     "Qrels": ".data", "Run": ".data", "SubtopicQrels": ".data",
     "evaluate": ".engine.evaluate",
-    "ConfigError": ".errors", "EvalkitError": ".errors", "EvaluationError": ".errors",
+    "ArgumentError": ".errors", "ComponentOutputError": ".errors", "ConfigError": ".errors",
+    "EmptyEvaluationWarning": ".errors", "EvalkitError": ".errors", "EvaluationError": ".errors",
     "FlavourError": ".errors", "InputFormatError": ".errors", "RegistryError": ".errors",
-    "ArgumentError": ".errors", "ReportError": ".errors", "UnknownNameError": ".errors",
+    "ReportError": ".errors", "UnknownNameError": ".errors",
     "Flavour": ".flavour", "parse_flavour": ".flavour",
     "hookimpl": ".hookspecs",
     "read_qrels": ".io", "read_run": ".io", "read_subtopic_qrels": ".io",
@@ -64,7 +65,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .engine.evaluate import evaluate
     from .errors import (
         ArgumentError,
+        ComponentOutputError,
         ConfigError,
+        EmptyEvaluationWarning,
         EvalkitError,
         EvaluationError,
         FlavourError,

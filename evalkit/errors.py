@@ -68,3 +68,18 @@ class UnknownNameError(EvalkitError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class ComponentOutputError(EvaluationError):
+    """A gain or discount returned a wrong shape, dtype, a non-finite or a negative
+    value. ``family`` and ``component`` name it; ``value`` is the offending input
+    (a grade for a gain, a rank for a discount), which the caller may turn into a
+    query and document name (:func:`evalkit.engine.evaluate.evaluate`)."""
+
+    def __init__(self, family: str, component: str, value: float | None, message: str, context: str = ""):
+        self.family, self.component, self.value, self.detail = family, component, value, message
+        super().__init__(f"{context}{family} '{component}': {message}")
+
+
+class EmptyEvaluationWarning(UserWarning):
+    """Nothing was evaluated for a run: it shares no query with the qrels."""

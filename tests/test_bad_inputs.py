@@ -217,7 +217,7 @@ def test_python_api_wrong_types_are_evalkit_errors(call, expect):
 def test_evaluate_warns_when_nothing_is_evaluated():
     qrels = Qrels.from_rows([("q1", "d1", 1)])
     run = Run.from_rows([("q9", "d1", 1.0)])
-    with pytest.warns(evalkit.engine.checks.EmptyEvaluationWarning, match="shares no query"):
+    with pytest.warns(evalkit.EmptyEvaluationWarning, match="shares no query"):
         res = evalkit.evaluate(qrels, run, "ndcg(missing=zero)")
     assert res.mean("run", res.flavours[0]) == 0.0  # trec_eval -c: the query scores 0
 

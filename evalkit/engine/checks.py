@@ -24,18 +24,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import EvaluationError
+from ..errors import ComponentOutputError, EmptyEvaluationWarning, EvaluationError
 
-
-class ComponentOutputError(EvaluationError):
-    """A gain or discount returned a wrong shape, dtype, a non-finite or a negative
-    value. ``family`` and ``component`` name it; ``value`` is the offending input
-    (a grade for a gain, a rank for a discount), which the caller may turn into a
-    query and document name (:func:`evalkit.engine.evaluate.evaluate`)."""
-
-    def __init__(self, family: str, component: str, value: float | None, message: str, context: str = ""):
-        self.family, self.component, self.value, self.detail = family, component, value, message
-        super().__init__(f"{context}{family} '{component}': {message}")
+__all__ = ["ComponentOutputError", "EmptyEvaluationWarning", "checked", "format_number", "nothing_evaluated",
+           "require_common_queries"]
 
 
 def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray]) -> Callable:
@@ -79,10 +71,6 @@ def format_number(v: float) -> str:
     """A grade or rank for a message: integers without a decimal point or exponent."""
     v = float(v)
     return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
-
-
-class EmptyEvaluationWarning(UserWarning):
-    """Nothing was evaluated for a run: it shares no query with the qrels."""
 
 
 def nothing_evaluated(qrels, run) -> str:
