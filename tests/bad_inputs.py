@@ -117,6 +117,7 @@ def cases() -> list[Case]:
         # ---- command-line options
         Case("digits-negative", _files(), ("--digits",), extra=["--digits", "-1"], api=False),
         Case("digits-huge", _files(), ("--digits",), extra=["--digits", "100000"], api=False),
+        Case("digits-not-a-number", _files(), ("--digits", "'x'"), extra=["--digits", "x"], api=False),
     ]
 
 

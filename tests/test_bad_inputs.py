@@ -298,3 +298,17 @@ def test_input_rules_doc_examples_run():
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/input-rules.md", "exec"), {})
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["explain", "{q}", "{r}", "--query", "q1", "-m", "ndcg", "--rows", "-3"], "--rows"),
+    (["run", "{c}", "--max-flips", "-1"], "--max-flips"),
+    (["run", "{c}", "--digits", "18"], "--digits"),
+])
+def test_negative_counts_are_usage_errors(argv, option, tmp_path, capsys):
+    _write(tmp_path, {"qrels.txt": QRELS.encode(), "run.txt": SWAPPED.encode()})
+    (tmp_path / "c.yaml").write_text("qrels: qrels.txt\nruns: [{path: run.txt}]\nflavours: {a: ndcg}\n")
+    args = [a.format(q=tmp_path / "qrels.txt", r=tmp_path / "run.txt", c=tmp_path / "c.yaml") for a in argv]
+    assert main(args + ["--no-plugins"]) == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}:" in err and "is not an integer from 0 to" in err, err

@@ -17,6 +17,7 @@ import os
 
 from .argtypes import DIGITS
 
+
 HELP = "evaluate runs against qrels under one or more measure specs"
 
 

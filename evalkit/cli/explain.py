@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..explain import Explanation
 
-from .eval import MAX_DIGITS, digits
+from .argtypes import DIGITS, int_range
 
 HELP = "show the per-rank DCG/IDCG table of one query under one flavour"
 
@@ -31,9 +31,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--query", "-Q", required=True, metavar="QID", help="the query id")
     p.add_argument("-m", "--measure", required=True, metavar="SPEC",
                    help="one flavour or preset with cutoff, e.g. trec_eval.ndcg_cut@10")
-    p.add_argument("--rows", type=int, default=None, metavar="N",
+    p.add_argument("--rows", type=int_range(0, 10**9), default=None, metavar="N",
                    help="print at most N rows (totals always cover the whole list)")
-    p.add_argument("--digits", type=digits, default=4, metavar="N", help=f"decimals, 0 to {MAX_DIGITS} (default 4)")
+    p.add_argument("--digits", type=DIGITS, default=4, help="decimals (0-17, default 4)")
     return p
 
 
