@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -28,6 +29,16 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from .errors import InputFormatError
+
+
+#: Characters no qid, docno or other field may hold, in a file or in memory: control
+#: characters other than ASCII whitespace, and every Unicode space, line or paragraph
+#: separator and invisible format character (a regular-expression character class
+#: body; the readers add nothing, ids in memory also refuse ASCII whitespace, which
+#: separates the fields of a TREC file).
+FORBIDDEN_CHARACTERS = ("\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f"
+                        "\u205f-\u2064\u3000\ufeff\ufff9-\ufffb")
+_BAD_ID = re.compile(f"[{FORBIDDEN_CHARACTERS} \t\n\v\f\r]")
 
 
 def _obj(values: Iterable[Any]) -> np.ndarray:
@@ -113,6 +124,13 @@ def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = 
             if isinstance(value, bool) or not isinstance(value, (str, int, np.integer)):
                 raise ArgumentError(f"{source}: row {i + 1}: field {j + 1} of {shape} must be a string, "
                                     f"got {type(value).__name__} {value!r}")
+            bad = _BAD_ID.search(value) if isinstance(value, str) else None
+            if bad is not None or value == "":
+                field = shape.strip("()").split(", ")[j]
+                what = f"holds U+{ord(bad.group()):04X}" if bad is not None else "is empty"
+                raise InputFormatError(source, None, field, f"row {i + 1}: {value!r} {what}; ids are "
+                                       "non-empty and hold no whitespace or control characters (a TREC file "
+                                       "could not represent them)")
     return list(zip(*rows)) if rows else [() for _ in range(width)]
 
 

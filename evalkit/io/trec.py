@@ -26,7 +26,7 @@ from typing import IO, Union
 
 import numpy as np
 
-from ..data import Qrels, Run, SubtopicQrels
+from ..data import FORBIDDEN_CHARACTERS, Qrels, Run, SubtopicQrels
 from ..engine.memory import without_hugepage_advice
 from ..errors import InputFormatError
 
@@ -329,10 +329,7 @@ def _decode(raw: bytes, name: str) -> str:
 # trec_eval splits on (C ``isspace``: space, \t \n \v \f \r), and every Unicode space,
 # line or paragraph separator or invisible format character (which Python's
 # ``str.split`` would silently treat as a separator, or keep inside a docno).
-_BAD_CHAR = re.compile(
-    "[\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f"
-    "\u205f-\u2064\u3000\ufeff\ufff9-\ufffb]"
-)
+_BAD_CHAR = re.compile(f"[{FORBIDDEN_CHARACTERS}]")
 # A number as C's ``strtod``/``atof`` reads it in trec_eval (ASCII digits only; no
 # ``nan``/``inf``, no ``_`` separators, no full-width digits, which ``float()`` accepts).
 _NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*", re.ASCII)
