@@ -31,14 +31,15 @@ import numpy as np
 from .errors import InputFormatError
 
 
-#: Characters no qid, docno or other field may hold, in a file or in memory: control
-#: characters other than ASCII whitespace, and every Unicode space, line or paragraph
+#: Characters no field of a TREC file may hold: control characters other than the
+#: ASCII whitespace that separates fields, and every Unicode space, line or paragraph
 #: separator and invisible format character (a regular-expression character class
-#: body; the readers add nothing, ids in memory also refuse ASCII whitespace, which
-#: separates the fields of a TREC file).
+#: body, used by :mod:`evalkit.io.trec`).
 FORBIDDEN_CHARACTERS = ("\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f"
                         "\u205f-\u2064\u3000\ufeff\ufff9-\ufffb")
-_BAD_ID = re.compile(f"[{FORBIDDEN_CHARACTERS} \t\n\v\f\r]")
+#: Ids built in memory may hold spaces (a query's text as its id is common in
+#: learning-to-rank and recommender data) but no control character.
+_BAD_ID = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _obj(values: Iterable[Any]) -> np.ndarray:
@@ -129,8 +130,7 @@ def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = 
                 field = shape.strip("()").split(", ")[j]
                 what = f"holds U+{ord(bad.group()):04X}" if bad is not None else "is empty"
                 raise InputFormatError(source, None, field, f"row {i + 1}: {value!r} {what}; ids are "
-                                       "non-empty and hold no whitespace or control characters (a TREC file "
-                                       "could not represent them)")
+                                       "non-empty and hold no control characters")
     return list(zip(*rows)) if rows else [() for _ in range(width)]
 
 

@@ -185,8 +185,8 @@ def test_empty_standard_input_is_an_error(tmp_path, qrels_file):
     (5, ("int",)),
     ("q1 0 d1 1", ("str",)),
     ({"q1": [("d1", 1)]}, ("rows['q1']",)),
-    ([("q 1", "d1", 1)], ("field 'qid'", "U+0020")),
-    ({"q1": {"d\u00a01": 1}}, ("field 'docno'", "U+00A0")),
+    ([("q\t1", "d1", 1)], ("field 'qid'", "U+0009")),
+    ({"q1": {"d\x001": 1}}, ("field 'docno'", "U+0000")),
     ([("q1", "", 1)], ("field 'docno'", "is empty")),
 ])
 def test_qrels_from_rows_refuses(rows, expect):
