@@ -315,3 +315,41 @@ def test_negative_counts_are_usage_errors(argv, option, tmp_path, capsys):
     assert main(args + ["--no-plugins"]) == 2
     err = capsys.readouterr().err
     assert f"argument {option}:" in err and "is not an integer from 0 to" in err, err
+
+
+@pytest.mark.parametrize("pattern", ["*.run", "runs/*.run", "**/*.run", "runs/**/*.gz", "r*/sub/*", "**/x*",
+                                     "runs/[ab].run", "runs/?.run", ".hidden/*.run", "**/*"])
+def test_config_glob_matches_python_glob(tmp_path, pattern):
+    """The bounded walker finds the files Python's glob(recursive=True) finds."""
+    import glob
+
+    from evalkit.runner.config import _Locator, _glob
+
+    for name in ("a.run", "runs/a.run", "runs/b.run", "runs/c.gz", "runs/sub/x.run", "runs/sub/deep/y.gz",
+                 "rx/sub/z.txt", ".hidden/h.run", "runs/.h.run"):
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    full = str(tmp_path / pattern)
+    want = sorted(p for p in glob.glob(full, recursive=True) if os.path.isfile(p))
+    assert _glob(full, tmp_path, False, ["runs", 0, "glob"], _Locator("c.yaml", None)) == want
+
+
+def test_config_glob_is_bounded_and_ignores_symlink_loops(tmp_path, monkeypatch):
+    from evalkit.runner import config
+
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "e" / "a.run").write_text("x")
+    os.symlink(tmp_path / "d", tmp_path / "d" / "e" / "loop")  # d/e/loop -> d
+    loc = config._Locator("c.yaml", None)
+    assert config._glob(str(tmp_path / "**" / "*.run"), tmp_path, False, ["g"], loc) == [
+        str(tmp_path / "d" / "e" / "a.run")]
+    for n in range(30):
+        (tmp_path / "d" / f"f{n}.run").write_text("x")
+    monkeypatch.setattr(config, "MAX_GLOB_ENTRIES", 20)
+    with pytest.raises(EvalkitError, match="more than 20 directory entries"):
+        config._glob(str(tmp_path / "**" / "*.run"), tmp_path, False, ["g"], loc)
+    monkeypatch.setattr(config, "MAX_GLOB_ENTRIES", 1000)
+    monkeypatch.setattr(config, "MAX_GLOB_FILES", 10)
+    with pytest.raises(EvalkitError, match="more than 10 files"):
+        config._glob(str(tmp_path / "**" / "*.run"), tmp_path, False, ["g"], loc)

@@ -2,9 +2,13 @@
 (``topic subtopic docno grade``, ndeval's format) and runs
 (``qid Q0 docno rank score runid``).
 
-Accepted sources: a path (plain or gzip, detected by its magic bytes), an open
-text or binary file, or a literal string holding the file's text (any string that
-contains a newline). Fields are separated by any whitespace. A line whose first
+Accepted sources: a path (plain or gzip, detected by its magic bytes), ``"-"`` for
+standard input, a FIFO or pipe (``/dev/stdin``, ``<(cat run)``: read once, never
+reopened), an open text or binary file, or a literal string holding the file's text
+(any string that contains a newline). A UTF-8 byte-order mark is stripped. Fields
+are separated by ASCII whitespace (C ``isspace``, as trec_eval splits them); a control
+character or a Unicode space inside a field is an error, and numbers are ASCII
+decimal as C's ``atof``/``atol`` read them (``docs/input-rules.md``). A line whose first
 non-blank character is ``#`` is a comment; a ``#`` inside a field (MS MARCO v2.1
 docnos such as ``msmarco_v2.1_doc_00_880019750#4_1633802806``) is data. Blank lines
 are skipped. Runs may carry extra trailing columns, which are ignored as trec_eval
