@@ -73,8 +73,9 @@ class UnknownNameError(EvalkitError, KeyError):
 class ComponentOutputError(EvaluationError):
     """A gain or discount returned a wrong shape, dtype, a non-finite or a negative
     value. ``family`` and ``component`` name it; ``value`` is the offending input
-    (a grade for a gain, a rank for a discount), which the caller may turn into a
-    query and document name (:func:`evalkit.engine.evaluate.evaluate`)."""
+    (a grade for a gain, a rank for a discount, the query's index for an IDCG
+    strategy), which the caller turns into a query and document name
+    (:func:`evalkit.engine.evaluate.evaluate`)."""
 
     def __init__(self, family: str, component: str, value: float | None, message: str, context: str = ""):
         self.family, self.component, self.value, self.detail = family, component, value, message

@@ -261,6 +261,8 @@ def test_sum_overflow_is_an_error_naming_the_query():
     run = Run.from_rows([("q1", "d1", 2.0), ("q1", "d2", 1.0)])
     with pytest.raises(evalkit.EvaluationError, match="query 'q1'.*not a finite number"):
         evalkit.evaluate(qrels, run, "ndcg(discount=none)")
+    with pytest.raises(evalkit.EvaluationError, match="query 'q1'.*not a finite number"):
+        evalkit.evaluate(qrels, run, "dcg(discount=none)")
 
 
 # --------------------------------------------------------------------------- plugin components
@@ -353,3 +355,22 @@ def test_config_glob_is_bounded_and_ignores_symlink_loops(tmp_path, monkeypatch)
     monkeypatch.setattr(config, "MAX_GLOB_FILES", 10)
     with pytest.raises(EvalkitError, match="more than 10 files"):
         config._glob(str(tmp_path / "**" / "*.run"), tmp_path, False, ["g"], loc)
+
+
+@pytest.mark.parametrize("fn, expect", [
+    (lambda ctx: -np.ones(len(ctx.judged_offsets) - 1), "not a finite number >= 0"),
+    (lambda ctx: np.full(len(ctx.judged_offsets) - 1, np.nan), "not a finite number >= 0"),
+    (lambda ctx: np.ones(len(ctx.judged_offsets)), "shape"),
+])
+def test_bad_plugin_idcg_is_named(fn, expect):
+    from evalkit.components import IdcgStrategy
+
+    registry = evalkit.build_registry(disable_plugins=True)
+    registry.add("idcg", IdcgStrategy(name="bad", fn=fn, formula="test", source="test"), "test")
+    qrels = Qrels.from_rows([("q1", "d1", 1), ("q1", "d2", 0)])
+    run = Run.from_rows([("q1", "d1", 2.0), ("q1", "d2", 1.0)])
+    with pytest.raises(EvalkitError) as info:
+        evalkit.evaluate(qrels, run, "ndcg(idcg=bad)", registry=registry)
+    assert "idcg 'bad'" in str(info.value) and expect in str(info.value)
+    if "shape" not in expect:
+        assert "query 'q1'" in str(info.value)

@@ -14,7 +14,8 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
   ``object``);
 * every value is finite (``exp2`` of a grade >= 1024 overflows to infinity in
   ``float64``: that is an error naming the grade, not a silent NaN);
-* gains and discounts are >= 0.
+* gains and discounts are >= 0;
+* an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..errors import ComponentOutputError, EmptyEvaluationWarning, EvaluationError
 
-__all__ = ["ComponentOutputError", "EmptyEvaluationWarning", "checked", "format_number", "nothing_evaluated",
+__all__ = ["ComponentOutputError", "EmptyEvaluationWarning", "checked", "checked_idcg", "format_number", "nothing_evaluated",
            "require_common_queries"]
 
 
@@ -58,6 +59,35 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray])
             i = int(np.flatnonzero(arr < 0)[0])
             v = float(np.asarray(values)[i])
             raise ComponentOutputError(family, component, v, f"{what} {format_number(v)} gives {float(arr[i])!r} < 0")
+        return arr
+
+    try:
+        update_wrapper(call, fn)
+    except AttributeError:
+        pass
+    return call
+
+
+def checked_idcg(component: str, fn: Callable) -> Callable:
+    """``fn`` (a bound IDCG strategy, ``fn(ctx) -> (q,)``) with its output checked:
+    one finite value >= 0 per query (``ctx.judged_offsets`` has ``q + 1`` entries)."""
+
+    def call(ctx) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            arr = np.asarray(fn(ctx))
+        q = len(ctx.judged_offsets) - 1
+        if arr.shape != (q,):
+            raise ComponentOutputError("idcg", component, None, f"returned shape {arr.shape}, expected ({q},)")
+        if arr.dtype.kind not in "iuf":
+            raise ComponentOutputError("idcg", component, None,
+                                       f"returned dtype {arr.dtype}, expected a real number dtype (float64)")
+        arr = arr.astype(np.float64, copy=False)
+        bad = ~np.isfinite(arr) | (arr < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ComponentOutputError("idcg", component, float(i),  # the caller names query i
+                                       f"IDCG {float(arr[i])!r}, not a finite number >= 0 (a gain, discount or "
+                                       "their sum overflows float64, or the strategy is wrong)")
         return arr
 
     try:

@@ -18,7 +18,8 @@ from ..errors import ArgumentError, EvaluationError, FlavourError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
-from .checks import ComponentOutputError, EmptyEvaluationWarning, checked, format_number, nothing_evaluated
+from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, checked_idcg, format_number,
+                     nothing_evaluated)
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -42,7 +43,9 @@ def _bound(registry, family, ref):
         return None
     comp = registry.get(family, ref.name)
     fn = partial(comp.fn, **comp.bind(ref.params))
-    return checked(family, str(ref), fn) if family in ("gain", "discount") else fn
+    if family in ("gain", "discount"):
+        return checked(family, str(ref), fn)
+    return checked_idcg(str(ref), fn) if family == "idcg" else fn
 
 
 def resolve(flavour: Flavour, registry) -> _Resolved:
@@ -158,7 +161,14 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     fl = resolved.flavour
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)
-    values, defined = metric_output(problem, resolved, inp)
+    try:
+        values, defined = metric_output(problem, resolved, inp)
+    except ComponentOutputError as exc:
+        if exc.family != "idcg" or exc.value is None:
+            raise
+        raise ComponentOutputError(exc.family, exc.component, None,
+                                   f"run {run_name!r}: query {problem.qids[int(exc.value)]!r}: {exc.detail}",
+                                   f"{fl}: ") from None
     overflow = defined & ~np.isfinite(values)
     if overflow.any():  # e.g. a DCG sum of finite gains that overflows float64
         i = int(np.flatnonzero(overflow)[0])
