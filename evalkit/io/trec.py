@@ -131,10 +131,15 @@ class _Scan:
         self.last = None        # last byte
         self._prev_low = True   # the byte before the first counts as a line start
 
-    def feed(self, chunk: np.ndarray, has_hash: bool = True) -> bool:
-        """Add one chunk (``uint8``); ``has_hash=False`` promises it has no ``#``."""
+    def feed(self, chunk: np.ndarray, has_hash: bool = True, has_cr: bool = False) -> bool:
+        """Add one chunk (``uint8``); ``has_hash=False`` promises it has no ``#``;
+        ``has_cr`` says it holds a ``\\r``: the CSV reader ends a line there, the
+        exact reader (like trec_eval) only at ``\\n``, so such files are not canonical."""
         if not self.ok or len(chunk) == 0:
             return self.ok
+        if has_cr:
+            self.ok = False
+            return False
         if self.first is None:
             self.first = int(chunk[0])
             if self.first == 35:  # '#'
@@ -176,7 +181,8 @@ def _scan_bytes(raw: bytes) -> _Scan:
     scan = _Scan()
     data = np.frombuffer(raw, dtype=np.uint8)
     for start in range(0, len(data), _CHUNK):
-        if not scan.feed(data[start: start + _CHUNK], raw.find(b"#", start, start + _CHUNK) >= 0):
+        if not scan.feed(data[start: start + _CHUNK], raw.find(b"#", start, start + _CHUNK) >= 0,
+                         raw.find(b"\r", start, start + _CHUNK) >= 0):
             break
     return scan
 
@@ -194,7 +200,7 @@ def _scan_file(path: Path) -> tuple[_Scan, bytes]:
             view = np.frombuffer(buf, dtype=np.uint8, count=n)
             if scan.first is None:
                 first_line = bytes(buf[: min(n, 4096)]).split(b"\n", 1)[0]
-            if not scan.feed(view, buf.find(b"#", 0, n) >= 0):  # memchr, not a numpy pass
+            if not scan.feed(view, buf.find(b"#", 0, n) >= 0, buf.find(b"\r", 0, n) >= 0):  # memchr
                 break
     return scan, first_line
 
