@@ -49,8 +49,9 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
     :returns: ``float64`` of shape ``(n_queries,)``; ``NaN`` where the flavour's
         ``empty=skip`` convention leaves a query out.
     :raises ArgumentError: (a ``ValueError`` and ``TypeError``) shapes differ, arrays are not
-        2-D, an array is masked, complex, of strings, or holds infinities, ``y_true`` is
-        negative, ``k`` is not an integer.
+        2-D, an array is masked, complex, of strings, or holds infinities, ``k`` is not
+        an integer. A negative ``y_true`` is a judged non-relevant document (gain 0), as in
+        trec_eval and torchmetrics (scikit-learn's ``ndcg_score`` refuses it).
     :raises ComponentOutputError: a gain overflows (``exp2`` of a grade >= 1024), naming
         the row and column.
     :raises FlavourError: the flavour or ``k`` is invalid (``k`` above

@@ -102,8 +102,11 @@ def _read_raw(source: Source, lazy: bool = True) -> tuple[bytes | Path | None, s
     name = str(path)
     try:
         with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return _from_bytes(f.read(), name), None, name  # pipe, FIFO, device: read once
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(f.fileno())):
+                return _from_bytes(f.read(), name), None, name  # pipe, FIFO, terminal: read once
+            if not stat.S_ISREG(mode):  # /dev/zero, /dev/urandom, a disk: would never end
+                raise InputFormatError(name, None, None, "is a device, not a file")
             magic = f.read(3)
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
