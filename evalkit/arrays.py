@@ -90,20 +90,21 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
 def _real_array(values, name: str) -> np.ndarray:
     """``float64`` array of real numbers; masked, complex, string and object arrays
     that do not hold numbers are refused with :class:`ArgumentError`."""
+    what = f"{name} must be an array of real numbers"
     if isinstance(values, np.ma.MaskedArray):
-        raise ArgumentError(f"{name} is a masked array; masks are not applied: use NaN in y_score for "
-                            "documents not returned and NaN in y_true for unjudged ones")
+        raise ArgumentError(f"{what}, not a masked array (masks would not be applied): use NaN in y_score "
+                            "for documents not returned and NaN in y_true for unjudged ones")
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested lists
-        raise ArgumentError(f"{name} is not a rectangular array of numbers: {exc}") from None
+        raise ArgumentError(f"{what}; it is not rectangular: {exc}") from None
     if arr.dtype.kind == "O":
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise ArgumentError(f"{name} holds values that are not real numbers (dtype object)") from None
+            raise ArgumentError(f"{what}; it holds values that are not real numbers (dtype object)") from None
     if arr.dtype.kind not in "biuf":
-        raise ArgumentError(f"{name} has dtype {arr.dtype}; expected real numbers (bool, int or float)")
+        raise ArgumentError(f"{what} (bool, int or float); got dtype {arr.dtype}")
     return arr.astype(np.float64)
 
 
