@@ -276,3 +276,21 @@ def evalkit_register_presets(register):
         native_name="nERR-IA@{k}",
         **common,
     ))
+    # pyndeval (what ir_measures' alpha_nDCG / ERR_IA / nERR_IA run): ndeval's measures on
+    # a ranking pyndeval builds itself, by score descending then docno ascending
+    pyndeval = ("pyndeval 0.0.8 pyndeval/__init__.py _coerce_run_iter (sorted by (-score, docno), "
+                "ranks 1..n) and src/pyndeval.c (ndeval.c's measures)")
+    for name, spec, native, what in (
+        ("alpha_ndcg", "alpha_ndcg(discount=log2,ties=docno_ascending)", "alpha-nDCG@{k}", "alpha-nDCG@k"),
+        ("err_ia", "err_ia(ties=docno_ascending)", "ERR-IA@{k}", "ERR-IA@k"),
+        ("nerr_ia", "err_ia(norm=ideal,ties=docno_ascending)", "nERR-IA@{k}", "nERR-IA@k"),
+    ):
+        register(Preset(
+            name=f"pyndeval.{name}",
+            spec=spec,
+            description=(f"pyndeval / ir_measures {what} (α = 0.5): ndeval's measure, run ordered by "
+                         "score descending then docno ascending (ndeval -traditional: docno descending)"),
+            source=f"{pyndeval}; {NDEVAL}",
+            native_name=native,
+            **common,
+        ))
