@@ -1,0 +1,175 @@
+"""One declarative entry per preset: the reference (library and exact version, a
+program built from a released source, or vectors from the reference's own tests), the
+datasets, the cutoffs, the tolerance and its reason.
+
+Adding an entry for a new preset is a few lines: pick (or write, in ``cf_refs.py``) a
+reference function ``ref(case, k) -> Ref``, then append::
+
+    Entry("mylib.ndcg", ref=cf_refs.mylib("ndcg@{k}"), reference=version("mylib"),
+          datasets=GRADED, cutoffs=(5, 10), tolerance=1e-12, reason="float64 on both sides")
+
+``side`` says how evalkit is run: ``trec`` (``evaluate(qrels, run, ["preset@k"])``),
+``arrays`` (``evalkit.arrays.score`` on the run's groups, unjudged = 0, as LTR libraries
+are fed) or ``diversity`` (subtopic qrels).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cf_data as D
+import cf_refs as R
+from cf_refs import version
+
+
+@dataclass(frozen=True)
+class Entry:
+    preset: str
+    ref: Callable | None
+    reference: str | Callable[[], str]
+    datasets: tuple
+    tolerance: float
+    reason: str
+    cutoffs: tuple = (None,)
+    side: str = "trec"
+    #: queries left out of the comparison on purpose: ``(predicate(case, qid), why, compare_means)``
+    exclude: tuple | None = None
+
+    def reference_text(self) -> str:
+        return self.reference() if callable(self.reference) else self.reference
+
+
+# ----------------------------------------------------------------------------- datasets
+
+GEN = ("generated",)
+GEN_NONNEG = ("generated-nonneg",)
+REAL_TREC = ("robust03/InexpC2", "robust03/oce03noXbmD", "trec_eval_test/qrels.rel_level", "cast2021/bm25")
+LTR = ("lightgbm/rank.test", "generated-nonneg")
+
+DATASETS: dict[str, Callable[[], D.Case]] = {
+    "generated": lambda: D.generated(-2),
+    "generated-nonneg": lambda: D.generated(0),
+    "generated-diversity": D.generated_diversity,
+    "robust03/InexpC2": lambda: D.robust03("InexpC2"),
+    "robust03/oce03noXbmD": lambda: D.robust03("oce03noXbmD"),
+    "trec_eval_test/results.test": D.trec_eval_test,
+    "trec_eval_test/qrels.rel_level": D.trec_eval_rel_level,
+    "cast2021/bm25": D.cast2021,
+    "web2013-adhoc/synthetic-run": D.web2013_synthetic,
+    "web2013-diversity/synthetic-run": D.web2013_diversity,
+    "lightgbm/rank.test": D.lambdarank,
+    "tfr/metrics_test": lambda: D.Case(
+        "tfr/metrics_test",
+        [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
+        [("1", "a", 1.0), ("1", "b", 3.0), ("1", "c", 2.0), ("2", "a", 1.0), ("2", "b", 2.0), ("2", "c", 3.0)],
+        note="TF-Ranking metrics_test.py"),
+}
+
+TE_OUT = "trec_eval (usnistgov/trec_eval f4253652c8ef) test/out.test.aq (-m all_trec -q), in ../shared/data"
+TE_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+PYTE = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in)"  # noqa: E731
+GDEVAL = lambda: "gdeval.pl 1.2a as shipped in " + version("ir_measures") + ", run with perl"  # noqa: E731
+NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else ''}(src/ndeval.c of the "  # noqa: E731
+                       f"{version('pyndeval')} sdist from PyPI, built with cc)")
+F64 = "both sides compute in float64"
+TE_PRINT = "trec_eval prints 4 decimals"
+
+
+def _no_positive(case, qid) -> bool:
+    return not any(q == qid and g > 0 for q, _, g in case.qrels_rows)
+
+
+def _unjudged_topic(case, qid) -> bool:
+    return not any(q == qid for q, _, _, _ in case.subtopic_rows)
+
+
+NDEVAL_UNJUDGED = ("ndeval prints a row of zeros for a run topic absent from the qrels and leaves it out of "
+                   "amean (ndeval.c applyQrels 1179-1208, outputMeasures 1392-1403: totals / actualTopics)")
+TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (commit 0467b63a) "
+              "test_make_normalized_discounted_cumulative_gain_fn (expected_ndcg_1, expected_ndcg_2); "
+              "on tied data: the expectation over tie orders of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
+              "ideal from the list's labels), exhaustive for up to 5040 orders, else 4000 shuffles; "
+              "TF-Ranking needs TensorFlow, not installed here")
+
+
+ENTRIES: list[Entry] = [
+    # ------------------------------------------------------------------ trec_eval (10.0 line)
+    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", m), TE_OUT,
+            ("trec_eval_test/results.test",), 5e-5, TE_PRINT)
+      for m in ("ndcg", "ndcg_rel", "Rndcg")],
+    Entry("trec_eval.ndcg_cut", R.trec_eval_vectors("out.test.aq", "ndcg_cut_{k}"), TE_OUT,
+          ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=TE_CUTOFFS),
+    Entry("trec_eval.ndcg_p", None,
+          "none installable: trec_eval 10.0's m_ndcg_p.c is in no package registry, pytrec_eval "
+          "(trec_eval 9.0.8) has no ndcg_p, and trec_eval's test outputs do not print it",
+          (), 0.0, "no reference"),
+    # ------------------------------------------------------------------ pytrec_eval
+    *[Entry(f"pytrec_eval.{m}", R.pytrec_eval(m), PYTE, REAL_TREC + GEN, 1e-12, F64)
+      for m in ("ndcg", "ndcg_rel", "Rndcg")],
+    Entry("pytrec_eval.ndcg_cut", R.pytrec_eval("ndcg_cut_{k}"), PYTE, REAL_TREC + GEN, 1e-12, F64,
+          cutoffs=(5, 10, 20, 1000)),
+    # ------------------------------------------------------------------ scikit-learn
+    *[Entry(f"sklearn.{fn}{'_ignore_ties' if it else ''}", R.sklearn(fn, it), lambda: version("scikit-learn"),
+            LTR, 1e-12, F64, cutoffs=(None, 1, 5, 10), side="arrays")
+      for fn in ("ndcg_score", "dcg_score") for it in (False, True)],
+    # ------------------------------------------------------------------ ranx
+    Entry("ranx.ndcg", R.ranx("ndcg"), lambda: version("ranx"), REAL_TREC[:1] + ("cast2021/bm25",) + GEN,
+          1e-12, F64, cutoffs=(None, 10, 100)),
+    Entry("ranx.ndcg_burges", R.ranx("ndcg_burges"), lambda: version("ranx"),
+          REAL_TREC[:1] + ("cast2021/bm25",) + GEN, 1e-12, F64, cutoffs=(None, 10, 100)),
+    # ------------------------------------------------------------------ LTR libraries
+    Entry("lightgbm.ndcg", R.lightgbm, lambda: version("lightgbm"), LTR, 1e-12, F64,
+          cutoffs=(1, 3, 5, 10, 30), side="arrays"),
+    Entry("xgboost.ndcg", R.xgboost("ndcg@{k}"), lambda: version("xgboost"), LTR, 1e-6,
+          "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(3, 10, 32),
+          side="arrays"),
+    Entry("xgboost.ndcg-", R.xgboost("ndcg@{k}-"), lambda: version("xgboost"), LTR, 1e-6,
+          "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
+          side="arrays"),
+    Entry("xgboost.ndcg_linear", R.xgboost("ndcg@{k}", ndcg_exp_gain=False), lambda: version("xgboost"),
+          LTR, 1e-6, "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
+          side="arrays"),
+    Entry("torchmetrics.ndcg", R.torchmetrics, lambda: version("torchmetrics") + " (torch "
+          + version("torch").split()[1] + ")", LTR, 1e-6,
+          "torchmetrics computes in float32 (relative precision 6e-8; sums of up to 100 terms)",
+          cutoffs=(None, 1, 3, 10), side="arrays"),
+    Entry("ranklib.ndcg", R.stable_port("ndcg"),
+          "port of RankLib 2.x NDCGScorer/DCGScorer and Ranker.rank (stable merge sort) from the cited "
+          "lines; RankLib (Java) is in no reachable registry", LTR, 1e-12, F64, cutoffs=(1, 3, 10),
+          side="arrays"),
+    Entry("ranklib.err", R.stable_port("err"),
+          "port of RankLib 2.x ERRScorer and Ranker.rank from the cited lines; RankLib (Java) is in no "
+          "reachable registry", LTR, 1e-12, F64, cutoffs=(1, 3, 10), side="arrays"),
+    Entry("tfr.ndcg", R.by_case({
+        "tfr/metrics_test": R.vectors({("tfr/metrics_test", None): {"1": 1 / math.log2(3), "2": 1.0}}),
+        "generated-nonneg": R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1),
+                                                       "returned", shuffles=4000, seed=1)}),
+          TFR_SOURCE, ("tfr/metrics_test", "generated-nonneg"), 1e-5,
+          "the test asserts 5 places; sampled queries: + 6 standard errors of the shuffle mean",
+          cutoffs=(None, 3, 10), side="arrays"),
+    # ------------------------------------------------------------------ TREC Web track programs
+    Entry("gdeval.ndcg", R.gdeval(2), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
+          "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
+    Entry("gdeval.err", R.gdeval(3), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
+          "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
+    *[Entry(f"ndeval.{m}", R.ndeval(col + "@{k}", traditional=True), lambda: NDEVAL(True),
+            ("web2013-diversity/synthetic-run", "generated-diversity"), 5e-7, "ndeval prints 6 decimals",
+            cutoffs=(5, 10, 20), side="diversity", exclude=(_unjudged_topic, NDEVAL_UNJUDGED, True))
+      for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
+    *[Entry(f"pyndeval.{m}", R.pyndeval(col + "@{k}"), lambda: version("pyndeval"),
+            ("web2013-diversity/synthetic-run", "generated-diversity"), 1e-12, F64,
+            cutoffs=(5, 10, 20), side="diversity")
+      for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
+    # ------------------------------------------------------------------ papers
+    Entry("burges2005.ndcg", R.gdeval(2, k_override=100000), GDEVAL,
+          ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
+          "gdeval.pl (exp2 gain, 1/log2(r+1), judged IDCG, score then docno descending) at k = 100000 "
+          "prints 5 decimals",
+          exclude=(_no_positive, "gdeval.pl does not report a topic without a positive judgment", False)),
+    Entry("jarvelin2002.ndcg", None,
+          "none installable: no library in the reachable registries implements the Järvelin-Kekäläinen "
+          "discount with the trec_eval tie order; the paper prints no full NDCG vector",
+          (), 0.0, "no reference"),
+]

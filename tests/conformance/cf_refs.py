@@ -1,0 +1,390 @@
+"""References of the conformance suite, run as their users run them.
+
+Each function takes a :class:`cf_data.Case` (and a cutoff ``k`` where the measure has
+one) and returns a :class:`Ref`: the reference's value per query, its own mean where
+it prints one, and the queries it refused (with the reason). C and Perl programs are
+built or run from their released sources obtained from PyPI at test time; builds are
+cached under the pytest cache directory (:data:`CACHE`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+#: build cache (set by the suite's fixture to ``<pytest cache>/d/conformance``)
+CACHE: Path = Path(tempfile.gettempdir()) / "evalkit-conformance"
+
+
+class NotApplicable(Exception):
+    """The reference has nothing to compare for this dataset and cutoff (a cited
+    vector exists only for the cutoffs its source printed)."""
+
+
+@dataclass
+class Ref:
+    per_query: dict
+    mean: float | None = None  # the reference's own mean; None: mean of per_query
+    refused: dict = field(default_factory=dict)  # qid -> reason
+
+
+def version(dist: str) -> str:
+    return f"{dist} {metadata.version(dist)}"
+
+
+def _work(case, tag: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix=f"cf-{tag}-"))
+    return folder
+
+
+# ----------------------------------------------------------------------------- pytrec_eval
+
+_PYTREC: dict = {}
+
+
+def pytrec_eval(measure: str):
+    """pytrec_eval-terrier (trec_eval 9.0.8 compiled in); ``measure`` as trec_eval
+    prints it (``ndcg``, ``ndcg_cut_10``, ``ndcg_rel``, ``Rndcg``)."""
+    def ref(case, k=None) -> Ref:
+        import pytrec_eval as pte
+
+        name = measure.format(k=k)
+        key = (case.name, name)
+        if key not in _PYTREC:
+            qrels: dict = {}
+            for q, d, g in case.qrels_rows:
+                qrels.setdefault(q, {})[d] = int(g)
+            run: dict = {}
+            for q, d, s in case.run_rows:
+                run.setdefault(q, {})[d] = float(s)
+            arg = name.replace("ndcg_cut_", "ndcg_cut.")
+            out = pte.RelevanceEvaluator(qrels, {arg}).evaluate(run)
+            _PYTREC[key] = Ref({q: v[name] for q, v in out.items()})
+        return _PYTREC[key]
+    return ref
+
+
+# ----------------------------------------------------------------------------- trec_eval vectors
+
+def trec_eval_vectors(out_file: str, measure: str):
+    """trec_eval's own expected output (``-q``), as shipped in its test suite;
+    printed to 4 decimals. ``all`` is trec_eval's mean."""
+    def ref(case, k=None) -> Ref:
+        from cf_data import shared
+
+        name = measure.format(k=k)
+        per_query, mean = {}, None
+        for line in shared("trec_eval_test", out_file).read_text().splitlines():
+            parts = [p.strip() for p in line.split("\t")]
+            if len(parts) == 3 and parts[0] == name:
+                if parts[1] == "all":
+                    mean = float(parts[2])
+                else:
+                    per_query[parts[1]] = float(parts[2])
+        if not per_query:
+            raise AssertionError(f"{out_file} has no '{name}' line")
+        return Ref(per_query, mean)
+    return ref
+
+
+# ----------------------------------------------------------------------------- scikit-learn
+
+def sklearn(fn_name: str, ignore_ties: bool):
+    """``sklearn.metrics.<fn_name>(y_true[None], y_score[None], k=k, ignore_ties=...)``
+    per query (one row each: rows of one call must have equal length)."""
+    def ref(case, k=None) -> Ref:
+        from sklearn import metrics
+
+        fn = getattr(metrics, fn_name)
+        per_query, refused = {}, {}
+        for q, y, s in zip(*case.arrays()):
+            try:
+                per_query[q] = float(fn(y[None], s[None], k=k, ignore_ties=ignore_ties))
+            except ValueError as exc:
+                refused[q] = f"ValueError: {exc}"
+        return Ref(per_query, refused=refused)
+    return ref
+
+
+# ----------------------------------------------------------------------------- ranx
+
+def ranx(metric: str):
+    def ref(case, k=None) -> Ref:
+        import ranx as rx
+
+        qrels: dict = {}
+        for q, d, g in case.qrels_rows:
+            qrels.setdefault(q, {})[d] = int(g)
+        run: dict = {}
+        for q, d, s in case.run_rows:
+            run.setdefault(q, {})[d] = float(s)
+        name = metric + (f"@{k}" if k else "")
+        rq, rr = rx.Qrels(qrels), rx.Run(run)
+        mean = rx.evaluate(rq, rr, name, make_comparable=True)
+        return Ref({q: float(v) for q, v in rr.scores[name].items()}, float(mean))
+    return ref
+
+
+# ----------------------------------------------------------------------------- LightGBM
+
+def _lgb_eval(y, s, groups, k):
+    import lightgbm as lgb
+
+    data = lgb.Dataset(np.zeros((len(y), 1)), label=y, group=groups, init_score=s,
+                       params={"verbose": -1})
+    booster = lgb.Booster({"objective": "lambdarank", "metric": "ndcg", "eval_at": [k],
+                           "verbose": -1}, data)
+    return {r.metric_name: r.metric_value for r in booster.eval_train()}[f"ndcg@{k}"]
+
+
+def lightgbm(case, k=None) -> Ref:
+    """LightGBM's 'ndcg' metric on scores we control (an untrained booster scores each
+    row with its init_score); per query: one Dataset per group; mean: all groups."""
+    qids, ys, ss = case.arrays()
+    per_query = {q: _lgb_eval(y, s, [len(y)], k) for q, y, s in zip(qids, ys, ss)}
+    mean = _lgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], k)
+    return Ref(per_query, mean)
+
+
+# ----------------------------------------------------------------------------- XGBoost
+
+def _xgb_eval(y, s, groups, metric, params):
+    import xgboost as xgb
+
+    data = xgb.DMatrix(np.zeros((len(y), 1)), label=y, base_margin=s)
+    data.set_group(groups)
+    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": [metric], **params}, data,
+                        num_boost_round=0)
+    return float(booster.eval(data).split("\t")[1].rsplit(":", 1)[1])
+
+
+def xgboost(metric: str, **params):
+    """XGBoost's ranking metric ``metric`` (``ndcg@{k}``, ``ndcg@{k}-``) on margins we
+    control (no boosting round); per query: one DMatrix per group; mean: all groups."""
+    def ref(case, k=None) -> Ref:
+        name = metric.format(k=k)
+        qids, ys, ss = case.arrays()
+        per_query = {q: _xgb_eval(y, s, [len(y)], name, params) for q, y, s in zip(qids, ys, ss)}
+        mean = _xgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], name, params)
+        return Ref(per_query, mean)
+    return ref
+
+
+# ----------------------------------------------------------------------------- torchmetrics
+
+def torchmetrics(case, k=None) -> Ref:
+    """``retrieval_normalized_dcg`` per query (float32 scores, int64 targets) and
+    ``RetrievalNormalizedDCG(top_k=k)`` over all queries for the mean (its default
+    empty_target_action='neg': a query without a relevant document scores 0)."""
+    import torch
+    from torchmetrics.functional.retrieval import retrieval_normalized_dcg
+    from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+    qids, ys, ss = case.arrays()
+    per_query = {}
+    for q, y, s in zip(qids, ys, ss):
+        per_query[q] = float(retrieval_normalized_dcg(torch.tensor(s, dtype=torch.float32),
+                                                      torch.tensor(y, dtype=torch.long), top_k=k))
+    index = torch.tensor(np.repeat(np.arange(len(qids)), [len(y) for y in ys]))
+    metric = RetrievalNormalizedDCG(top_k=k)
+    mean = float(metric(torch.tensor(np.concatenate(ss), dtype=torch.float32),
+                        torch.tensor(np.concatenate(ys), dtype=torch.long), indexes=index))
+    return Ref(per_query, mean)
+
+
+# ----------------------------------------------------------------------------- gdeval.pl
+
+def gdeval_script() -> Path:
+    import ir_measures
+
+    path = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: ir_measures no longer ships gdeval.pl")
+    if shutil.which("perl") is None:
+        raise FileNotFoundError("perl is not installed (gdeval.pl needs it)")
+    return path
+
+
+_GDEVAL: dict = {}
+
+
+def gdeval(column: int, *, k_override: int | None = None):
+    """``perl gdeval.pl qrels run k`` (the copy ir_measures ships); ``column`` 2 is
+    nDCG@k, 3 is ERR@k; prints 5 decimals; the ``amean`` line is its mean."""
+    def ref(case, k=None) -> Ref:
+        k = k_override or k
+        key = (case.name, k)
+        if key not in _GDEVAL:
+            folder = _work(case, "gdeval")
+            qp, rp = case.write(folder)
+            out = subprocess.run(["perl", str(gdeval_script()), str(qp), str(rp), str(k)],
+                                 capture_output=True, text=True, check=True).stdout
+            _GDEVAL[key] = [line.split(",") for line in out.strip().splitlines()[1:]]
+            shutil.rmtree(folder, ignore_errors=True)
+        rows = _GDEVAL[key]
+        per_query = {r[1]: float(r[column]) for r in rows if r[1] != "amean"}
+        mean = [float(r[column]) for r in rows if r[1] == "amean"]
+        return Ref(per_query, mean[0] if mean else None)
+    return ref
+
+
+# ----------------------------------------------------------------------------- ndeval
+
+NDEVAL_DIST = "pyndeval"
+
+
+def ndeval_binary() -> Path:
+    """ndeval built from ``src/ndeval.c`` of pyndeval's sdist (the version installed),
+    fetched from PyPI by ``pip download`` and compiled with ``cc -O2 ... -lm``; cached."""
+    ver = metadata.version(NDEVAL_DIST)
+    folder = CACHE / f"ndeval-{ver}"
+    binary = folder / "ndeval"
+    if binary.exists():
+        return binary
+    folder.mkdir(parents=True, exist_ok=True)
+    sdist = folder / f"pyndeval-{ver}.tar.gz"
+    if not sdist.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--no-binary", ":all:", "--dest", str(folder), f"{NDEVAL_DIST}=={ver}"],
+                       check=True, capture_output=True, text=True)
+    with tarfile.open(sdist) as tar:
+        member = tar.getmember(f"pyndeval-{ver}/src/ndeval.c")
+        (folder / "ndeval.c").write_bytes(tar.extractfile(member).read())
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise FileNotFoundError("no C compiler (cc/gcc) to build ndeval")
+    subprocess.run([cc, "-O2", "-w", "-o", str(binary), str(folder / "ndeval.c"), "-lm"],
+                   check=True, capture_output=True, text=True)
+    return binary
+
+
+_NDEVAL: dict = {}
+
+
+def ndeval(measure: str, *, traditional: bool):
+    """``ndeval [-traditional] qrels run`` (CSV: runid,topic,measures...; ``amean``)."""
+    def ref(case, k=None) -> Ref:
+        key = (case.name, traditional)
+        if key not in _NDEVAL:
+            folder = _work(case, "ndeval")
+            qp, rp = case.write(folder)
+            cmd = [str(ndeval_binary())] + (["-traditional"] if traditional else []) + [str(qp), str(rp)]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+            _NDEVAL[key] = list(csv.DictReader(io.StringIO(out)))
+            shutil.rmtree(folder, ignore_errors=True)
+        name = measure.format(k=k)
+        rows = _NDEVAL[key]
+        per_query = {r["topic"]: float(r[name]) for r in rows if r["topic"] != "amean"}
+        mean = [float(r[name]) for r in rows if r["topic"] == "amean"]
+        return Ref(per_query, mean[0] if mean else None)
+    return ref
+
+
+def pyndeval(measure: str):
+    """``pyndeval.ndeval(qrels, run, measures=[...])`` (what ir_measures runs)."""
+    def ref(case, k=None) -> Ref:
+        import pyndeval as pn
+
+        name = measure.format(k=k)
+        out = pn.ndeval(list(case.subtopic_rows), list(case.run_rows), measures=[name])
+        return Ref({q: float(v[name]) for q, v in out.items()})
+    return ref
+
+
+def by_case(refs: dict):
+    """A different reference per dataset: ``{case name: ref}``."""
+    def ref(case, k=None) -> Ref:
+        return refs[case.name](case, k)
+    return ref
+
+
+# ----------------------------------------------------------------------------- cited vectors
+
+def vectors(table: dict):
+    """Values printed by a paper or a reference's own tests: ``{(case, k): {qid: value}}``."""
+    def ref(case, k=None) -> Ref:
+        if (case.name, k) not in table:
+            raise NotApplicable(f"no cited vector for {case.name} at k={k}")
+        return Ref(dict(table[(case.name, k)]))
+    return ref
+
+
+# ----------------------------------------------------------------------------- expectations over tie orders
+
+def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, seed: int = 0):
+    """E[NDCG@k] over the orders of tied documents, for a reference that shuffles ties
+    at random (TF-Ranking's ``shuffle_ties=True``): exhaustively over all orders when
+    there are at most 5040 of them (tie blocks of up to 7 documents), otherwise the mean
+    over ``shuffles`` random orders (``Ref.mean`` is exact either way: the suite's
+    tolerance for sampled queries comes from their spread).
+
+    ``gain(label)``, ``discount(rank)`` (rank from 1) and ``ideal`` = ``returned`` (IDCG
+    from the list's own labels) as in TF-Ranking's ``metrics_test.py`` ``_dcg``."""
+    def one(labels, k):
+        n = len(labels) if k is None else min(k, len(labels))
+        dcg = sum(gain(labels[i]) * discount(i + 1) for i in range(n))
+        best = sorted(labels, reverse=True)
+        idcg = sum(gain(best[i]) * discount(i + 1) for i in range(n))
+        return dcg / idcg if idcg > 0 else 0.0
+
+    def ref(case, k=None) -> Ref:
+        rng = np.random.default_rng(seed)
+        per_query, spread = {}, {}
+        for q, y, s in zip(*case.arrays()):
+            order = np.argsort(-s, kind="stable")
+            blocks = [list(g) for _, g in itertools.groupby(order, key=lambda i: s[i])]
+            n_orders = math.prod(math.factorial(len(b)) for b in blocks)
+            if n_orders <= 5040:
+                vals = [one([y[i] for b in perm for i in b], k)
+                        for perm in itertools.product(*(itertools.permutations(b) for b in blocks))]
+                per_query[q] = float(np.mean(vals))
+            else:
+                vals = []
+                for _ in range(shuffles):
+                    labels = [y[i] for b in blocks for i in rng.permutation(b)]
+                    vals.append(one(labels, k))
+                per_query[q] = float(np.mean(vals))
+                spread[q] = float(np.std(vals) / math.sqrt(len(vals)))
+        out = Ref(per_query)
+        out.spread = spread
+        return out
+    return ref
+
+
+def stable_port(metric: str, max_grade: int = 4):
+    """RankLib 2.x (not installable here: no Java package in the reachable registries),
+    from the cited lines: ``Ranker.rank`` is a stable merge sort by score descending;
+    NDCGScorer/DCGScorer: gain 2^l - 1, discount 1/log2(i+2), ideal = the list's own
+    labels sorted, cut at k; IDCG 0 scores 0; ERRScorer: R = (2^l - 1)/2^max_grade."""
+    def ref(case, k=None) -> Ref:
+        per_query = {}
+        for q, y, s in zip(*case.arrays()):
+            labels = [y[i] for i in np.argsort(-s, kind="stable")]
+            n = len(labels) if k is None else min(k, len(labels))
+            if metric == "ndcg":
+                dcg = sum((2.0 ** labels[i] - 1) / math.log2(i + 2) for i in range(n))
+                best = sorted(labels, reverse=True)
+                idcg = sum((2.0 ** best[i] - 1) / math.log2(i + 2) for i in range(n))
+                per_query[q] = dcg / idcg if idcg > 0 else 0.0
+            else:
+                err, p = 0.0, 1.0
+                for i in range(n):
+                    r = (2.0 ** labels[i] - 1) / 2.0 ** max_grade
+                    err += p * r / (i + 1)
+                    p *= 1 - r
+                per_query[q] = err
+        return Ref(per_query)
+    return ref

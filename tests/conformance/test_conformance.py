@@ -1,0 +1,63 @@
+"""The conformance suite: every preset against its reference, per query and on the
+mean, on real and generated tied data; writes/checks ``docs/conformance.md`` and
+``evalkit/conformance.json``. See ``tests/conformance/README.md``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import cf_refs
+from cf_entries import ENTRIES
+from cf_suite import render_json, render_page, run_entry
+
+from evalkit import build_registry
+
+REPO = Path(__file__).resolve().parents[2]
+PAGE = REPO / "docs" / "conformance.md"
+ROWS_JSON = REPO / "evalkit" / "conformance.json"
+PRESETS = build_registry(disable_plugins=True).names("preset")
+BY_PRESET = {e.preset: e for e in ENTRIES}
+_ROWS: dict = {}
+
+pytestmark = pytest.mark.shared
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _build_cache(request):
+    cf_refs.CACHE = Path(request.config.cache.mkdir("conformance"))
+
+
+def row(preset: str):
+    if preset not in _ROWS:
+        _ROWS[preset] = run_entry(BY_PRESET[preset])
+    return _ROWS[preset]
+
+
+def test_entries_name_existing_presets_once():
+    names = [e.preset for e in ENTRIES]
+    assert len(names) == len(set(names)), "a preset has two conformance entries"
+    assert not set(names) - set(PRESETS), f"entries for unknown presets: {sorted(set(names) - set(PRESETS))}"
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_preset_conforms(preset):
+    if preset not in BY_PRESET:
+        pytest.fail(f"preset {preset!r} has no conformance entry: add one to tests/conformance/cf_entries.py")
+    r = row(preset)
+    assert r.status == "pass", "\n".join([r.status] + r.problems[:20])
+
+
+def test_published_page_is_what_the_suite_produces():
+    missing = [p for p in PRESETS if p not in BY_PRESET]
+    assert not missing, f"presets without a conformance entry: {missing}"
+    rows = [row(p) for p in PRESETS]
+    page, data = render_page(rows), render_json(rows)
+    if os.environ.get("EVALKIT_WRITE_CONFORMANCE") == "1":
+        PAGE.write_text(page)
+        ROWS_JSON.write_text(data)
+    assert PAGE.read_text() == page, ("docs/conformance.md differs from what the suite produces; "
+                                      "regenerate with EVALKIT_WRITE_CONFORMANCE=1")
+    assert ROWS_JSON.read_text() == data, "evalkit/conformance.json differs from what the suite produces"
