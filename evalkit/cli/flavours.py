@@ -12,7 +12,35 @@ HELP = "list the named presets (LIBRARY.MEASURE) with their composition and form
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("flavours", help=HELP, description=HELP + ".")
     p.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also show each preset's conformance row (reference, datasets, max |difference|, status)")
     return p
+
+
+def conformance_rows() -> dict:
+    """``{preset: row}`` from the package data ``evalkit/conformance.json`` that the
+    conformance suite (tests/conformance) writes together with docs/conformance.md;
+    ``{}`` if the file is absent."""
+    from importlib import resources
+
+    try:
+        text = resources.files("evalkit").joinpath("conformance.json").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return {}
+    return json.loads(text)
+
+
+def _conformance_lines(row: dict | None) -> list[str]:
+    if row is None:
+        return ["  conformance: no row (not covered by the conformance suite)"]
+    return [
+        f"  conformance: {row['status']}",
+        f"    reference: {row['reference']}",
+        f"    datasets: {', '.join(row['datasets']) or '-'}; cutoffs: "
+        f"{', '.join(map(str, row['cutoffs'])) or '-'}",
+        f"    queries compared: {row['queries_compared']}; ties: {row['ties']}; max |diff| per query: "
+        f"{row['max_abs_diff_per_query']} (mean: {row['max_abs_diff_mean']}); tolerance: {row['tolerance']}",
+    ]
 
 
 def _parts(flavour, registry) -> list[tuple[str, str, str]]:
@@ -50,6 +78,11 @@ def run(args: argparse.Namespace) -> int:
     registry = registry_for(args)
     presets = [registry.preset(n) for n in registry.names("preset")]
     infos = [preset_info(p, registry) for p in presets]
+    verbose = getattr(args, "verbose", False)
+    rows = conformance_rows() if verbose else {}
+    if verbose:
+        for info in infos:
+            info["conformance"] = rows.get(info["name"])
     if args.format == "json":
         print(json.dumps(infos, indent=1, ensure_ascii=False))
         return 0
@@ -69,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         width = max(len(f"{fam} {c['component']}") for fam, c in info["formulas"].items())
         for family, comp in info["formulas"].items():
             lines.append(f"    {(family + ' ' + comp['component']):<{width}}  {comp['formula']}")
+        if verbose:
+            lines.extend(_conformance_lines(info["conformance"]))
         blocks.append("\n".join(lines))
     print("\n\n".join(blocks))
     print("\nUse a preset as -m NAME@k (evalkit eval) or as a flavour spec in a config; "
