@@ -61,3 +61,18 @@ def test_published_page_is_what_the_suite_produces():
     assert PAGE.read_text() == page, ("docs/conformance.md differs from what the suite produces; "
                                       "regenerate with EVALKIT_WRITE_CONFORMANCE=1")
     assert ROWS_JSON.read_text() == data, "evalkit/conformance.json differs from what the suite produces"
+
+
+def test_flavours_verbose_shows_each_row(capsys):
+    """``evalkit flavours --verbose`` prints each preset's row from the package data,
+    the same status as the committed page."""
+    import json
+
+    from evalkit.cli import main
+
+    assert main(["flavours", "--verbose", "--format", "json"]) == 0
+    infos = {i["name"]: i for i in json.loads(capsys.readouterr().out)}
+    committed = json.loads(ROWS_JSON.read_text())
+    for name in PRESETS:
+        assert infos[name]["conformance"] == committed.get(name), name
+        assert f"| `{name}` |" in PAGE.read_text()
