@@ -95,7 +95,7 @@ def test_err_ia_reproduces_ndeval_fixture(ir_measures_dir):
     fixtureA.run: q0 0.4659, q1 0.1803, mean 0.3231 (ir_measures tests/test_pyndeval.py:79-82)."""
     sub = read_subtopic_qrels(ir_measures_dir / "fixtureC_diversity.qrels")
     run = read_run(ir_measures_dir / "fixtureA.run")
-    res = _evaluate(sub, run, ["ndeval.err_ia@20", "ndeval.alpha_ndcg@20", "ndeval.nerr_ia@20"])
+    res = _evaluate(sub, run, ["pyndeval.err_ia@20", "pyndeval.alpha_ndcg@20", "pyndeval.nerr_ia@20"])
     err = res.per_query(0, 0)
     assert err["0"] == pytest.approx(0.4659, abs=1e-4)
     assert err["1"] == pytest.approx(0.1803, abs=1e-4)
@@ -119,7 +119,7 @@ def test_hand_computed_small_topic():
         ("7", "A", "d3", 0),
     ])
     run = Run.from_rows([("7", "d1", 4.0), ("7", "d2", 3.0), ("7", "d3", 2.0), ("7", "d4", 1.0)])
-    res = _evaluate(sub, run, ["ndeval.err_ia@3", "ndeval.alpha_ndcg@3", "ndeval.nerr_ia@3"])
+    res = _evaluate(sub, run, ["ndeval_traditional.err_ia@3", "ndeval_traditional.alpha_ndcg@3", "ndeval_traditional.nerr_ia@3"])
     err = (1 + 1.5 / 2) / (2 * (1 + 0.5 / 2 + 0.25 / 3))
     ndcg = (1 + 1.5 / math.log2(3)) / (2 + 0.5 / math.log2(3) + 0.5 / 2)
     nerr = (1 + 1.5 / 2) / (2 + 0.5 / 2 + 0.5 / 3)
@@ -140,7 +140,7 @@ def test_ties_follow_the_tie_policy_and_conventions():
         ("3", "a", "x", 1),
     ])
     run = Run.from_rows([("1", "x", 1.0), ("1", "y", 1.0), ("1", "z", 1.0), ("2", "x", 1.0)])
-    res = _evaluate(sub, run, ["ndeval.alpha_ndcg@1", "alpha_ndcg(discount=log2,ties=trec_eval,empty=skip,missing=zero)@1"])
+    res = _evaluate(sub, run, ["ndeval_traditional.alpha_ndcg@1", "alpha_ndcg(discount=log2,ties=trec_eval,empty=skip,missing=zero)@1"])
     # docno descending: z (not relevant) first
     assert res.per_query(0, 0) == {"1": 0.0, "2": 0.0}
     assert res.per_query(0, 1) == {"1": 0.0, "3": 0.0}
@@ -191,7 +191,7 @@ def _sampled_run(sub, seed, drop=("203",)):
     return rows
 
 
-MEASURES = {"ndeval.err_ia": "ERR-IA", "ndeval.alpha_ndcg": "alpha-nDCG", "ndeval.nerr_ia": "nERR-IA"}
+MEASURES = {"pyndeval.err_ia": "ERR-IA", "pyndeval.alpha_ndcg": "alpha-nDCG", "pyndeval.nerr_ia": "nERR-IA"}
 
 
 @pytest.mark.shared
@@ -225,7 +225,7 @@ def test_definitions_and_ideal_ranking_on_web_2013():
     topics = sorted(ranking)[:12]
     ref = _reference(sub, {t: ranking[t] for t in topics}, 10)
     res = _evaluate(sub, Run.from_rows([r for r in rows if r[0] in topics]),
-                    ["ndeval.err_ia@10", "ndeval.alpha_ndcg@10", "ndeval.nerr_ia@10"])
+                    ["ndeval_traditional.err_ia@10", "ndeval_traditional.alpha_ndcg@10", "ndeval_traditional.nerr_ia@10"])
     for f in range(3):
         for t in topics:
             assert res.per_query(0, f)[t] == pytest.approx(ref[t][f], abs=1e-12), (f, t)
@@ -237,8 +237,8 @@ def test_definitions_and_ideal_ranking_on_web_2013():
             continue
         order = _greedy_ideal(judged[t], subtopics, 20)
         ideal_rows += [(t, d, float(100 - i)) for i, d in enumerate(order)]
-    res = _evaluate(sub, Run.from_rows(ideal_rows), ["ndeval.alpha_ndcg@20", "ndeval.nerr_ia@20",
-                                                     "ndeval.err_ia@20"])
+    res = _evaluate(sub, Run.from_rows(ideal_rows), ["ndeval_traditional.alpha_ndcg@20", "ndeval_traditional.nerr_ia@20",
+                                                     "ndeval_traditional.err_ia@20"])
     ideal_topics = sorted({r[0] for r in ideal_rows})
     assert ideal_topics
     for t in ideal_topics:
@@ -247,6 +247,6 @@ def test_definitions_and_ideal_ranking_on_web_2013():
         assert 0 < res.per_query(0, 2)[t] <= 1.0 + 1e-12  # 1 when one subtopic has >= 20 relevant
     # reversing the ideal order can only lose
     reversed_rows = [(t, d, -s) for t, d, s in ideal_rows]
-    rev = _evaluate(sub, Run.from_rows(reversed_rows), ["ndeval.alpha_ndcg@20"])
+    rev = _evaluate(sub, Run.from_rows(reversed_rows), ["ndeval_traditional.alpha_ndcg@20"])
     reversed_values = [rev.per_query(0, 0)[t] for t in ideal_topics]
     assert max(reversed_values) <= 1.0 + 1e-12 and min(reversed_values) < 0.9

@@ -238,16 +238,46 @@ def evalkit_register_metrics():
 @hookimpl
 def evalkit_register_presets(register):
     common = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
-    register(Preset(
-        name="ndeval.alpha_ndcg",
-        spec="alpha_ndcg(discount=log2,ties=trec_eval)",
-        description=("ndeval alpha-nDCG@k (α = 0.5): subtopic judgments > 0 relevant, 1/log2(i+1), "
-                     "greedy ideal ranking, run ordered as ndeval -traditional"),
-        source=(f"{NDEVAL} lines 69-78 (DEPTH 20, α = 0.5), 367-415 (idealResult), 595 (discount), "
-                "667-713 (computeDCG), 923 (judgment > 1 -> 1), 1159-1171 (renormalize)"),
-        native_name="alpha-nDCG@{k}",
-        **common,
-    ))
+    # ndeval's run order: by default the rank column (resultCompareByRank, 421-439; the TREC
+    # Web track's official numbers); with -traditional, score descending then docno
+    # descending (forceTraditionalRanks, 992; resultCompareByScore, 470-492)
+    orders = (
+        ("ndeval", "input", "run ordered by the rank column (ndeval's default; evalkit follows the "
+                            "file's line order, which is rank order in a TREC run written by rank)",
+         "421-439 (resultCompareByRank: topic, then rank), 1100 (resultSortByRank)"),
+        ("ndeval_traditional", "trec_eval", "run ordered as ndeval -traditional (score descending, "
+                                            "then docno descending)",
+         "987-1008 (forceTraditionalRanks), 1096-1097 (if traditional), 470-492 (resultCompareByScore)"),
+    )
+    for prefix, ties, order, order_lines in orders:
+        register(Preset(
+            name=f"{prefix}.alpha_ndcg",
+            spec=f"alpha_ndcg(discount=log2,ties={ties})",
+            description=("ndeval alpha-nDCG@k (α = 0.5): subtopic judgments > 0 relevant, 1/log2(i+1), "
+                         f"greedy ideal ranking; {order}"),
+            source=(f"{NDEVAL} lines 69-78 (DEPTH 20, α = 0.5), 367-415 (idealResult), 595 (discount), "
+                    f"667-713 (computeDCG), 923 (judgment > 1 -> 1), 1159-1171 (renormalize), {order_lines}"),
+            native_name="alpha-nDCG@{k}",
+            **common,
+        ))
+        register(Preset(
+            name=f"{prefix}.err_ia",
+            spec=f"err_ia(ties={ties})",
+            description=("ndeval ERR-IA@k (α = 0.5) with the collection-independent normalisation "
+                         f"|S| sum_i (1-α)^{{i-1}}/i; {order}"),
+            source=f"{NDEVAL} lines 352-362 (actualSubtopics), 613-658 (computeERR), 923, {order_lines}",
+            native_name="ERR-IA@{k}",
+            **common,
+        ))
+        register(Preset(
+            name=f"{prefix}.nerr_ia",
+            spec=f"err_ia(norm=ideal,ties={ties})",
+            description=f"ndeval nERR-IA@k (α = 0.5): ERR-IA divided by that of the greedy ideal ranking; {order}",
+            source=(f"{NDEVAL} lines 367-415 (idealResult), 613-658 (computeERR), 1159-1171 (renormalize), "
+                    f"{order_lines}"),
+            native_name="nERR-IA@{k}",
+            **common,
+        ))
     register(Preset(
         name="ir_measures.alpha_nDCG",
         spec="alpha_ndcg(discount=log2,ties=docno_ascending,missing=zero)",
@@ -257,23 +287,6 @@ def evalkit_register_presets(register):
         source=("terrierteam/ir_measures 0.4.3 providers/pyndeval_provider.py, providers/base.py "
                 "(Evaluator.iter_calc); pyndeval 0.0.8 __init__.py _coerce_run_iter"),
         native_name="alpha_nDCG@{k}",
-        **common,
-    ))
-    register(Preset(
-        name="ndeval.err_ia",
-        spec="err_ia(ties=trec_eval)",
-        description=("ndeval ERR-IA@k (α = 0.5) with the collection-independent normalisation "
-                     "|S| sum_i (1-α)^{i-1}/i"),
-        source=f"{NDEVAL} lines 352-362 (actualSubtopics), 613-658 (computeERR), 923",
-        native_name="ERR-IA@{k}",
-        **common,
-    ))
-    register(Preset(
-        name="ndeval.nerr_ia",
-        spec="err_ia(norm=ideal,ties=trec_eval)",
-        description="ndeval nERR-IA@k (α = 0.5): ERR-IA divided by that of the greedy ideal ranking",
-        source=f"{NDEVAL} lines 367-415 (idealResult), 613-658 (computeERR), 1159-1171 (renormalize)",
-        native_name="nERR-IA@{k}",
         **common,
     ))
     # pyndeval (what ir_measures' alpha_nDCG / ERR_IA / nERR_IA run): ndeval's measures on

@@ -56,18 +56,6 @@ def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
 
 
 @tie_policy(
-    "docno_ascending",
-    formula="sort by score descending, then docno ascending (byte order); rank column ignored",
-    source="pyndeval 0.0.8 pyndeval/__init__.py _coerce_run_iter: "
-           "sorted(scoredocs, key=lambda x: (-x[1], x[0])) before ranks are assigned",
-    description="deterministic order of pyndeval (ir_measures' alpha_nDCG, ERR_IA)",
-)
-def docno_ascending(keys: SortKeys) -> np.ndarray:
-    # np.lexsort((keys.docno, -keys.score, keys.query)); docnos compared for tied rows only
-    return keys.refine_ties(keys.score_order(), keys.score, lambda rows: keys.docno_key(rows))
-
-
-@tie_policy(
     "stable",
     params=(_score_precision("XGBoost stores its predictions (HostDeviceVector<float>)"),),
     formula="sort by score descending; tied documents keep their input order",
