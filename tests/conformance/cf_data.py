@@ -309,3 +309,15 @@ def lambdarank(seed: int = 7) -> Case:
             run.append((qid, d, s))
         start += size
     return Case("lightgbm/rank.test", qrels, run, note="LightGBM lambdarank example labels, scores drawn")
+
+
+@lru_cache(maxsize=None)
+def ir_measures_fixture_c() -> Case:
+    """ir_measures' diversity fixture (fixtureC_diversity.qrels with fixtureA.run): the
+    run's rank column (its line order) disagrees with its scores."""
+    d = shared("ir_measures_fixtures")
+    sub = [(f[0], f[1], f[2], int(f[3])) for f in
+           (line.split() for line in (d / "fixtureC_diversity.qrels").read_text().splitlines()) if len(f) == 4]
+    run = _read_run(d / "fixtureA.run")
+    return Case("ir_measures/fixtureC+A", sorted({(q, doc, 0) for q, _, doc, _ in sub}), run,
+                subtopic_rows=sub, note="ir_measures tests' diversity fixture")

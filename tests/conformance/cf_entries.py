@@ -47,6 +47,8 @@ GEN = ("generated",)
 GEN_NONNEG = ("generated-nonneg",)
 REAL_TREC = ("robust03/InexpC2", "robust03/oce03noXbmD", "trec_eval_test/qrels.rel_level", "cast2021/bm25")
 LTR = ("lightgbm/rank.test", "generated-nonneg")
+#: runs written with ranks in line order (the rank column ndeval reads by default)
+DIVERSITY = ("web2013-diversity/synthetic-run", "generated-diversity", "ir_measures/fixtureC+A")
 
 DATASETS: dict[str, Callable[[], D.Case]] = {
     "generated": lambda: D.generated(-2),
@@ -60,6 +62,7 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
     "web2013-adhoc/synthetic-run": D.web2013_synthetic,
     "web2013-diversity/synthetic-run": D.web2013_diversity,
     "lightgbm/rank.test": D.lambdarank,
+    "ir_measures/fixtureC+A": D.ir_measures_fixture_c,
     "tfr/metrics_test": lambda: D.Case(
         "tfr/metrics_test",
         [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
@@ -71,7 +74,7 @@ TE_OUT = "trec_eval (usnistgov/trec_eval f4253652c8ef) test/out.test.aq (-m all_
 TE_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 PYTE = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in)"  # noqa: E731
 GDEVAL = lambda: "gdeval.pl 1.2a as shipped in " + version("ir_measures") + ", run with perl"  # noqa: E731
-NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else ''}(src/ndeval.c of the "  # noqa: E731
+NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else '(rank column; runs written in rank order) '}(src/ndeval.c of the "  # noqa: E731
                        f"{version('pyndeval')} sdist from PyPI, built with cc)")
 F64 = "both sides compute in float64"
 TE_PRINT = "trec_eval prints 4 decimals"
@@ -154,12 +157,13 @@ ENTRIES: list[Entry] = [
           "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
     Entry("gdeval.err", R.gdeval(3), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
           "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
-    *[Entry(f"ndeval.{m}", R.ndeval(col + "@{k}", traditional=True), lambda: NDEVAL(True),
-            ("web2013-diversity/synthetic-run", "generated-diversity"), 5e-7, "ndeval prints 6 decimals",
-            cutoffs=(5, 10, 20), side="diversity", exclude=(_unjudged_topic, NDEVAL_UNJUDGED, True))
+    *[Entry(f"{prefix}.{m}", R.ndeval(col + "@{k}", traditional=trad), (lambda trad=trad: NDEVAL(trad)),
+            DIVERSITY, 5e-7, "ndeval prints 6 decimals", cutoffs=(5, 10, 20), side="diversity",
+            exclude=(_unjudged_topic, NDEVAL_UNJUDGED, True))
+      for prefix, trad in (("ndeval", False), ("ndeval_traditional", True))
       for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
     *[Entry(f"pyndeval.{m}", R.pyndeval(col + "@{k}"), lambda: version("pyndeval"),
-            ("web2013-diversity/synthetic-run", "generated-diversity"), 1e-12, F64,
+            DIVERSITY, 1e-12, F64,
             cutoffs=(5, 10, 20), side="diversity")
       for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
     # ------------------------------------------------------------------ papers
