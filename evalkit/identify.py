@@ -84,7 +84,8 @@ __all__ = [
 #: this order; libraries not listed come after, alphabetically).
 LIBRARY_ORDER: tuple[str, ...] = (
     "trec_eval", "pytrec_eval", "sklearn", "ranx", "ir_measures", "lightgbm", "xgboost",
-    "torchmetrics", "tensorflow_ranking", "tfr", "ranklib", "gdeval", "ndeval",
+    "torchmetrics", "tensorflow_ranking", "tfr", "ranklib", "gdeval", "pyndeval", "ndeval",
+    "ndeval_traditional",
     "jarvelin2002", "burges2005",
 )
 

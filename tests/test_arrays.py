@@ -4,13 +4,14 @@ unjudged documents, errors on bad shapes."""
 
 from __future__ import annotations
 
+import importlib
 import numpy as np
 import pytest
 
 import evalkit
 import evalkit.arrays as ea
 
-sk = pytest.importorskip("sklearn.metrics")
+sk = importlib.import_module("sklearn.metrics")
 
 Y_TRUE = np.array([[3, 2, 3, 0, 1, 2, 0, 1]])
 Y_SCORE = np.array([[0.60, 0.20, 0.80, 0.40, 0.10, 0.30, 0.05, 0.70]])

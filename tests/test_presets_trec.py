@@ -1,7 +1,7 @@
 """Presets against the libraries they name: trec_eval's expected outputs, pytrec_eval,
 scikit-learn and ranx, on real data (``../shared/data``) and random graded lists with
 and without ties. Agreement is 1e-9 per query (trec_eval's files: its printed 4
-decimals). Each library is imported with ``pytest.importorskip``.
+decimals). Each library is imported directly: a missing reference fails the test (they are in the ``test`` extra).
 
 Plain ``ndcg``/``ndcg_cut`` lines written as raw flavours are checked in
 test_trec_eval_outputs.py; here every NDCG-family line goes through the presets and
@@ -11,6 +11,7 @@ lines that file does not cover (``ndcg_rel``, ``Rndcg``, ``-M``) are included.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 
@@ -198,7 +199,7 @@ def pytrec_flavours(**flags):
 
 
 def compare_pytrec(qrels: Qrels, run: Run, *, relevance_level=1, judged_only=False):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = importlib.import_module("pytrec_eval")
     q, r = to_pytrec(qrels, run)
     ev = pytrec_eval.RelevanceEvaluator(q, PYTREC_MEASURES, relevance_level=relevance_level,
                                         judged_docs_only_flag=int(judged_only))
@@ -232,7 +233,7 @@ def test_pytrec_eval_float32_ties_matter(robust_qrels):
     """oce03noXbmD has scores that are distinct in float64 but equal in float32:
     pytrec_eval ranks them by docno, so trec_eval's float64 preset differs while the
     pytrec_eval preset matches."""
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = importlib.import_module("pytrec_eval")
     run = robust_run("oce03noXbmD")
     q, r = to_pytrec(robust_qrels, run)
     want = pytrec_eval.RelevanceEvaluator(q, {"ndcg"}).evaluate(r)
@@ -319,7 +320,7 @@ def _random_arrays(seed, n_queries, n_docs, ties):
 @pytest.mark.parametrize("ties", [True, False])
 @pytest.mark.parametrize("k", [None, 1, 5, 10])
 def test_sklearn_random_arrays(n_docs, ties, k):
-    metrics = pytest.importorskip("sklearn.metrics")
+    metrics = importlib.import_module("sklearn.metrics")
     y_true, y_score = _random_arrays(n_docs * 7 + (k or 0), 25, n_docs, ties)
     cases = [
         ("sklearn.ndcg_score", lambda t, s: metrics.ndcg_score(t, s, k=k)),
@@ -338,7 +339,7 @@ def test_sklearn_random_arrays(n_docs, ties, k):
 @pytest.mark.parametrize("log_base", [2, 10, math.e, 1.5])
 @pytest.mark.parametrize("ignore_ties", [False, True])
 def test_sklearn_dcg_log_base(log_base, ignore_ties):
-    metrics = pytest.importorskip("sklearn.metrics")
+    metrics = importlib.import_module("sklearn.metrics")
     y_true, y_score = _random_arrays(3, 20, 12, ties=True)
     ties = "numpy_argsort" if ignore_ties else "average"
     fl = f"dcg(gain=linear,discount=log(base={log_base!r}),ties={ties})"
@@ -353,7 +354,7 @@ def test_sklearn_dcg_log_base(log_base, ignore_ties):
 def test_sklearn_on_robust03_runs(robust_qrels, name):
     """Per query, y_true = the grades of the retrieved documents (unjudged 0) in run
     order; the file-based presets (IDCG over the returned list) agree."""
-    metrics = pytest.importorskip("sklearn.metrics")
+    metrics = importlib.import_module("sklearn.metrics")
     run = robust_run(name)
     judged = robust_qrels.to_dict()
     rows: dict = {}
@@ -379,7 +380,7 @@ def test_sklearn_on_robust03_runs(robust_qrels, name):
 
 def test_sklearn_ndcg_score_gain_is_linear():
     """Evidence for docs/flavours.md: ndcg_score does not use 2^rel - 1."""
-    metrics = pytest.importorskip("sklearn.metrics")
+    metrics = importlib.import_module("sklearn.metrics")
     y_true, y_score = np.array([[3.0, 2.0, 0.0]]), np.array([[0.1, 0.9, 0.5]])
     want = metrics.ndcg_score(y_true, y_score)
     assert ea.score(y_true, y_score, flavour="ndcg(gain=linear,idcg=returned,ties=average)")[0] == \
@@ -390,7 +391,7 @@ def test_sklearn_ndcg_score_gain_is_linear():
 # --------------------------------------------------------------------------- ranx
 @pytest.fixture(scope="module")
 def ranx():
-    return pytest.importorskip("ranx")
+    return importlib.import_module("ranx")
 
 
 def ranx_per_query(ranx, qrels: Qrels, run: Run, metrics: list[str]) -> dict[str, dict[str, float]]:
