@@ -6,6 +6,9 @@
 * the ``average`` tie policy equals the brute-force mean over all orderings of the
   tied documents (itertools.permutations) for dcg, ndcg, precision and recall;
 * pessimistic <= average <= optimistic;
+* peers as oracles on longer lists with more score levels (up to 60 documents, 12
+  levels, grades -2..4, unjudged documents): pytrec_eval for the ``pytrec_eval.*``
+  presets and scikit-learn for ``sklearn.ndcg_score`` (averaged ties);
 * results are additive: evaluating a partition of the queries separately and joining
   with ``concat`` gives exactly the values of one evaluation.
 """
@@ -61,10 +64,14 @@ cutoffs = st.one_of(st.none(), st.integers(1, 8))
 @given(st.lists(query(), min_size=1, max_size=4), cutoffs, st.sampled_from(GAINS),
        st.sampled_from(DISCOUNTS), st.sampled_from(TIES), st.sampled_from(("judged", "returned", "returned_top_k")))
 def test_ndcg_in_unit_interval(queries, k, gain, discount, ties, idcg):
-    if idcg == "returned_top_k" and ties == "average" and k is not None:
-        return  # refused: see test_returned_top_k_refuses_averaged_ties
     y_true, y_score = arrays(queries)
-    v = ea.score(y_true, y_score, k=k, flavour=f"ndcg(gain={gain},discount={discount},idcg={idcg},ties={ties})")
+    spec = f"ndcg(gain={gain},discount={discount},idcg={idcg},ties={ties})"
+    if idcg == "returned_top_k" and ties == "average" and k is not None:
+        # refused (see test_returned_top_k_refuses_averaged_ties), whatever the data
+        with pytest.raises(evalkit.FlavourError, match="returned_top_k"):
+            ea.score(y_true, y_score, k=k, flavour=spec)
+        return
+    v = ea.score(y_true, y_score, k=k, flavour=spec)
     assert np.all((v >= 0) & (v <= 1 + 1e-12)), v
 
 
@@ -238,3 +245,61 @@ def test_concat_rejects_overlap():
     with pytest.raises(ValueError, match="overlap"):
         concat([res, res])
     assert math.isclose(concat([res]).means()[0, 0], 1.0)
+
+
+# --------------------------------------------------------------------------- peers as oracles
+@st.composite
+def long_problem(draw, max_queries=6, max_docs=60, levels=12, min_grade=-2):
+    """Rows of a run (``qid, docno, score``) and qrels (``qid, docno, grade``): long
+    lists, many score levels (ties common), unjudged and unretrieved judged documents."""
+    run, qrels = [], []
+    for q in range(draw(st.integers(1, max_queries))):
+        n = draw(st.integers(1, max_docs))
+        scores = draw(st.lists(st.integers(0, levels - 1), min_size=n, max_size=n))
+        judged = draw(st.lists(st.one_of(st.none(), st.integers(min_grade, 4)), min_size=n + 5, max_size=n + 5))
+        for i in range(n):
+            run.append((f"q{q}", f"d{i:02d}", scores[i] / 7.0))
+        for i, g in enumerate(judged):
+            if g is not None:
+                qrels.append((f"q{q}", f"d{i:02d}", g))
+    return run, qrels
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_problem(), st.sampled_from([None, 1, 5, 10, 30]))
+def test_pytrec_eval_presets_match_pytrec_eval(problem, k):
+    import pytrec_eval
+
+    run_rows, qrels_rows = problem
+    if not qrels_rows:
+        qrels_rows = [("q0", "absent", 1)]
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_rows(run_rows)
+    q: dict = {}
+    for qid, d, g in qrels_rows:
+        q.setdefault(qid, {})[d] = g
+    r: dict = {}
+    for qid, d, s in run_rows:
+        r.setdefault(qid, {})[d] = s
+    measure, name, spec = (("ndcg", "ndcg", "pytrec_eval.ndcg") if k is None else
+                           (f"ndcg_cut.{k}", f"ndcg_cut_{k}", f"pytrec_eval.ndcg_cut@{k}"))
+    want = pytrec_eval.RelevanceEvaluator(q, {measure}).evaluate(r)
+    got = evalkit.evaluate(qrels, run, [spec]).per_query(0, 0)
+    assert set(got) == set(want)
+    for qid, values in want.items():
+        assert got[qid] == pytest.approx(values[name], abs=1e-12), qid
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 60), st.integers(1, 4), st.integers(2, 12), st.sampled_from([None, 1, 3, 10]),
+       st.integers(0, 2**32 - 1))
+def test_sklearn_ndcg_score_preset_matches_sklearn(n_docs, n_queries, levels, k, seed):
+    from sklearn.metrics import ndcg_score
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 5, size=(n_queries, n_docs)).astype(float)
+    s = rng.integers(0, levels, size=(n_queries, n_docs)) / 3.0
+    got = ea.score(y, s, k=k, flavour="sklearn.ndcg_score")
+    for i in range(n_queries):
+        want = ndcg_score(y[i:i + 1], s[i:i + 1], k=k)
+        assert got[i] == pytest.approx(want, abs=1e-12), i
