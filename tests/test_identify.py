@@ -103,8 +103,13 @@ def test_ranx_number_is_identified(qrels, run):
 
 def test_table_of_several_systems(qrels):
     runs = [read_run(shared_path("trectools_robust03", "runs", f"input.{n}.gz")) for n in ("humR03dc", "uic0301")]
-    res = evalkit.evaluate(qrels, runs, ["trec_eval.ndcg_cut@10"])
-    table = {r.name: f"{res.mean(i, 0):.4f}" for i, r in enumerate(runs)}
+    # the numbers a user reads off pytrec_eval (independent of evalkit): mean ndcg_cut_10
+    pytrec_eval = importlib.import_module("pytrec_eval")
+    table = {}
+    for r in runs:
+        q, rr = to_pytrec(qrels, r)
+        per = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10"}).evaluate(rr)
+        table[r.name] = f"{np.mean([v['ndcg_cut_10'] for v in per.values()]):.4f}"
     out = identify(qrels, runs, table, k=10)
     assert out.matches[0].name == "trec_eval.ndcg_cut@10"
     assert out.systems == tuple(table)
