@@ -7,6 +7,7 @@ import math
 import shutil
 import textwrap
 
+import numpy as np
 import pytest
 
 import evalkit
@@ -88,25 +89,43 @@ def test_eval_several_runs_prefix_the_run_name(trec_eval_dir, tmp_path, capsys):
                                 "b.run\tndcg                  \tall\t0.4021"]
 
 
-def test_eval_table_and_json_match_evaluate(small, capsys, registry):
+def test_eval_table_and_json_match_peers(small, capsys, registry):
+    """The CLI's JSON and table against peers, not against evaluate: pytrec_eval's ndcg
+    for trec_eval.ndcg, ranx's ndcg_burges@3 for the exp2 flavour (the run has no ties
+    and retrieves every query, so ranx's stable order and missing=zero change nothing)."""
+    import pytrec_eval
+    import ranx
+
     spec = "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@3"
     code, out, _ = run_cli(capsys, "eval", str(small / "qrels.txt"), str(small / "sys.run"), "-m", spec,
                            "-m", "trec_eval.ndcg", "--format", "json", "-q")
     assert code == 0
     data = json.loads(out)
-    res = evaluate(read_qrels(small / "qrels.txt"), [read_run(small / "sys.run")], [spec, "trec_eval.ndcg"],
-                   registry=registry)
+    qrels: dict = {}
+    for line in QRELS.splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict = {}
+    for line in RUN.splitlines():
+        q, _, d, _, sc, _ = line.split()
+        run.setdefault(q, {})[d] = float(sc)
+    te = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
+    rq, rr = ranx.Qrels(qrels), ranx.Run(run)
+    burges_mean = float(ranx.evaluate(rq, rr, "ndcg_burges@3"))
     assert data["evalkit_version"] == evalkit.__version__
     assert [m["native"] for m in data["measures"]] == [spec, "ndcg"]
-    assert data["runs"]["sys"]["all"][spec] == res.mean("sys", 0)
-    assert data["runs"]["sys"]["per_query"]["q1"]["trec_eval.ndcg"] == res.per_query("sys", 1)["q1"]
+    assert data["runs"]["sys"]["all"][spec] == pytest.approx(burges_mean, abs=1e-12)
+    for q in ("q1", "q2"):
+        assert data["runs"]["sys"]["per_query"][q]["trec_eval.ndcg"] == pytest.approx(te[q]["ndcg"], abs=1e-12)
+        assert data["runs"]["sys"]["per_query"][q][spec] == pytest.approx(float(rr.scores["ndcg_burges@3"][q]),
+                                                                        abs=1e-12)
     # by hand: q1 linear/log2/judged, no cutoff: (3 + 2/log2 3) / (3 + 2/log2 3 + 1/log2 4)
     dcg = 3 + 2 / math.log2(3)
     assert data["runs"]["sys"]["per_query"]["q1"]["trec_eval.ndcg"] == pytest.approx(dcg / (dcg + 0.5))
 
     code, out, _ = run_cli(capsys, "eval", str(small / "qrels.txt"), str(small / "sys.run"), "-m", "trec_eval.ndcg")
     assert code == 0
-    assert "trec_eval.ndcg" in out and f"{res.mean('sys', 1):.4f}" in out
+    assert "trec_eval.ndcg" in out and f"{np.mean([v['ndcg'] for v in te.values()]):.4f}" in out
 
 
 def test_expand_measure_native_names(registry):
