@@ -271,6 +271,12 @@ def test_pytrec_eval_presets_match_pytrec_eval(problem, k):
     import pytrec_eval
 
     run_rows, qrels_rows = problem
+    # pytrec_eval-terrier 0.5.11 crashes (SIGSEGV) on a query whose only judgments are
+    # negative, e.g. ndcg_cut.1 with qrels {'q3': {'d03': -2}} and run {'q3': {'d00': 0.0}};
+    # such queries are left out here (the conformance suite covers them with trec_eval's
+    # semantics through the generated data of tests/conformance)
+    positive = {q for q, _, g in qrels_rows if g >= 0}
+    qrels_rows = [row for row in qrels_rows if row[0] in positive]
     if not qrels_rows:
         qrels_rows = [("q0", "absent", 1)]
     qrels = evalkit.Qrels.from_rows(qrels_rows)
