@@ -77,6 +77,8 @@ GDEVAL = lambda: "gdeval.pl 1.2a as shipped in " + version("ir_measures") + ", r
 NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else '(rank column; runs written in rank order) '}(src/ndeval.c of the "  # noqa: E731
                        f"{version('pyndeval')} sdist from PyPI, built with cc)")
 F64 = "both sides compute in float64"
+TE9 = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in; 9.0.8's own source is in no registry)"  # noqa: E731,E501
+IRM = lambda: version("ir_measures") + " (default providers), files read with read_trec_qrels/read_trec_run"  # noqa: E731,E501
 TE_PRINT = "trec_eval prints 4 decimals"
 
 
@@ -104,6 +106,36 @@ ENTRIES: list[Entry] = [
       for m in ("ndcg", "ndcg_rel", "Rndcg")],
     Entry("trec_eval.ndcg_cut", R.trec_eval_vectors("out.test.aq", "ndcg_cut_{k}"), TE_OUT,
           ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=TE_CUTOFFS),
+    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", native), TE_OUT,
+            ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=cuts)
+      for m, native, cuts in (("P", "P_{k}", TE_CUTOFFS), ("map", "map", (None,)),
+                              ("map_cut", "map_cut_{k}", TE_CUTOFFS), ("recall", "recall_{k}", TE_CUTOFFS),
+                              ("recip_rank", "recip_rank", (None,)))],
+    # ------------------------------------------------------------------ trec_eval 9.0.8
+    *[Entry(f"trec_eval9.{m}", R.pytrec_eval(native), TE9, REAL_TREC + GEN, 1e-12, F64, cutoffs=cuts)
+      for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_cut", "ndcg_cut_{k}", (5, 10, 1000)),
+                              ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
+                              ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
+                              ("map_cut", "map_cut_{k}", (5, 1000)), ("recall", "recall_{k}", (5, 1000)),
+                              ("recip_rank", "recip_rank", (None,)))],
+    Entry("trec_eval9.ndcg_p", None,
+          "none installable: pytrec_eval (trec_eval 9.0.8) does not expose ndcg_p and trec_eval's source "
+          "is in no package registry", (), 0.0, "no reference"),
+    # ------------------------------------------------------------------ ir_measures
+    *[Entry(f"ir_measures.{m}", R.ir_measures(native), IRM, data, tol, why, cutoffs=cuts, side=side)
+      for m, native, cuts, data, tol, why, side in (
+          ("AP", "AP", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("RR", "RR", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("P", "P@{k}", (5, 20), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("R", "R@{k}", (5, 20), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("nDCG", "nDCG", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("nDCG_judged_only", "nDCG(judged_only=True)", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
+          ("nDCG_exp_log2", "nDCG(dcg='exp-log2')@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",),
+           5e-6 + 1e-12, "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
+          ("ERR", "ERR@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",), 5e-6 + 1e-12,
+           "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
+          ("alpha_nDCG", "alpha_nDCG@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
+      )],
     Entry("trec_eval.ndcg_p", None,
           "none installable: trec_eval 10.0's m_ndcg_p.c is in no package registry, pytrec_eval "
           "(trec_eval 9.0.8) has no ndcg_p, and trec_eval's test outputs do not print it",

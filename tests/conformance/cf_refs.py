@@ -70,10 +70,39 @@ def pytrec_eval(measure: str):
             run: dict = {}
             for q, d, s in case.run_rows:
                 run.setdefault(q, {})[d] = float(s)
-            arg = name.replace("ndcg_cut_", "ndcg_cut.")
+            head, _, cut = name.rpartition("_")
+            arg = f"{head}.{cut}" if cut.isdigit() and head in ("ndcg_cut", "P", "map_cut", "recall") else name
             out = pte.RelevanceEvaluator(qrels, {arg}).evaluate(run)
             _PYTREC[key] = Ref({q: v[name] for q, v in out.items()})
         return _PYTREC[key]
+    return ref
+
+
+# ----------------------------------------------------------------------------- ir_measures
+
+_IRM: dict = {}
+
+
+def ir_measures(measure: str):
+    """``ir_measures.iter_calc([measure], qrels, run)`` on TREC files read with
+    ``ir_measures.read_trec_qrels`` / ``read_trec_run`` (its default providers), and
+    ``calc_aggregate`` for the mean."""
+    def ref(case, k=None) -> Ref:
+        import ir_measures as irm
+
+        name = measure.format(k=k)
+        key = (case.name, name)
+        if key not in _IRM:
+            folder = _work(case, "irm")
+            qp, rp = case.write(folder)
+            m = irm.parse_measure(name)
+            per = {r.query_id: float(r.value) for r in
+                   irm.iter_calc([m], list(irm.read_trec_qrels(str(qp))), list(irm.read_trec_run(str(rp))))}
+            mean = float(irm.calc_aggregate([m], list(irm.read_trec_qrels(str(qp))),
+                                            list(irm.read_trec_run(str(rp))))[m])
+            shutil.rmtree(folder, ignore_errors=True)
+            _IRM[key] = Ref(per, mean)
+        return _IRM[key]
     return ref
 
 
