@@ -294,7 +294,7 @@ def evalkit_register_presets(register):
     pyndeval = ("pyndeval 0.0.8 pyndeval/__init__.py _coerce_run_iter (sorted by (-score, docno), "
                 "ranks 1..n) and src/pyndeval.c (ndeval.c's measures)")
     for name, spec, native, what in (
-        # native names: ir_measures' (alpha_nDCG@20, ERR_IA@20, nERR_IA@20), which run pyndeval
+        # native names: ir_measures' (alpha_nDCG@20, ERR_IA@20, nERR_IA@20), which run pyndeval (ir_measures.alpha_nDCG adds missing=zero)
         ("alpha_ndcg", "alpha_ndcg(discount=log2,ties=docno_ascending)", "alpha_nDCG@{k}", "alpha-nDCG@k"),
         ("err_ia", "err_ia(ties=docno_ascending)", "ERR_IA@{k}", "ERR-IA@k"),
         ("nerr_ia", "err_ia(norm=ideal,ties=docno_ascending)", "nERR_IA@{k}", "nERR-IA@k"),
