@@ -321,3 +321,15 @@ def ir_measures_fixture_c() -> Case:
     run = _read_run(d / "fixtureA.run")
     return Case("ir_measures/fixtureC+A", sorted({(q, doc, 0) for q, _, doc, _ in sub}), run,
                 subtopic_rows=sub, note="ir_measures tests' diversity fixture")
+
+
+def jarvelin2002_example() -> Case:
+    """Järvelin & Kekäläinen (ACM TOIS 2002), the running example: one topic "G" whose
+    run has the grades G' = <3, 2, 3, 0, 0, 1, 2, 2, 3, 0> at ranks 1-10 (rank 10 unjudged),
+    and whose judged documents give the ideal vector <3, 3, 3, 2, 2, 2, 1, 1, 1, 1>
+    (three grade-1 documents are not retrieved) plus two judged non-relevant ones."""
+    grades = (3, 2, 3, 0, 0, 1, 2, 2, 3, None)
+    run = [("G", f"r{i + 1:02d}", float(10 - i)) for i in range(10)]
+    qrels = [("G", f"r{i + 1:02d}", g) for i, g in enumerate(grades) if g is not None]
+    qrels += [("G", f"u{j}", 1) for j in range(3)]
+    return Case("jarvelin2002/example", qrels, run, note="Järvelin & Kekäläinen 2002, Section 2 example")

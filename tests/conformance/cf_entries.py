@@ -63,6 +63,7 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
     "web2013-diversity/synthetic-run": D.web2013_diversity,
     "lightgbm/rank.test": D.lambdarank,
     "ir_measures/fixtureC+A": D.ir_measures_fixture_c,
+    "jarvelin2002/example": D.jarvelin2002_example,
     "tfr/metrics_test": lambda: D.Case(
         "tfr/metrics_test",
         [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
@@ -80,6 +81,20 @@ F64 = "both sides compute in float64"
 TE9 = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in; 9.0.8's own source is in no registry)"  # noqa: E731,E501
 IRM = lambda: version("ir_measures") + " (default providers), files read with read_trec_qrels/read_trec_run"  # noqa: E731,E501
 TE_PRINT = "trec_eval prints 4 decimals"
+JK2002 = ("Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS 20(4):422-446, "
+          "2002: the running example G' = <3,2,3,0,0,1,2,2,3,0> against the ideal <3,3,3,2,2,2,1,1,1,1>, "
+          "b = 2, normalised vector printed to 2 decimals")
+#: trec_eval's ndcg_p is in no released binary (m_ndcg_p.c is not registered in measures.c), so its
+#: reference is the value worked by hand from m_ndcg_p.c (te_calc_ndcg_p: 'if (i > 0) sum += gain /
+#: log2(i+1) else sum += gain'; the ideal over every judged document by level; value set only 'if
+#: (res_rels.num_rel_ret > 0)') on the Järvelin-Kekäläinen example: DCG = 3 + 2/1 + 3/log2 3 +
+#: 1/log2 6 + 2/log2 7 + 2/log2 8 + 3/log2 9 = 9.6051, IDCG = 3 + 3/1 + 3/log2 3 + 2/log2 4 + 2/log2 5
+#: + 2/log2 6 + 1/log2 7 + 1/log2 8 + 1/log2 9 + 1/log2 10 = 11.8339, ratio 0.8117 (4 decimals, as
+#: trec_eval prints).
+NDCG_P_EXAMPLE = 0.8117
+NDCG_P_SOURCE = ("worked by hand from usnistgov/trec_eval m_ndcg_p.c (te_calc_ndcg_p, commit 2b0beb78) on the "
+                 "Järvelin-Kekäläinen 2002 example; no released trec_eval computes ndcg_p (not registered "
+                 "in measures.c)")
 
 
 def _no_positive(case, qid) -> bool:
@@ -118,9 +133,9 @@ ENTRIES: list[Entry] = [
                               ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
                               ("map_cut", "map_cut_{k}", (5, 1000)), ("recall", "recall_{k}", (5, 1000)),
                               ("recip_rank", "recip_rank", (None,)))],
-    Entry("trec_eval9.ndcg_p", None,
-          "none installable: pytrec_eval (trec_eval 9.0.8) does not expose ndcg_p and trec_eval's source "
-          "is in no package registry", (), 0.0, "no reference"),
+    Entry("trec_eval9.ndcg_p", R.vectors({("jarvelin2002/example", None): {"G": NDCG_P_EXAMPLE}}),
+          NDCG_P_SOURCE, ("jarvelin2002/example",), 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
+          "(m_ndcg_p.c) moves the value by < 1e-7"),
     # ------------------------------------------------------------------ ir_measures
     *[Entry(f"ir_measures.{m}", R.ir_measures(native), IRM, data, tol, why, cutoffs=cuts, side=side)
       for m, native, cuts, data, tol, why, side in (
@@ -136,10 +151,9 @@ ENTRIES: list[Entry] = [
            "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
           ("alpha_nDCG", "alpha_nDCG@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
       )],
-    Entry("trec_eval.ndcg_p", None,
-          "none installable: trec_eval 10.0's m_ndcg_p.c is in no package registry, pytrec_eval "
-          "(trec_eval 9.0.8) has no ndcg_p, and trec_eval's test outputs do not print it",
-          (), 0.0, "no reference"),
+    Entry("trec_eval.ndcg_p", R.vectors({("jarvelin2002/example", None): {"G": NDCG_P_EXAMPLE}}),
+          NDCG_P_SOURCE, ("jarvelin2002/example",), 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
+          "(m_ndcg_p.c) moves the value by < 1e-7"),
     # ------------------------------------------------------------------ pytrec_eval
     *[Entry(f"pytrec_eval.{m}", R.pytrec_eval(m), PYTE, REAL_TREC + GEN, 1e-12, F64)
       for m in ("ndcg", "ndcg_rel", "Rndcg")],
@@ -204,8 +218,8 @@ ENTRIES: list[Entry] = [
           "gdeval.pl (exp2 gain, 1/log2(r+1), judged IDCG, score then docno descending) at k = 100000 "
           "prints 5 decimals",
           exclude=(_no_positive, "gdeval.pl does not report a topic without a positive judgment", False)),
-    Entry("jarvelin2002.ndcg", None,
-          "none installable: no library in the reachable registries implements the Järvelin-Kekäläinen "
-          "discount with the trec_eval tie order; the paper prints no full NDCG vector",
-          (), 0.0, "no reference"),
+    Entry("jarvelin2002.ndcg", R.vectors({("jarvelin2002/example", k): {"G": v} for k, v in zip(
+              range(1, 11), (1.0, 0.83, 0.87, 0.78, 0.71, 0.69, 0.73, 0.77, 0.83, 0.81))}),
+          JK2002, ("jarvelin2002/example",), 5e-3 + 1e-12, "the paper prints 2 decimals",
+          cutoffs=tuple(range(1, 11))),
 ]
