@@ -27,7 +27,11 @@ pytestmark = pytest.mark.shared
 
 @pytest.fixture(scope="session", autouse=True)
 def _build_cache(request):
-    cf_refs.CACHE = Path(request.config.cache.mkdir("conformance"))
+    # pytest's cache directory when the cache plugin runs (-p no:cacheprovider leaves
+    # the temporary-directory default of cf_refs.CACHE)
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        cf_refs.CACHE = Path(cache.mkdir("conformance"))
 
 
 def row(preset: str):
