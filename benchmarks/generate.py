@@ -13,10 +13,25 @@ W1/W2 files (per size ``n`` run lines, ``n / 1000`` queries):
 W3 arrays (``arrays.npz``): ``y_true`` (10,000 x 100) grades 0-3 and ``y_score``
 uniform in [0, 1) rounded to one decimal (many ties).
 
-Everything is drawn from ``numpy.random.default_rng(seed)``; the same size and seed
-give byte-identical files.
+W1 shapes (issue 14; ``--shape``, files ``run_<n>[_<shape>].txt``): the default shape
+``w1`` is the one above; the others change one or more of its traits:
 
-Usage: ``python benchmarks/generate.py [--sizes 1000000 3000000 10000000] [--out benchmarks/data]``
+* ``short``: short docnos (``d<number>``, as in ``d4056``), six-decimal scores (almost
+  no ties), 1,000 documents per query, in score order;
+* ``long``: long docnos (``clueweb12-0000tw-00-00000-00``, 28 bytes) and many
+  ties (scores with 1 decimal: about 90 % of the rows share a score with another row);
+* ``shuffled``: the ``w1`` docnos and scores, but each query's lines in random order
+  (a run not sorted by score);
+* ``manyties``: short docnos, scores with 1 decimal, lines in random order.
+
+The qrels of every shape judge the same positions as ``w1``'s (80 retrieved
+documents biased to the top ranks, 20 unretrieved).
+
+Everything is drawn from ``numpy.random.default_rng(seed)``; the same size, shape and
+seed give byte-identical files.
+
+Usage: ``python benchmarks/generate.py [--sizes 1000000 3000000 10000000] [--shapes w1 short]
+[--out benchmarks/data]``
 """
 
 from __future__ import annotations
@@ -33,6 +48,29 @@ JUDGED_UNRETRIEVED = 20
 SEED = 20240601
 CHUNK_QUERIES = 500
 
+#: shape -> (docno style, decimals of the scores, lines in random order within a query)
+SHAPES = {
+    "w1": ("D7", 4, False),
+    "short": ("short", 6, False),
+    "long": ("long", 1, False),
+    "shuffled": ("D7", 4, True),
+    "manyties": ("short", 1, True),
+}
+
+
+def file_names(n_lines: int, shape: str = "w1") -> tuple[str, str]:
+    """``(run file name, qrels file name)`` of a size and shape."""
+    tail = "" if shape == "w1" else f"_{shape}"
+    return f"run_{n_lines}{tail}.txt", f"qrels_{n_lines}{tail}.txt"
+
+
+def _docno_format(style: str):
+    if style == "D7":
+        return lambda d: f"D{d:07d}"
+    if style == "short":
+        return lambda d: f"d{d}"
+    return lambda d: f"clueweb12-{d % 1000:04d}tw-{d % 97:02d}-{d // 1000:05d}-{d % 89:02d}"
+
 
 def _grades(rng: np.random.Generator, rank: np.ndarray) -> np.ndarray:
     """Grades 0-3, more relevant near the top (rank is 0-based, ``-1`` = unretrieved)."""
@@ -42,12 +80,16 @@ def _grades(rng: np.random.Generator, rank: np.ndarray) -> np.ndarray:
     return (u < top * 0.8).astype(np.int64) + (u < top * 0.4) + (u < top * 0.15)
 
 
-def write_files(n_lines: int, out: Path, seed: int = SEED) -> tuple[Path, Path]:
-    """Write ``run_<n>.txt`` and ``qrels_<n>.txt`` (skipped if both exist)."""
+def write_files(n_lines: int, out: Path, seed: int = SEED, shape: str = "w1") -> tuple[Path, Path]:
+    """Write the run and qrels files of ``n_lines`` and ``shape`` (:data:`SHAPES`;
+    skipped if both exist)."""
     if n_lines % DOCS_PER_QUERY:
         raise ValueError(f"size must be a multiple of {DOCS_PER_QUERY}")
+    style, decimals, shuffled = SHAPES[shape]
+    fmt = _docno_format(style)
     out.mkdir(parents=True, exist_ok=True)
-    run_path, qrels_path = out / f"run_{n_lines}.txt", out / f"qrels_{n_lines}.txt"
+    run_name, qrels_name = file_names(n_lines, shape)
+    run_path, qrels_path = out / run_name, out / qrels_name
     if run_path.exists() and qrels_path.exists():
         return run_path, qrels_path
     nq = n_lines // DOCS_PER_QUERY
@@ -63,13 +105,21 @@ def write_files(n_lines: int, out: Path, seed: int = SEED) -> tuple[Path, Path]:
             docs = (base + step * j) % CORPUS  # distinct within a query
             # scores: decreasing with rank, 4 decimals (occasional ties)
             inc = rng.exponential(0.004, size=(m, DOCS_PER_QUERY))
-            score = np.round(25.0 - np.cumsum(inc, axis=1), 4)
+            score = 25.0 - np.cumsum(inc, axis=1)
+            if decimals == 1:  # many ties: the same range as w1's scores, 1 decimal
+                score = 25.0 - (25.0 - score) * 10.0 / max(float(25.0 - score.min()), 1e-9)
+            score = np.round(score, decimals)
+            line_order = np.arange(DOCS_PER_QUERY)
+            if shuffled:  # from a stream of its own: the other draws stay those of w1
+                shuffle_rng = np.random.default_rng([seed, start])
             lines = []
             for qi in range(m):
                 q = qids[qi]
                 d, s = docs[qi], score[qi]
+                if shuffled:
+                    line_order = shuffle_rng.permutation(DOCS_PER_QUERY)
                 lines.extend(
-                    f"{q} Q0 D{d[r]:07d} {r + 1} {s[r]:.4f} bench\n" for r in range(DOCS_PER_QUERY)
+                    f"{q} Q0 {fmt(d[r])} {r + 1} {s[r]:.{decimals}f} bench\n" for r in line_order
                 )
             frun.write("".join(lines))
             # judged: 80 retrieved (biased to the top) + 20 unretrieved
@@ -87,7 +137,7 @@ def write_files(n_lines: int, out: Path, seed: int = SEED) -> tuple[Path, Path]:
             qlines = []
             for qi in range(m):
                 q = qids[qi]
-                qlines.extend(f"{q} 0 D{d:07d} {g}\n" for d, g in zip(jdocs[qi], grade[qi]))
+                qlines.extend(f"{q} 0 {fmt(d)} {g}\n" for d, g in zip(jdocs[qi], grade[qi]))
             fqrels.write("".join(qlines))
     tmp_run.replace(run_path)
     tmp_qrels.replace(qrels_path)
@@ -115,10 +165,12 @@ def main(argv=None) -> None:
                     help="run sizes in lines (multiples of 1000)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--shapes", nargs="+", default=["w1"], choices=sorted(SHAPES))
     args = ap.parse_args(argv)
     for n in args.sizes:
-        r, q = write_files(n, args.out, args.seed)
-        print(f"{r} ({r.stat().st_size / 1e6:.0f} MB), {q} ({q.stat().st_size / 1e6:.0f} MB)")
+        for shape in args.shapes:
+            r, q = write_files(n, args.out, args.seed, shape)
+            print(f"{r} ({r.stat().st_size / 1e6:.0f} MB), {q} ({q.stat().st_size / 1e6:.0f} MB)")
     print(write_arrays(args.out, seed=args.seed))
 
 
