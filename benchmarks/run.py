@@ -19,6 +19,25 @@ Workloads (see ``benchmarks/README.md``):
 * W3: dense ``y_true``/``y_score`` (10,000 x 100), NDCG@10 with tie averaging, vs
   scikit-learn's ``ndcg_score(ignore_ties=False)``.
 * scaling: W1 at every size.
+
+Whole processes (issue 14; ``--whole``): what a user times. Each command is a fresh
+process timed from outside, interpreter start and imports included, on every W1 shape
+of ``generate.py`` (``--shapes``):
+
+* ``evalkit``: ``python -m evalkit eval -m trec_eval.ndcg_cut@10 --format json QRELS RUN``
+  (this checkout's evalkit);
+* ``pytrec_eval``: a script reading both files with ``parse_qrel``/``parse_run`` and
+  printing the mean ``ndcg_cut_10``;
+* ``pyarrow-read``: a script that imports ``pyarrow.csv`` and reads the run file into a
+  table (``read_csv``, space-delimited, six columns): the floor.
+
+Every round runs each command once, in an order rotated from round to round (load on a
+shared machine then hits every command alike); the table shows medians over
+``--repeat`` rounds, the ratios of the medians, and the peak resident memory of each
+process (``ru_maxrss`` from ``wait4``). ``--data`` puts the generated files elsewhere
+(e.g. under ``/tmp``)::
+
+    python benchmarks/run.py --whole --data /tmp/bench --sizes 1000000 3000000 --repeat 5
 """
 
 from __future__ import annotations
@@ -144,10 +163,10 @@ def job_ir_measures_w2(run_path, qrels_path):
     return float(out[nDCG @ 10]), "8 of 48 (nDCG, nDCG(gains=map))"
 
 
-def _arrays():
+def _arrays(where: Path = DATA):
     import numpy as np
 
-    data = np.load(DATA / "arrays.npz")
+    data = np.load(where / "arrays.npz")
     return data["y_true"], data["y_score"]
 
 
@@ -179,15 +198,15 @@ PEER_MODULES = {"evalkit": "evalkit", "pytrec_eval": "pytrec_eval", "ranx": "ran
                 "ir_measures": "ir_measures", "sklearn": "sklearn"}
 
 
-def _child(workload: str, tool: str, size: int) -> None:
+def _child(workload: str, tool: str, size: int, data: Path = DATA) -> None:
     """Run one job in this process and print a JSON line."""
     import resource
 
     fn = JOBS[(workload, tool)]
     if workload == "W3":
-        args = _arrays()
+        args = _arrays(data)
     else:
-        args = (DATA / f"run_{size}.txt", DATA / f"qrels_{size}.txt")
+        args = (data / f"run_{size}.txt", data / f"qrels_{size}.txt")
     # imports are not timed (evalkit's lazy pyarrow imports included); nor is
     # evalkit's component registry (plugin discovery and import of the built-in
     # components, about 30 ms once per process)
@@ -209,10 +228,10 @@ def _child(workload: str, tool: str, size: int) -> None:
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "value": value, "note": note}))
 
 
-def _measure(workload: str, tool: str, size: int, repeat: int) -> dict | None:
+def _measure(workload: str, tool: str, size: int, repeat: int, data: Path = DATA) -> dict | None:
     rows = []
     for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, "--_child", workload, tool, str(size)],
+        proc = subprocess.run([sys.executable, __file__, "--_child", workload, tool, str(size), str(data)],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             print(f"  {workload} {tool} {size}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
@@ -263,6 +282,118 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {mem} RAM; " + ", ".join(versions)
 
 
+# --------------------------------------------------------------------------- whole processes
+
+_PYTREC_SCRIPT = """
+import sys, pytrec_eval
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+values = [m["ndcg_cut_10"] for m in pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run).values()]
+print(repr(sum(values) / len(values)))
+"""
+
+_ARROW_SCRIPT = """
+import sys
+import pyarrow.csv as csv
+table = csv.read_csv(sys.argv[2], read_options=csv.ReadOptions(
+    column_names=["qid", "q0", "docno", "rank", "score", "runid"]),
+    parse_options=csv.ParseOptions(delimiter=" "))
+print(table.num_rows)
+"""
+
+
+def whole_commands(run_path: Path, qrels_path: Path) -> dict[str, list[str]]:
+    """The commands timed by ``--whole``: ``{tool: argv}``."""
+    py = sys.executable
+    return {
+        "evalkit": [py, "-m", "evalkit", "eval", "-m", "trec_eval.ndcg_cut@10", "--format", "json",
+                    str(qrels_path), str(run_path)],
+        "pytrec_eval": [py, "-c", _PYTREC_SCRIPT, str(qrels_path), str(run_path)],
+        "pyarrow-read": [py, "-c", _ARROW_SCRIPT, str(qrels_path), str(run_path)],
+    }
+
+
+def _timed(argv: list[str]) -> tuple[float, float, str]:
+    """Run ``argv`` from the checkout's root: ``(seconds, peak MB, stdout)``."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, cwd=HERE.parent)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} failed ({proc.returncode}):\n{err[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024.0, text
+
+
+def _whole_value(tool: str, text: str) -> float:
+    if tool == "evalkit":
+        runs = json.loads(text)["runs"]
+        return float(next(iter(runs.values()))["all"]["trec_eval.ndcg_cut@10"])
+    if tool == "pytrec_eval":
+        return float(text.strip().splitlines()[-1])
+    return float("nan")
+
+
+def whole(sizes: list[int], shapes: list[str], repeat: int, data: Path, json_path: Path | None) -> None:
+    """Time whole processes (see the module docstring) and print the table."""
+    from generate import write_files
+
+    from importlib.util import find_spec
+
+    results = []
+    for n in sorted(sizes):
+        for shape in shapes:
+            run_path, qrels_path = write_files(n, data, shape=shape)
+            commands = whole_commands(run_path, qrels_path)
+            if find_spec("pytrec_eval") is None:
+                del commands["pytrec_eval"]
+            tools = list(commands)
+            for tool in tools:  # warm-up: the file cache, bytecode
+                _timed(commands[tool])
+            rows: dict[str, list] = {t: [] for t in tools}
+            for r in range(repeat):
+                for tool in tools[r % len(tools):] + tools[: r % len(tools)]:
+                    print(f"  {shape} {n:,} round {r + 1} {tool} ...", file=sys.stderr, flush=True)
+                    rows[tool].append(_timed(commands[tool]))
+            row = {"lines": n, "shape": shape, "mb": run_path.stat().st_size / 1e6}
+            for tool in tools:
+                row[tool] = {"seconds": statistics.median(x[0] for x in rows[tool]),
+                             "all_seconds": [x[0] for x in rows[tool]],
+                             "peak_mb": statistics.median(x[1] for x in rows[tool]),
+                             "value": _whole_value(tool, rows[tool][0][2])}
+            results.append(row)
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
+    print()
+    print("| shape | lines | run MB | evalkit s | pytrec_eval s | pyarrow read s | pytrec_eval / evalkit "
+          "| evalkit / pyarrow read | evalkit MB | pytrec_eval MB | MB ratio | |value diff| |")
+    print("|" + "---|" * 12)
+    nan = {"seconds": float("nan"), "peak_mb": float("nan"), "value": float("nan")}
+    for row in results:
+        e, p, a = row["evalkit"], row.get("pytrec_eval", nan), row["pyarrow-read"]
+        print(f"| {row['shape']} | {row['lines']:,} | {row['mb']:.0f} | {e['seconds']:.2f} | {p['seconds']:.2f} | "
+              f"{a['seconds']:.2f} | {p['seconds'] / e['seconds']:.2f} | {e['seconds'] / a['seconds']:.2f} | "
+              f"{e['peak_mb']:.0f} | {p['peak_mb']:.0f} | {e['peak_mb'] / p['peak_mb']:.2f} | "
+              f"{abs(e['value'] - p['value']):.1e} |")
+    by_shape: dict[str, dict[int, float]] = {}
+    for row in results:
+        by_shape.setdefault(row["shape"], {})[row["lines"]] = row["evalkit"]["seconds"]
+    for shape, times in by_shape.items():
+        if len(times) > 1:
+            print(f"evalkit {shape} seconds per million lines: " + ", ".join(
+                f"{n / 1e6:g}M: {t / (n / 1e6):.3f}" for n, t in sorted(times.items())))
+    if json_path:
+        json_path.write_text(json.dumps({"machine": machine(), "whole": results}, indent=1))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="evalkit benchmarks (issue 4)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 3_000_000, 10_000_000],
@@ -271,17 +402,26 @@ def main(argv=None) -> int:
     ap.add_argument("--peers", nargs="+", default=None, help="tools to run (default: all installed)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="also write the raw numbers here")
-    ap.add_argument("--_child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--whole", action="store_true",
+                    help="time whole processes (interpreter and imports included) against "
+                         "pytrec_eval and pyarrow's CSV reader, on every --shapes")
+    ap.add_argument("--shapes", nargs="+", default=["w1", "short", "long", "shuffled", "manyties"],
+                    help="W1 shapes for --whole (generate.py's SHAPES)")
+    ap.add_argument("--data", type=Path, default=DATA, help="where the generated files live")
+    ap.add_argument("--_child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._child:
-        _child(args._child[0], args._child[1], int(args._child[2]))
+        _child(args._child[0], args._child[1], int(args._child[2]), Path(args._child[3]))
+        return 0
+    if args.whole:
+        whole(args.sizes, args.shapes, args.repeat, args.data, args.json)
         return 0
 
     from generate import write_arrays, write_files  # noqa: E402  (benchmarks/ on sys.path)
 
     for n in args.sizes:
-        write_files(n, DATA)
-    write_arrays(DATA)
+        write_files(n, args.data)
+    write_arrays(args.data)
     tools = args.peers or [t for t in PEER_MODULES if _installed(t)]
     print(f"machine: {machine()}")
     results = []
@@ -297,14 +437,15 @@ def main(argv=None) -> int:
     for wl, n in plan:
         for tool in tools:
             if (wl, tool) in JOBS and wl != "W3" and n == min(args.sizes):
-                subprocess.run([sys.executable, __file__, "--_child", wl, tool, str(n)], capture_output=True)
+                subprocess.run([sys.executable, __file__, "--_child", wl, tool, str(n), str(args.data)],
+                               capture_output=True)
     for wl, n in plan:
         base = None
         for tool in ["evalkit"] + [t for t in tools if t != "evalkit"]:
             if tool not in tools or (wl, tool) not in JOBS:
                 continue
             print(f"  running {wl} {tool} {n or ''} ...", file=sys.stderr, flush=True)
-            m = _measure(wl, tool, n, args.repeat)
+            m = _measure(wl, tool, n, args.repeat, args.data)
             if m is None:
                 continue
             m.update(workload=wl, tool=tool, lines=n)
