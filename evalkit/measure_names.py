@@ -26,7 +26,6 @@ the argument list (``ast.parse``), each value with ``ast.literal_eval``.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from dataclasses import dataclass
 
@@ -165,6 +164,8 @@ def did_you_mean(text: str, registry, n: int = 4) -> str:
     """``"; did you mean: a, b?"`` with the names closest to ``text``'s head, or ``""``."""
     head = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
     names = known_names(registry)
+    import difflib  # only when a name is unknown
+
     close = difflib.get_close_matches(head, names, n=n, cutoff=0.5)
     lower = {x.lower(): x for x in names}
     for c in difflib.get_close_matches(head.lower(), list(lower), n=n, cutoff=0.5):

@@ -319,11 +319,12 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
         return np.asarray(a[np.asarray(rows_a, dtype=np.int64)] == b[np.asarray(rows_b, dtype=np.int64)],
                           dtype=bool).reshape(-1)
     import pyarrow as pa
-    import pyarrow.compute as pc
     if len(rows_a) == 0:
         return np.zeros(0, dtype=bool)
     x, y = as_arrow(a, chunked_ok=True), as_arrow(b, chunked_ok=True)
     if isinstance(x, pa.ChunkedArray) or isinstance(y, pa.ChunkedArray):
+        import pyarrow.compute as pc  # only here: importing it costs 0.1-0.3 s
+
         x, y = take(x, rows_a), take(y, rows_b)
         if x.type != y.type:
             x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
@@ -371,7 +372,6 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
             return np.zeros(0, dtype=np.int64)
         return np.unique(values[rows], return_inverse=True)[1].astype(np.int64).reshape(-1)
     import pyarrow as pa
-    import pyarrow.compute as pc
     rows = np.asarray(rows, dtype=np.int64)
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -379,6 +379,8 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING:
         # Arrow's rank compares strings bytewise; the word loop below would make one
         # pass over every row per 8 bytes of the longest string
+        import pyarrow.compute as pc  # only here: importing it costs 0.1-0.3 s
+
         picked = take(arr, rows)
         picked = picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
         return numpy_view(pc.rank(picked, sort_keys="ascending", tiebreaker="dense")).astype(np.int64) - 1
@@ -473,8 +475,13 @@ def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, n
     if not chunks:
         return np.empty(0, np.int64), np.empty(0, dtype=object)
     dicts = [to_objects(c.dictionary) for c in chunks]
-    # Python str order = code-point order = UTF-8 byte order (strcmp's)
-    uniq = np.unique(np.concatenate(dicts))
+    # Python str order = code-point order = UTF-8 byte order (strcmp's); sorted() of
+    # the few distinct values, not np.unique (on object arrays it imports numpy.ma)
+    values = set()
+    for d in dicts:
+        values.update(d.tolist())
+    uniq = np.empty(len(values), dtype=object)
+    uniq[:] = sorted(values)
     out = np.empty(sum(len(c) for c in chunks), dtype=np.int64)
     used = np.zeros(len(uniq), dtype=bool)
     done = 0
