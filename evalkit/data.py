@@ -242,43 +242,17 @@ class _Columns:
         docno = self._docno_arrow()[start:stop]
         return pair_hash(self._qhash[codes[start:stop]], string_hash(docno, final_mix=False))
 
-    def _pair_index(self) -> tuple[np.ndarray, int]:
-        """``(packed, shift)``: ``packed`` holds ``(pair_hash >> shift) << shift | row``
-        for every row, sorted, so equal high bits find candidate equal ``(qid, docno)``
-        pairs with one ``np.sort`` (``uint64`` ``(n,)``, 8 bytes per row).
-
-        The hashes are computed in chunks of 2^20 rows, on up to two threads (NumPy's
-        gathers and ufuncs release the GIL, and the chunks write disjoint slices), so
-        the hashing uses both cores of a small machine; the result does not depend on
-        the number of threads."""
+    def _pair_index(self):
+        """The sorted index of the ``(qid, docno)`` pair hashes
+        (:class:`evalkit.engine.pair_index.PairIndex`), built once: the duplicate check
+        and the join with qrels both use it."""
         if self._pairs is None:
-            n = self._n
-            shift = max(1, int(n - 1).bit_length()) if n else 1
-            high = ~np.uint64((1 << shift) - 1)  # keeps the hash's high bits
-            packed = np.empty(n, dtype=np.uint64)
-            step = 1 << 20
-            self._qid_codes()
+            from .engine.pair_index import build
+
+            codes, _ = self._qid_codes()
             if self._qhash is None:
                 self._pair_hashes(0, 0)  # hashes of the query vocabulary, once
-
-            def fill(start: int) -> None:
-                stop = min(n, start + step)
-                out = packed[start:stop]
-                np.bitwise_and(self._pair_hashes(start, stop), high, out=out)
-                out |= np.arange(start, stop, dtype=np.uint64)
-
-            starts = range(0, n, step)
-            workers = min(2, os.cpu_count() or 1, len(starts))
-            if workers > 1:
-                from concurrent.futures import ThreadPoolExecutor
-
-                with ThreadPoolExecutor(workers) as pool:
-                    list(pool.map(fill, starts))
-            else:
-                for start in starts:
-                    fill(start)
-            packed.sort()
-            self._pairs = (packed, shift)
+            self._pairs = build(codes, self._pair_hashes)
         return self._pairs
 
     def _check_unique_fast(self, source: str, what: str) -> None:
@@ -286,20 +260,9 @@ class _Columns:
         the message of :func:`_check_unique` (which runs on the candidate rows only)."""
         if self._n < 2:
             return
-        packed, shift = self._pair_index()
-        s = np.uint64(shift)
-        same = []
-        step = 1 << 20
-        for start in range(0, self._n - 1, step):  # in chunks: no n-sized temporaries
-            high = packed[start: start + step + 1] >> s
-            hit = np.flatnonzero(high[1:] == high[:-1])
-            if len(hit):
-                same.append(hit + start)
-        if not same:
+        rows = self._pair_index().duplicate_candidates()
+        if not len(rows):
             return
-        same = np.concatenate(same)
-        mask = np.uint64((1 << shift) - 1)
-        rows = np.unique(np.concatenate((packed[same] & mask, packed[same + 1] & mask)).astype(np.int64))
         from .engine.factorize import take, to_objects
 
         codes, vocab = self._qid_codes()

@@ -305,6 +305,53 @@ def test_join_grades_match_a_dictionary_lookup():
     assert list(problem.docno_vocab) == sorted(set(docnos))
 
 
+def _laid_out(rows, layout, rng):
+    """The run rows in a layout: ``blocks`` (one block per query, equal lengths: the
+    2-D per-block sort; the query absent from the qrels left out), ``ragged`` (one block per query, lengths differ), ``interleaved``
+    (a query's rows in several places: the one-block index)."""
+    rows = list(rows)
+    if layout == "ragged":
+        return [r for i, r in enumerate(rows) if i % 40 < 40 - (i // 40) % 7]  # 40 rows a query
+    if layout == "interleaved":
+        return [rows[i] for i in rng.permutation(len(rows))]
+    return [r for r in rows if r[0] != "only_in_run"]  # 40 rows in every query
+
+
+@pytest.mark.parametrize("layout", ["blocks", "ragged", "interleaved", "few_hash_bits"])
+@pytest.mark.parametrize("collide", [False, True])
+def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, collide):
+    """The pair index (per-block keys or one block) against a Python dictionary: the
+    join's grades, and the duplicate error naming both lines of a planted duplicate."""
+    from evalkit.engine import pair_index
+
+    rng = np.random.default_rng(5)
+    q_rows, r_rows = _random_data(rng)
+    r_rows = _laid_out(r_rows, "interleaved" if layout == "interleaved" else layout, rng)
+    if layout == "few_hash_bits":  # the table is indexed as one block
+        monkeypatch.setattr(pair_index, "MIN_HASH_BITS", 64)
+    if collide:
+        monkeypatch.setattr(fz, "string_hash", lambda values, **kw: np.zeros(len(values), dtype=np.uint64))
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows)
+    index = run._pair_index()
+    assert (index.block_bits > 0) == (layout in ("blocks", "ragged"))
+    assert (np.diff(index.keys.astype(object)) >= 0).all()  # sorted as Python integers
+    assert sorted(index.rows(index.keys)) == list(range(len(r_rows)))
+    problem = build_problem(qrels, run)
+    lookup = {(q, d): g for q, d, g in q_rows}
+    docnos = run.docno[problem.keys.line]
+    expected = [lookup.get((q, d), np.nan) for q, d in zip(problem.qids[problem.keys.query], docnos)]
+    np.testing.assert_array_equal(problem.keys.grade, expected)
+    # a planted duplicate (another score), anywhere in the file
+    for at in (0, len(r_rows) // 2, len(r_rows)):
+        first = 7
+        q, d, _ = r_rows[first]
+        planted = r_rows[:at] + [(q, d, 0.123)] + r_rows[at:]
+        lines = sorted([first + 1 + (at <= first), at + 1])
+        with pytest.raises(InputFormatError, match=rf":{lines[1]}: field 'docno': duplicate document for "
+                                                   rf"query '{q}', document '{d}' \(first seen at line {lines[0]}\)"):
+            Run.from_rows(planted)
+
+
 # --------------------------------------------------------------------------- tie orders
 def _keys(rng, layout):
     nq, n = 12, 300

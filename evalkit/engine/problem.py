@@ -165,17 +165,24 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_query: np.ndarray, qr
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     from .factorize import strings_equal
 
-    packed, shift = run._pair_index()
+    index = run._pair_index()
     h_q = qrels._pair_hashes()
-    s = np.uint64(shift)
-    mask = np.uint64((1 << shift) - 1)
-    q_low = (h_q >> s) << s  # the smallest packed key with the judgment's high bits
+    # the run's block (of rows of one query) that each judgment's query has, -1: none
+    block_q = np.zeros(len(h_q), dtype=np.int64)
+    if index.block_bits:
+        block_of = np.full(int(qrels_query.max(initial=-1)) + 1, -1, dtype=np.int64)
+        head = run_query[index.block_start]
+        block_of[head[head >= 0]] = np.flatnonzero(head >= 0)
+        block_q = block_of[qrels_query]
+    keep = np.flatnonzero(block_q >= 0)
+    q_low = index.probe(block_q[keep], h_q[keep])  # the smallest key a match can have
     q_order = np.argsort(q_low)
     q_low = q_low[q_order]
-    lo, hi = _search_both(packed, q_low, q_low | mask)
+    q_order = keep[q_order]
+    lo, hi = _search_both(index.keys, q_low, q_low | index.low_mask)
     count = hi - lo
     cand_q = np.repeat(q_order, count)
-    cand_r = (packed[concat_ranges(lo, count)] & mask).astype(np.int64)
+    cand_r = index.rows(index.keys[concat_ranges(lo, count)])
     # in run-row order, the gathers below (queries, string offsets and bytes) and the
     # caller's scatter of the grades walk memory forward instead of at random
     by_row = np.argsort(cand_r)

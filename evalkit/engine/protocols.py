@@ -13,9 +13,12 @@ engine depends on this protocol rather than on :mod:`evalkit.data` (which keeps
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .pair_index import PairIndex
 
 __all__ = ["JoinColumns", "QrelsColumns", "RunColumns"]
 
@@ -43,10 +46,11 @@ class JoinColumns(Protocol):
         equal pairs hash equally in every object implementing the protocol
         (:func:`evalkit.engine.factorize.pair_hash`)."""
 
-    def _pair_index(self) -> tuple[np.ndarray, int]:
-        """``(packed, shift)``: sorted ``uint64`` ``(n,)`` values
-        ``(pair_hash >> shift) << shift | row``, so equal high bits find the candidate
-        rows of a pair with one binary search. Computed once, then cached."""
+    def _pair_index(self) -> PairIndex:
+        """The sorted index of the pair hashes
+        (:class:`evalkit.engine.pair_index.PairIndex`; keys ``uint64`` ``(n,)``), so
+        equal high bits find the candidate rows of a pair with one binary search.
+        Computed once, then cached."""
 
 
 @runtime_checkable
