@@ -315,13 +315,21 @@ def whole_commands(run_path: Path, qrels_path: Path) -> dict[str, list[str]]:
     }
 
 
-def _timed(argv: list[str]) -> tuple[float, float, str]:
-    """Run ``argv`` from the checkout's root: ``(seconds, peak MB, stdout)``."""
+def _whole_env(checkout: Path) -> dict[str, str]:
+    """Children import ``checkout``'s evalkit and may write bytecode, as an installed
+    package does (``PYTHONDONTWRITEBYTECODE`` would make every start compile evalkit)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(checkout), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _timed(argv: list[str], checkout: Path = HERE.parent) -> tuple[float, float, str]:
+    """Run ``argv`` from ``checkout``'s root: ``(seconds, peak MB, stdout)``."""
     import tempfile
 
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, cwd=HERE.parent)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, cwd=checkout, env=_whole_env(checkout))
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -343,12 +351,21 @@ def _whole_value(tool: str, text: str) -> float:
     return float("nan")
 
 
-def whole(sizes: list[int], shapes: list[str], repeat: int, data: Path, json_path: Path | None) -> None:
-    """Time whole processes (see the module docstring) and print the table."""
-    from generate import write_files
+def whole(sizes: list[int], shapes: list[str], repeat: int, data: Path, json_path: Path | None,
+          baseline: Path | None = None) -> None:
+    """Time whole processes (see the module docstring) and print the table.
 
+    :param baseline: another checkout whose ``evalkit eval`` is timed in the same
+        rounds (``evalkit-baseline``), for a before/after comparison.
+    """
     from importlib.util import find_spec
 
+    from generate import write_files
+
+    checkouts = [HERE.parent] + ([baseline.resolve()] if baseline else [])
+    for checkout in checkouts:  # compiled once, as an installed package is
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "evalkit")],
+                       env=_whole_env(checkout), check=True, stdout=subprocess.DEVNULL)
     results = []
     for n in sorted(sizes):
         for shape in shapes:
@@ -356,20 +373,24 @@ def whole(sizes: list[int], shapes: list[str], repeat: int, data: Path, json_pat
             commands = whole_commands(run_path, qrels_path)
             if find_spec("pytrec_eval") is None:
                 del commands["pytrec_eval"]
+            where = {tool: HERE.parent for tool in commands}
+            if baseline:
+                commands["evalkit-baseline"] = commands["evalkit"]
+                where["evalkit-baseline"] = baseline.resolve()
             tools = list(commands)
-            for tool in tools:  # warm-up: the file cache, bytecode
-                _timed(commands[tool])
+            for tool in tools:  # warm-up: the file cache
+                _timed(commands[tool], where[tool])
             rows: dict[str, list] = {t: [] for t in tools}
             for r in range(repeat):
                 for tool in tools[r % len(tools):] + tools[: r % len(tools)]:
                     print(f"  {shape} {n:,} round {r + 1} {tool} ...", file=sys.stderr, flush=True)
-                    rows[tool].append(_timed(commands[tool]))
+                    rows[tool].append(_timed(commands[tool], where[tool]))
             row = {"lines": n, "shape": shape, "mb": run_path.stat().st_size / 1e6}
             for tool in tools:
                 row[tool] = {"seconds": statistics.median(x[0] for x in rows[tool]),
                              "all_seconds": [x[0] for x in rows[tool]],
                              "peak_mb": statistics.median(x[1] for x in rows[tool]),
-                             "value": _whole_value(tool, rows[tool][0][2])}
+                             "value": _whole_value(tool.replace("-baseline", ""), rows[tool][0][2])}
             results.append(row)
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     print()
@@ -383,6 +404,15 @@ def whole(sizes: list[int], shapes: list[str], repeat: int, data: Path, json_pat
               f"{a['seconds']:.2f} | {p['seconds'] / e['seconds']:.2f} | {e['seconds'] / a['seconds']:.2f} | "
               f"{e['peak_mb']:.0f} | {p['peak_mb']:.0f} | {e['peak_mb'] / p['peak_mb']:.2f} | "
               f"{abs(e['value'] - p['value']):.1e} |")
+    if baseline:
+        print(f"\nbaseline {baseline}:")
+        print("| shape | lines | evalkit s | baseline s | baseline / evalkit | evalkit MB | baseline MB | same value |")
+        print("|" + "---|" * 8)
+        for row in results:
+            e, b = row["evalkit"], row["evalkit-baseline"]
+            print(f"| {row['shape']} | {row['lines']:,} | {e['seconds']:.2f} | {b['seconds']:.2f} | "
+                  f"{b['seconds'] / e['seconds']:.2f} | {e['peak_mb']:.0f} | {b['peak_mb']:.0f} | "
+                  f"{e['value'] == b['value']} |")
     by_shape: dict[str, dict[int, float]] = {}
     for row in results:
         by_shape.setdefault(row["shape"], {})[row["lines"]] = row["evalkit"]["seconds"]
@@ -408,13 +438,15 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", nargs="+", default=["w1", "short", "long", "shuffled", "manyties"],
                     help="W1 shapes for --whole (generate.py's SHAPES)")
     ap.add_argument("--data", type=Path, default=DATA, help="where the generated files live")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="with --whole: also time this checkout's evalkit (before/after)")
     ap.add_argument("--_child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._child:
         _child(args._child[0], args._child[1], int(args._child[2]), Path(args._child[3]))
         return 0
     if args.whole:
-        whole(args.sizes, args.shapes, args.repeat, args.data, args.json)
+        whole(args.sizes, args.shapes, args.repeat, args.data, args.json, args.baseline)
         return 0
 
     from generate import write_arrays, write_files  # noqa: E402  (benchmarks/ on sys.path)

@@ -200,6 +200,12 @@ def test_byte_order_ranks_match_sorted_strings():
         picked = [strings[i] for i in rows]
         distinct = sorted(set(picked))
         assert fz.byte_order_ranks(arr, rows).tolist() == [distinct.index(s) for s in picked]
+    # words equal in every row (a common prefix, one length) are left out of the sort
+    for strings in (["clueweb12-%04dtw-%02d" % (i % 37, i % 11) for i in range(400)], ["same-docno"] * 5):
+        rows = rng.integers(0, len(strings), 1000)
+        picked = [strings[i] for i in rows]
+        distinct = sorted(set(picked))
+        assert fz.byte_order_ranks(fz.as_arrow(strings), rows).tolist() == [distinct.index(s) for s in picked]
 
 
 def test_long_strings_hash_compare_and_order_like_python(monkeypatch):

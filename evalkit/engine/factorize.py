@@ -393,6 +393,9 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
         rem = length - 8 * j
         words.append((read(start + 8 * j) & _KEEP_LE[np.clip(rem, 0, 8)]).byteswap())
     keys = [length] + words[::-1]  # np.lexsort: the last key (word 0) is the primary one
+    # a key equal in every row (a common prefix such as "clueweb12-", one length)
+    # orders nothing: each key left out saves one stable sort of all the rows
+    keys = [k for k in keys if k[0] != k[-1] or not (k == k[0]).all()] or [length]
     order = np.lexsort(tuple(keys))
     sorted_keys = [k[order] for k in keys]
     new = np.zeros(len(rows), dtype=bool)
