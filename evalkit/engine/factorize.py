@@ -297,6 +297,8 @@ def _word_reader(data: np.ndarray):
     tail = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
 
     def read(pos: np.ndarray) -> np.ndarray:
+        if main is not None and len(pos) and pos.max() <= n - 8:  # the usual case: one pass
+            return main[pos]
         late = pos > n - 8
         if main is None or late.all():
             return tail[np.minimum(pos - tail_start, len(tail) - 1)]
