@@ -157,7 +157,8 @@ def _sort_blocks(keys: np.ndarray, starts: np.ndarray, lengths: np.ndarray, max_
         half = (len(grid) + 1) // 2
         _map(lambda part: part.sort(axis=1), [grid[:half], grid[half:]], n)
         return
-    distinct = np.unique(lengths)
+    distinct = np.sort(lengths)  # np.unique would import numpy.ma
+    distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
     if len(distinct) > max_lengths:
         keys.sort()
         return
