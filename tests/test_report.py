@@ -239,3 +239,66 @@ def test_register_renderer_adds_a_format(report, tmp_path, monkeypatch):
     assert paths[0].read_text().startswith("evalkit report")
     with pytest.raises(ValueError, match="already has a renderer"):
         register_renderer("markdown", lambda rep: {})
+
+
+# ----------------------------------------------------------------------------- terminal width
+
+
+@pytest.fixture(scope="module")
+def wide_report(registry):
+    """14 flavours with long labels, 5 systems (one with a long name), a baseline: the
+    unbounded table is far wider than 80 columns."""
+    rng = np.random.default_rng(3)
+    systems = ["bm25", "dense-retriever-with-a-long-name", "splade", "tfidf", "random"]
+    means = {f"flavour_number_{i}@{10 * (i + 1)}": list(rng.uniform(0.1, 0.9, len(systems))) for i in range(14)}
+    return Report(make_results(means, systems, registry, n_queries=6), baseline="bm25",
+                  metadata={"title": "A title that is long enough to be wrapped " * 4})
+
+
+@pytest.mark.parametrize("width", [80, 100, 200])
+def test_text_fits_the_width_and_keeps_every_value(wide_report, width):
+    """No line is wider than ``width``; the means table, split into blocks of flavours,
+    still shows every mean (4 decimals) of every system exactly once."""
+    unbounded = render_mod.to_text(wide_report)
+    assert max(len(l) for l in unbounded.splitlines()) > 200
+    text = render_mod.to_text(wide_report, width=width)
+    lines = text.splitlines()
+    assert max(len(l) for l in lines) <= width
+    start = next(i for i, l in enumerate(lines) if l.startswith("Mean over queries"))
+    end = next(i for i, l in enumerate(lines) if l.startswith("▲ / ▼") or l.startswith("Difference from"))
+    seen = {}
+    for i in range(start, end):
+        if lines[i].startswith("system "):
+            labels = lines[i].split()[1:]
+            for row in lines[i + 2:i + 2 + 5]:
+                cells = row.replace(" (baseline)", "").split()
+                for label, cell in zip(labels, cells[1:]):
+                    assert (cells[0], label) not in seen
+                    seen[(cells[0], label)] = cell.rstrip("▲▼")
+    assert len(seen) == 5 * 14
+    for s, system in enumerate(wide_report.systems):
+        for f, label in enumerate(wide_report.labels):
+            assert seen[(system, label)] == f"{wide_report.means[s, f]:.4f}"
+
+
+def test_text_best_system_per_flavour_is_the_column_maximum(wide_report):
+    """The compact verdict: per flavour, the system with the highest mean (argmax)."""
+    lines = render_mod.to_text(wide_report, width=80).splitlines()
+    at = lines.index("Best system per flavour:")
+    rows = lines[at + 4:at + 4 + 14]
+    for f, row in enumerate(rows):
+        label, system, mean = row.split()
+        best = int(np.argmax(wide_report.means[:, f]))
+        assert (label, system, mean) == (wide_report.labels[f], wide_report.systems[best],
+                                         f"{wide_report.means[best, f]:.4f}")
+
+
+def test_fit_table_splits_columns_into_blocks():
+    from evalkit.report.text import fit_table
+
+    rows = [["name", *(f"{v:5d}" for v in range(10))]]
+    text = fit_table(rows, ["system", *(f"c{i}" for i in range(10))], ["left"] + ["right"] * 10, 30)
+    blocks = text.split("\n\n")
+    assert all(max(len(l) for l in b.splitlines()) <= 30 for b in blocks)
+    assert [h for b in blocks for h in b.splitlines()[0].split()[1:]] == [f"c{i}" for i in range(10)]
+    assert all(b.splitlines()[2].startswith("name") for b in blocks)

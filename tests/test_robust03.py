@@ -21,6 +21,7 @@ from conftest import to_pytrec
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
+WIDTH = 100  # COLUMNS while the config runs
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "robust03.yaml"
 LABELS = [f"{name}@{k}" for name in ("trec", "exp2", "jarvelin", "returned", "avg_ties", "ltr") for k in (10, 100)]
 SYSTEMS = {
@@ -38,8 +39,10 @@ def robust03(shared_data, tmp_path_factory):
         pytest.skip(f"{data} not found (TREC 2003 Robust runs from ../shared/data)")
     out_dir = tmp_path_factory.mktemp("robust03")
     stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = main(["--no-plugins", "run", str(CONFIG), "--output-dir", str(out_dir)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COLUMNS", str(WIDTH))  # the terminal width evalkit run fits its output to
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = main(["--no-plugins", "run", str(CONFIG), "--output-dir", str(out_dir)])
     assert code == 0, stderr.getvalue()
     report = json.loads((out_dir / "report.json").read_text())
     return data, out_dir, stdout.getvalue(), report
@@ -66,16 +69,38 @@ def test_all_systems_and_flavours(robust03):
 
 
 def test_table_and_agreement_printed(robust03):
-    _, _, out, report = robust03
+    """COLUMNS=100: no line is longer than 100 characters; the means table is split into
+    blocks of flavours that each list the 17 systems, and together every flavour once,
+    in order; the verdict is the best system per flavour (the full statement is in
+    report.md)."""
+    _, out_dir, out, report = robust03
     lines = out.splitlines()
-    header = next(l for l in lines if l.startswith("system ") and "trec@10" in l)
-    assert header.split() == ["system"] + LABELS
-    start = lines.index(header) + 2  # skip the dashes
-    rows = lines[start:start + 17]
-    assert {r.split()[0] for r in rows} == SYSTEMS
+    assert max(len(l) for l in lines) <= WIDTH
+    means_at = lines.index(next(l for l in lines if l.startswith("Mean over queries")))
+    end = lines.index(next(l for l in lines[means_at:] if l.startswith("▲ / ▼")))
+    headers = [i for i in range(means_at, end) if lines[i].startswith("system ")]
+    assert len(headers) > 1  # 12 flavours do not fit in 100 columns
+    labels = [label for i in headers for label in lines[i].split()[1:]]
+    assert labels == LABELS
+    for i in headers:
+        rows = lines[i + 2:i + 2 + 17]
+        assert {r.split()[0] for r in rows} == SYSTEMS
+        # the values are the report's means, 4 decimals
+        head = lines[i].split()[1:]
+        for r in rows:
+            cells = r.replace(" (baseline)", "").split()
+            for label, cell in zip(head, cells[1:]):
+                assert cell.rstrip("▲▼") == f"{report['means'][cells[0]][label]:.4f}"
     assert "Flavour agreement" in out
     assert "Kendall's τ-b" in out
-    assert report["agreement"]["statement"] in out
+    best_at = lines.index("Best system per flavour:")
+    best = {l.split()[0]: l.split()[1] for l in lines[best_at + 4:best_at + 4 + len(LABELS)]}
+    for label in LABELS:
+        top = max(report["means"], key=lambda s: report["means"][s][label])
+        assert best[label] == top
+    flat = " ".join(out.split())
+    assert "The choice of flavour changes the conclusion: 3 different best systems under the 12 flavours" in flat
+    assert report["agreement"]["statement"] in (out_dir / "report.md").read_text()
 
 
 def test_trec_flavour_equals_trec_eval_preset(robust03):
@@ -156,8 +181,9 @@ def test_significance_against_the_baseline(robust03):
     pair = next(p for p in report["agreement"]["pairs"] if (p["first"], p["second"]) == ("trec@100", "returned@100"))
     assert len(pair["flip_tests"]) == len(pair["flips"])
     assert any(f["significant_under_either"] for f in pair["flip_tests"])
-    assert "▲ / ▼: significantly better / worse than the baseline SABIR03BASE" in out
-    assert "†: the two systems differ significantly" in out
+    flat = " ".join(out.split())  # prose is wrapped to the width
+    assert "▲ / ▼: significantly better / worse than the baseline SABIR03BASE" in flat
+    assert "†: the two systems differ significantly" in flat
 
 
 def test_latex_compiles(robust03, tmp_path):

@@ -33,7 +33,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report.plots import matplotlib_available
     from ..report.render import RENDERERS, to_text
+    from ..report.text import terminal_width, wrap
     from ..report.write import check_output_directory, write_report
     from ..runner import load_config, run_config
     from ..errors import ConfigError
@@ -55,12 +57,26 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    print(to_text(report, digits=args.digits, max_flips=args.max_flips))
+    width = terminal_width()
+    print(to_text(report, digits=args.digits, max_flips=args.max_flips, width=width))
     formats = args.formats or list(config.formats)
     if directory is None:
         print("\nevalkit: no output.dir in the config and no --output-dir: report files not written",
               file=sys.stderr)
         return 0
     paths = write_report(report, directory, formats)
-    print("\nWrote " + ", ".join(str(p) for p in paths))
+    print("\n" + wrap("Wrote " + ", ".join(_shown(p) for p in paths), width, "", "  "))
+    if "html" in formats and not matplotlib_available():
+        print(wrap("evalkit: the HTML report has no plots: matplotlib is not installed "
+                   '(pip install "evalkit[report]" or pip install matplotlib)', width), file=sys.stderr)
     return 0
+
+
+def _shown(path) -> str:
+    """``path`` relative to the current directory when it lies under it, else as given."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -9,7 +9,9 @@ use :mod:`tabulate`.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable
+import shutil
+import textwrap
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 from tabulate import tabulate
@@ -17,6 +19,8 @@ from tabulate import tabulate
 from .escape import md_code, md_escape, text_escape
 from .views import (
     FLIP_MARK,
+    agreement_summary,
+    best_per_flavour,
     MARKERS,
     agreement_matrix as agreement_view,
     comparison_headers,
@@ -39,13 +43,76 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Escape = Callable[[object], str]
 
+#: The narrowest width :func:`to_text` lays out for (narrower terminals get this width).
+MIN_WIDTH = 40
+
+#: Stands for " > " while a line is wrapped (a private-use character: no word breaks inside).
+_KEEP = "\ue000>\ue000"
+
+#: Space between two columns of a ``"simple"`` tabulate table.
+_GAP = 2
+
+
+def terminal_width() -> int:
+    """The width to print for: ``COLUMNS``, else the terminal's size, else 80
+    (:func:`shutil.get_terminal_size`), never below :data:`MIN_WIDTH`."""
+    return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _longest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: Sequence[str],
+              width: int | None, keep: int = 1, tablefmt: str = "simple") -> str:
+    """A tabulate table no wider than ``width`` characters: when the whole table is
+    wider, its columns are split into consecutive blocks (each repeating the first
+    ``keep`` columns, the row names) printed one below the other, as R and pandas
+    print a wide data frame. ``width=None`` never splits.
+
+    >>> print(fit_table([["a", "1", "2", "3"]], ["name", "x", "y", "z"], ["left"] + ["right"] * 3, 16))
+    name      x    y
+    ------  ---  ---
+    a         1    2
+    <BLANKLINE>
+    name      z
+    ------  ---
+    a         3
+    """
+    def table(cols):
+        return tabulate([[r[c] for c in cols] for r in rows], headers=[headers[c] for c in cols],
+                        tablefmt=tablefmt, disable_numparse=True, colalign=[colalign[c] for c in cols])
+
+    whole = table(range(len(headers)))
+    if width is None or _longest(whole) <= width or len(headers) <= keep + 1:
+        return whole
+    # greedy: add flavour columns to the current block while the rendered block fits
+    # (tabulate pads headers, so the block is measured, not predicted)
+    key = list(range(keep))
+    blocks: list[list[int]] = [[]]
+    for c in range(keep, len(headers)):
+        if blocks[-1] and _longest(table(key + blocks[-1] + [c])) > width:
+            blocks.append([])
+        blocks[-1].append(c)
+    return "\n\n".join(table(list(range(keep)) + block) for block in blocks)
+
+
+def wrap(text: str, width: int | None, indent: str = "", subsequent: str | None = None) -> str:
+    """``text`` wrapped to ``width`` (:func:`textwrap.fill`, words kept whole unless one
+    is longer than a line); unchanged when ``width`` is ``None``."""
+    if width is None:
+        return indent + text
+    return textwrap.fill(text, width, initial_indent=indent,
+                         subsequent_indent=indent if subsequent is None else subsequent,
+                         break_on_hyphens=False)
+
 
 def _system_cell(name: str, baseline: bool, esc: Escape) -> str:
     return esc(name) + (" (baseline)" if baseline else "")
 
 
 def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", digits: int = 4,
-                 signed: bool = False, esc: Escape = text_escape) -> str:
+                 signed: bool = False, esc: Escape = text_escape, width: int | None = None) -> str:
     """A systems x flavours table of ``values`` (:func:`.views.values_view`) with the
     significance markers after the numbers."""
     view = values_view(report, values, digits, bold_best=False)
@@ -58,28 +125,28 @@ def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", d
     headers = ["system"] + [esc(l) for l in view.labels]
     # markers trail the numbers; numbers have a fixed width, so left alignment keeps them aligned
     align = "left" if view.marked else "right"
-    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
-                    colalign=("left",) + (align,) * len(view.labels))
+    return fit_table(rows, headers, ("left",) + (align,) * len(view.labels), width, tablefmt=tablefmt)
 
 
-def to_table(report: Report, tablefmt: str = "simple", digits: int = 4) -> str:
-    """Side-by-side means: one row per system, one column per flavour (tabulate).
+def to_table(report: Report, tablefmt: str = "simple", digits: int = 4, width: int | None = None) -> str:
+    """Side-by-side means: one row per system, one column per flavour (tabulate),
+    split into blocks of flavours to fit ``width`` (:func:`fit_table`).
 
     Systems are sorted by their mean under the first flavour, best first.
     """
     esc = md_escape if tablefmt == "github" else text_escape
-    return values_table(report, report.means, tablefmt, digits, esc=esc)
+    return values_table(report, report.means, tablefmt, digits, esc=esc, width=width)
 
 
-def deltas_table(report: Report, tablefmt: str = "simple", digits: int = 4) -> str:
+def deltas_table(report: Report, tablefmt: str = "simple", digits: int = 4, width: int | None = None) -> str:
     """Mean minus the baseline's mean per system and flavour ('' without a baseline)."""
     if report.deltas is None:
         return ""
     esc = md_escape if tablefmt == "github" else text_escape
-    return values_table(report, report.deltas, tablefmt, digits, signed=True, esc=esc)
+    return values_table(report, report.deltas, tablefmt, digits, signed=True, esc=esc, width=width)
 
 
-def wtl_table(report: Report, tablefmt: str = "simple") -> str:
+def wtl_table(report: Report, tablefmt: str = "simple", width: int | None = None) -> str:
     """Per system and flavour: ``wins/ties/losses`` of the per-query values against the
     baseline ('' without baseline tests)."""
     rows = wtl_rows(report)
@@ -87,14 +154,20 @@ def wtl_table(report: Report, tablefmt: str = "simple") -> str:
         return ""
     esc = md_escape if tablefmt == "github" else text_escape
     rows = [[esc(r[0])] + r[1:] for r in rows]
-    return tabulate(rows, headers=["system"] + [esc(l) for l in report.labels], tablefmt=tablefmt,
-                    disable_numparse=True, colalign=("left",) + ("right",) * len(report.labels))
+    return fit_table(rows, ["system"] + [esc(l) for l in report.labels],
+                     ("left",) + ("right",) * len(report.labels), width, tablefmt=tablefmt)
 
 
-def flavour_legend(report: Report, tablefmt: str = "simple") -> str:
-    """Table of flavour label -> canonical flavour string."""
+def flavour_legend(report: Report, tablefmt: str = "simple", width: int | None = None) -> str:
+    """Table of flavour label -> canonical flavour string (the canonical form wrapped
+    to fit ``width``)."""
     rows = [[text_escape(label), text_escape(canon)] for label, canon in zip(report.labels, report.canonical)]
-    return tabulate(rows, headers=["flavour", "canonical form"], tablefmt=tablefmt, disable_numparse=True)
+    headers = ["flavour", "canonical form"]
+    maxcol = None
+    if width is not None:
+        first = max([len(headers[0])] + [len(r[0]) for r in rows])
+        maxcol = [None, max(10, width - first - _GAP)]
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, maxcolwidths=maxcol)
 
 
 def agreement_table(report: Report, tablefmt: str = "simple") -> str:
@@ -108,7 +181,7 @@ def agreement_table(report: Report, tablefmt: str = "simple") -> str:
                     tablefmt=tablefmt, disable_numparse=True)
 
 
-def agreement_matrix(report: Report, tablefmt: str = "simple") -> str:
+def agreement_matrix(report: Report, tablefmt: str = "simple", width: int | None = None) -> str:
     """Square table over flavours (:func:`.views.agreement_matrix`): Kendall's tau below
     the diagonal, number of flipped system pairs above it ('' with fewer than two
     flavours or systems)."""
@@ -117,8 +190,8 @@ def agreement_matrix(report: Report, tablefmt: str = "simple") -> str:
         return ""
     rows = [[f"{num} {text_escape(label)}"] + ["-" if c is None else c for c in cells]
             for num, label, cells in zip(m.numbers, m.labels, m.cells)]
-    return tabulate(rows, headers=["flavour", *m.numbers], tablefmt=tablefmt,
-                    disable_numparse=True, colalign=("left",) + ("right",) * len(m.labels))
+    return fit_table(rows, ["flavour", *m.numbers], ("left",) + ("right",) * len(m.labels), width,
+                     tablefmt=tablefmt)
 
 
 def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", "")) -> str:
@@ -129,18 +202,36 @@ def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(
     return text + (f", ... ({more} more)" if more else "")
 
 
-def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5) -> str:
+def best_table(report: Report, digits: int = 4, width: int | None = None) -> str:
+    """The best system(s) per flavour with their mean (:func:`.views.best_per_flavour`):
+    the compact form of the flavour-agreement verdict."""
+    esc = text_escape
+    rows = [[esc(label), ", ".join(esc(s) for s in systems) or "-", fmt_value(mean, digits)]
+            for label, systems, mean in best_per_flavour(report)]
+    headers = ["flavour", "best system", "mean"]
+    maxcol = None
+    if width is not None:
+        fixed = max([len(headers[0])] + [len(r[0]) for r in rows]) + max(4, digits + 2) + 2 * _GAP
+        maxcol = [None, max(10, width - fixed), None]
+    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
+                    colalign=("left", "left", "right"), maxcolwidths=maxcol)
+
+
+def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5,
+                   width: int | None = None, digits: int = 4) -> str:
     """The flavour-agreement section for a terminal: the tau/flips matrix, the
     ``max_pairs`` most disagreeing flavour pairs with up to ``max_flips`` flipped
-    system pairs each, and the overall statement."""
+    system pairs each, the best system per flavour and a short verdict
+    (:func:`.views.agreement_summary`; the full lists are in the report files). With a
+    ``width``, tables are split and prose wrapped to fit it."""
     ag = report.agreement
     esc = text_escape
     out = ["Flavour agreement", ""]
     m = agreement_view(report)
     if m is not None:
-        out += [f"Kendall's τ-b between the system orderings by mean (below the diagonal) and the number of "
-                f"system pairs whose order flips (above it, out of {m.n_pairs}):", "",
-                agreement_matrix(report), ""]
+        out += [wrap(f"Kendall's τ-b between the system orderings by mean (below the diagonal) and the number "
+                     f"of system pairs whose order flips (above it, out of {m.n_pairs}):", width), "",
+                agreement_matrix(report, width=width), ""]
         worst = sorted((p for p in ag.pairs if p.flips),
                        key=lambda p: (np.inf if math.isnan(p.tau) else p.tau, -len(p.flips)))[:max_pairs]
         if worst:
@@ -151,40 +242,55 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
                 extra = ""
                 if (p.first, p.second) in counts:
                     extra = f"; {counts[(p.first, p.second)]} of the flips significant under either flavour"
-                out.append(f"  {esc(p.first)} vs {esc(p.second)}: {esc(p.verdict)}{extra}")
-                out.append(f"    under {esc(p.first)}: "
-                           f"{_flip_text(p.flips, max_flips, esc, sig, (p.first, p.second))}; "
-                           f"reversed under {esc(p.second)}")
+                out.append(wrap(f"{esc(p.first)} vs {esc(p.second)}: {esc(p.verdict)}{extra}", width,
+                                "  ", "      "))
+                # a flipped pair "X > Y" is never split across lines
+                flips = _flip_text(p.flips, max_flips, esc, sig, (p.first, p.second)).replace(" > ", _KEEP)
+                out.append(wrap(f"under {esc(p.first)}: {flips}; reversed under {esc(p.second)}",
+                                width, "    ", "      ").replace(_KEEP, " > "))
             out.append("")
             if flip_legend(report):
-                out += [esc(flip_legend(report)), ""]
-    out.append(esc(ag.statement))
+                out += [wrap(esc(flip_legend(report)), width), ""]
+    if len(report.labels) > 1 and len(report.systems) > 1:
+        out += ["Best system per flavour:", "", best_table(report, digits, width), ""]
+    if width is None:
+        out.append(esc(ag.statement))
+    else:
+        out += [wrap(esc(sentence), width) for sentence in agreement_summary(report)]
     return "\n".join(out)
 
 
-def to_text(report: Report, digits: int = 4, max_flips: int | None = 5) -> str:
+def to_text(report: Report, digits: int = 4, max_flips: int | None = 5, width: int | None = None) -> str:
     """Everything ``evalkit run`` prints: legend, means table, baseline differences,
-    flavour agreement."""
+    flavour agreement.
+
+    :param width: the line width to fit (``evalkit run`` passes :func:`terminal_width`):
+        tables wider than it are split into blocks of flavours (:func:`fit_table`),
+        prose is wrapped, and the flavour-agreement verdict takes its compact form (the
+        best system per flavour; the full lists are in the report files). ``None``
+        lays everything out on unbounded lines.
+    """
     esc = text_escape
     parts = [
-        esc(report.title),
+        wrap(esc(report.title), width),
         "",
-        flavour_legend(report),
+        flavour_legend(report, width=width),
         "",
-        f"Mean over queries ({count_phrase(len(report.systems), 'system')}, "
-        f"{count_phrase(len(report.qids), 'qrels query', 'qrels queries')}; sorted by {esc(report.labels[0])})",
+        wrap(f"Mean over queries ({count_phrase(len(report.systems), 'system')}, "
+             f"{count_phrase(len(report.qids), 'qrels query', 'qrels queries')}; sorted by {esc(report.labels[0])})",
+             width),
         "",
-        to_table(report, digits=digits),
+        to_table(report, digits=digits, width=width),
     ]
     if significance_legend(report):
-        parts += ["", esc(significance_legend(report))]
+        parts += ["", wrap(esc(significance_legend(report)), width)]
     if report.baseline is not None:
-        parts += ["", f"Difference from the baseline {esc(report.baseline)}", "",
-                  deltas_table(report, digits=digits)]
+        parts += ["", wrap(f"Difference from the baseline {esc(report.baseline)}", width), "",
+                  deltas_table(report, digits=digits, width=width)]
     if has_markers(report):
-        parts += ["", f"Queries won / tied / lost against the baseline {esc(report.baseline)}", "",
-                  wtl_table(report)]
-    parts += ["", agreement_text(report, max_flips=max_flips)]
+        parts += ["", wrap(f"Queries won / tied / lost against the baseline {esc(report.baseline)}", width), "",
+                  wtl_table(report, width=width)]
+    parts += ["", agreement_text(report, max_flips=max_flips, width=width, digits=digits)]
     return "\n".join(parts)
 
 

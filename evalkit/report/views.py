@@ -299,6 +299,54 @@ def agreement_matrix(report: Report) -> AgreementMatrix | None:
     return AgreementMatrix(tuple(ag.labels), tau, flips, max(p.n_pairs for p in ag.pairs))
 
 
+def best_per_flavour(report: Report) -> list[tuple[str, tuple[str, ...], float]]:
+    """``(label, best systems, their mean)`` per flavour, in label order (the best
+    systems are :attr:`Agreement.best`, those with the highest mean; ``()`` and ``NaN``
+    when no system has a value)."""
+    out = []
+    for f, label in enumerate(report.labels):
+        best = tuple(report.agreement.best.get(label, ()))
+        mean = float(report.means[report.systems.index(best[0]), f]) if best else float("nan")
+        out.append((label, best, mean))
+    return out
+
+
+def agreement_summary(report: Report) -> list[str]:
+    """The flavour-agreement verdict in short sentences, for a terminal: the same
+    conclusion as :attr:`Agreement.statement` without its lists of flavours (the best
+    system per flavour is :func:`best_per_flavour`; the report files give the lists).
+
+    Plain text, one sentence (or two) per item."""
+    ag = report.agreement
+    if len(report.systems) < 2 or len(report.labels) < 2:
+        return [ag.statement]
+    distinct = {frozenset(b) for b in ag.best.values()}
+    out = []
+    if len(distinct) > 1:
+        out.append(f"The choice of flavour changes the conclusion: {len(distinct)} different best systems "
+                   f"under the {len(report.labels)} flavours (table above).")
+    else:
+        flipping = [p for p in ag.pairs if p.flips]
+        best = ", ".join(sorted(next(iter(distinct)))) or "none"
+        if flipping:
+            out.append(f"The choice of flavour does not change the best system ({best} under every flavour), "
+                       f"but it reorders others: {len(flipping)} of {len(ag.pairs)} flavour pairs flip at least "
+                       f"one system pair.")
+        else:
+            out.append(f"The choice of flavour does not change the conclusion: every flavour orders the "
+                       f"{len(report.systems)} systems the same way (best: {best}).")
+    if report.baseline is not None:
+        changes = ag.baseline_changes
+        if changes:
+            out.append(f"Against the baseline {report.baseline}, the verdict depends on the flavour for "
+                       f"{count_phrase(len(changes), 'system')}: {', '.join(c.system for c in changes)} "
+                       f"(the flavours of each are in the report files).")
+        else:
+            out.append(f"Every system compares with the baseline {report.baseline} the same way under every "
+                       f"flavour.")
+    return out
+
+
 # ----------------------------------------------------------------------------- header
 
 
