@@ -149,8 +149,11 @@ def test_plugins_lists_components(capsys):
     for title in ("Gains", "Discounts", "IDCG strategies", "Tie policies", "Metrics"):
         assert title in out
     assert "d(r) = 1 / log2(r + 1)" in out
-    jarvelin = next(l for l in out.splitlines() if l.startswith("jarvelin"))
-    assert "base=2.0" in jarvelin and "evalkit (built-in)" in jarvelin
+    lines = out.splitlines()
+    jarvelin = next(l for l in lines if l.startswith("jarvelin"))
+    assert "base=2.0" in jarvelin
+    # grouped by origin: the built-ins come under their origin's heading
+    assert lines[0] == "== evalkit (built-in) ==" and [l for l in lines if l.startswith("== ")] == [lines[0]]
     assert "Third-party plugins loaded: none" in out
 
     code, out, _ = run_cli(capsys, "--no-plugins", "plugins", "--format", "json", "--family", "discount")
@@ -168,6 +171,20 @@ def test_flavours_lists_presets(capsys):
     assert "native name: ndcg_cut_{k}" in block
     assert "d(r) = 1 / log2(r + 1)" in block
     assert "burges2005.ndcg" in out and "g(rel) = 2^rel - 1" in out
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    ("trec_eval.ndcg*", {"trec_eval.ndcg", "trec_eval.ndcg_cut", "trec_eval.ndcg_p", "trec_eval.ndcg_rel"}),
+    ("TREC_EVAL.ndcg_c?t", {"trec_eval.ndcg_cut"}),                # glob, case-insensitive, whole name
+    ("eval.ndcg_c", {"trec_eval.ndcg_cut", "pytrec_eval.ndcg_cut"}),  # substring
+])
+def test_flavours_pattern_filters(capsys, pattern, expected):
+    code, out, _ = run_cli(capsys, "--no-plugins", "flavours", pattern, "--format", "json")
+    assert code == 0
+    names = {p["name"] for p in json.loads(out)}
+    assert names == expected
+    code, out, err = run_cli(capsys, "--no-plugins", "flavours", "no-such-preset*")
+    assert code == 1 and not out and "no preset matches 'no-such-preset*'" in err
 
 
 # ----------------------------------------------------------------------------- explain

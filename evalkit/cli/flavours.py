@@ -11,6 +11,9 @@ HELP = "list the named presets (LIBRARY.MEASURE) with their composition and form
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("flavours", help=HELP, description=HELP + ".")
+    p.add_argument("pattern", nargs="?", metavar="PATTERN",
+                   help="only presets whose name matches: a shell-style glob when PATTERN contains * ? or [ "
+                        "(trec_eval.*, *ndcg_cut*), else a substring (lightgbm); case-insensitive")
     p.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="also show each preset's conformance row (reference, datasets, max |difference|, status)")
@@ -72,11 +75,34 @@ def preset_info(preset, registry) -> dict:
     }
 
 
+def matches(name: str, pattern: str | None) -> bool:
+    """``name`` matches ``pattern``: a glob (:func:`fnmatch.fnmatchcase`) when the
+    pattern has ``*``, ``?`` or ``[``, else a substring; both case-insensitive;
+    ``None`` matches everything.
+
+    >>> matches("trec_eval.ndcg_cut", "TREC*"), matches("sklearn.ndcg_score", "ndcg"), matches("a.b", "a.?x")
+    (True, True, False)
+    """
+    from fnmatch import fnmatchcase
+
+    if pattern is None:
+        return True
+    name, pattern = name.lower(), pattern.lower()
+    return fnmatchcase(name, pattern) if any(c in pattern for c in "*?[") else pattern in name
+
+
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from . import registry_for
 
     registry = registry_for(args)
-    presets = [registry.preset(n) for n in registry.names("preset")]
+    names = [n for n in registry.names("preset") if matches(n, args.pattern)]
+    if not names:
+        print(f"evalkit flavours: no preset matches {args.pattern!r} (evalkit flavours lists them all)",
+              file=sys.stderr)
+        return 1
+    presets = [registry.preset(n) for n in names]
     infos = [preset_info(p, registry) for p in presets]
     verbose = getattr(args, "verbose", False)
     rows = conformance_rows() if verbose else {}

@@ -1,5 +1,6 @@
-"""``evalkit plugins``: every registered component by family, with its parameters,
-formula and origin (built-in or the distribution and entry point it came from)."""
+"""``evalkit plugins``: every registered component grouped by origin (evalkit's
+built-ins first, then each distribution and entry point it came from), then by
+family, with its parameters and formula."""
 
 from __future__ import annotations
 
@@ -65,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
         data["third_party_plugins"] = dict(registry.plugins)
         print(json.dumps(data, indent=1, default=str))
         return 0
-    blocks = []
+    # grouped by origin (evalkit's built-ins first, then each plugin), then by family
+    by_origin: dict[str, dict[str, list[list[str]]]] = {}
     for family in families:
-        rows = []
         for name in registry.names(family):
             c = registry.get(family, name)
             label = name
@@ -75,10 +76,16 @@ def run(args: argparse.Namespace) -> int:
                 label += f"  [{', '.join(sorted(c.uses))}]"
             if family == "ties" and c.averaged:
                 label += "  [expected value]"
-            rows.append([label, format_params(c), c.formula, c.origin])
-        blocks.append(f"{FAMILY_TITLES[family]}\n\n"
-                      + tabulate(rows, headers=["name", "parameters (default)", "formula", "origin"],
-                                 tablefmt="simple", disable_numparse=True))
+            by_origin.setdefault(c.origin, {}).setdefault(family, []).append([label, format_params(c), c.formula])
+    from ..registry import BUILTIN_ORIGIN
+
+    blocks = []
+    for origin in sorted(by_origin, key=lambda o: (o != BUILTIN_ORIGIN, o)):
+        blocks.append(f"== {origin} ==")
+        for family, rows in by_origin[origin].items():
+            blocks.append(f"{FAMILY_TITLES[family]}\n\n"
+                          + tabulate(rows, headers=["name", "parameters (default)", "formula"],
+                                     tablefmt="simple", disable_numparse=True))
     if registry.plugins:
         blocks.append("Third-party plugins loaded: " + "; ".join(registry.plugins.values()))
     else:
