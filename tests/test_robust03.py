@@ -59,6 +59,14 @@ def test_all_systems_and_flavours(robust03):
     assert canon["returned@10"] == "ndcg(gain=linear,discount=log2,idcg=returned,ties=trec_eval)@10"
     assert canon["avg_ties@10"] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=average)@10"
     assert len(report["qids"]) == 100
+    # paths are recorded relative to the config (as it writes them), never as this machine's absolute paths
+    md = report["metadata"]
+    assert md["config"] == "robust03.yaml"
+    assert md["qrels"] == "../../shared/data/trectools_robust03/robust03_qrels.txt"
+    assert md["runs"]["InexpC2"] == "../../shared/data/trectools_robust03/runs/input.InexpC2.gz"
+    assert md["output_dir"] == "../out/robust03"
+    for name in ("report.json", "report.md", "report.html", "report.tex"):
+        assert str(CONFIG.parent.parent) not in (out_dir / name).read_text(), name
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "flips.csv", "means.csv", "per_query.csv", "report.html", "report.json", "report.md", "report.tex",
         "statistics.csv"]

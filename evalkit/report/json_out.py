@@ -26,7 +26,7 @@ def to_dict(report: Report) -> dict[str, Any]:
     data: dict[str, Any] = {
         "evalkit_version": report.version,
         "title": report.title,
-        "metadata": dict(report.metadata),
+        "metadata": {k: v for k, v in report.metadata.items() if not str(k).startswith("_")},
         "flavours": [{"label": l, "canonical": c} for l, c in zip(report.labels, report.canonical)],
         "systems": list(report.systems),
         "baseline": report.baseline,

@@ -260,7 +260,9 @@ class Report:
         labels, ``results.flavours`` the :class:`~evalkit.flavour.Flavour` values.
     :param baseline: name of the baseline system or ``None``.
     :param metadata: JSON-friendly facts about the inputs (config file, qrels and run
-        paths, flavour specs, output settings, title).
+        paths, flavour specs, output settings, title). Keys starting with ``_`` are for
+        this process only (the absolute ``_output_dir`` :meth:`write` uses) and are not
+        written to the report files.
     :param version: the evalkit version that produced the report.
     :param statistics: :class:`~evalkit.report.stats.StatSettings` (or a mapping of
         them) for the significance tests; ``None`` means the defaults when there is a
@@ -435,7 +437,7 @@ class Report:
         from .write import write_report
 
         if directory is None:
-            directory = self.metadata.get("output_dir")
+            directory = self.metadata.get("_output_dir", self.metadata.get("output_dir"))
             if directory is None:
                 raise ReportError("no output directory: give one or set output.dir in the config")
         if formats is None:

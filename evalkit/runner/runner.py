@@ -77,19 +77,36 @@ def run_config(
     return report
 
 
+def _relative(path, base) -> str | None:
+    """``path`` relative to ``base`` with ``/`` separators (``None`` stays ``None``);
+    absolute when the two lie on different drives."""
+    if path is None:
+        return None
+    try:
+        return os.path.relpath(path, base).replace(os.sep, "/")
+    except ValueError:  # Windows: another drive
+        return str(path)
+
+
 def config_metadata(cfg: Config) -> dict[str, Any]:
-    """JSON-friendly facts about a config for the report."""
+    """JSON-friendly facts about a config for the report. Paths (qrels, runs, output
+    directory) are relative to the config file's directory, as the config writes them,
+    so a report names no machine's absolute paths; ``config`` is the file's name. The
+    absolute output directory is kept under ``_output_dir`` for :meth:`Report.write`
+    (keys starting with ``_`` are never written to a report)."""
+    base = cfg.base_dir
     return {
         "title": cfg.title,
-        "config": cfg.source,
-        "base_dir": str(cfg.base_dir),
-        "qrels": str(cfg.qrels),
-        "subtopic_qrels": None if cfg.subtopic_qrels is None else str(cfg.subtopic_qrels),
-        "runs": {r.name: str(r.path) for r in cfg.runs},
+        "config": cfg.source if cfg.source == "<mapping>" else os.path.basename(cfg.source),
+        "paths_relative_to": "the config file's directory",
+        "qrels": _relative(cfg.qrels, base),
+        "subtopic_qrels": _relative(cfg.subtopic_qrels, base),
+        "runs": {r.name: _relative(r.path, base) for r in cfg.runs},
         "flavour_specs": {f.label: f.spec for f in cfg.flavours},
         "baseline": cfg.baseline,
         "baselines": list(cfg.baselines),
-        "output_dir": None if cfg.output_dir is None else str(cfg.output_dir),
+        "output_dir": _relative(cfg.output_dir, base),
+        "_output_dir": None if cfg.output_dir is None else str(cfg.output_dir),
         "formats": list(cfg.formats),
         "statistics": None if cfg.statistics is None else cfg.statistics.to_dict(),
     }
