@@ -1,23 +1,24 @@
-"""Write the quick-start example data from the seed documents' worked examples.
+"""Write the quick-start example data from the worked examples of published NDCG tutorials.
 
 Run from the repository root: ``python examples/make_quickstart.py``. The output is
 committed (``examples/quickstart/``) so the quick start works on a fresh clone; this
 script documents where every number comes from and regenerates the files.
 
-Topics (one per worked example in the seed notes):
+Topics (one per worked example):
 
 * ``bluetooth-headphones``: judgement list (Table 1) and returned list (Table 3) of
-  "So you think you know NDCG?" (Mehra 2025): NDCG@5 = 6.31 / 14.6 ~ 0.43 (exp2).
-* ``ah-example``: the A-H example of the scikit-learn ``ndcg_score`` notebook.
-* ``movie-user``: the two recommendation systems of the NDCG lecture notes
+  V. Mehra, "So you think you know NDCG?" (2025,
+  https://vipulmehra.com/blog/metrics/ndcg): NDCG@5 = 6.31 / 14.6 ~ 0.43 (exp2).
+* ``ah-example``: an A-H example of a tutorial notebook on scikit-learn's ``ndcg_score``.
+* ``movie-user``: the two recommendation systems of a set of NDCG lecture notes
   (true ratings [5,4,3,2,1,3,0,4], System A and System B orderings).
-* ``corpus-recall``: the lecture notes' "Approach 1 / Approach 2" IDCG example
+* ``corpus-recall``: the lecture notes' IDCG from the corpus / from the returned list example
   (corpus relevances [5,5,4,3,3,2,2,1,1,0], returned items [7,2,9,5,4]).
 * ``tie-example``: the notebook's tie example (grades [3,2,1,0,0], scores
   [.9,.8,.8,.8,.1]).
 
-``system_a`` holds the lists exactly as the seeds rank them. ``system_b`` holds the
-seeds' System B for ``movie-user`` and, for the other topics, an alternative ranking
+``system_a`` holds the lists exactly as these examples rank them. ``system_b`` holds the
+lecture notes' System B for ``movie-user`` and, for the other topics, an alternative ranking
 written by us so that the two systems can be compared.
 """
 

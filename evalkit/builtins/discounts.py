@@ -49,7 +49,7 @@ def jarvelin(ranks: np.ndarray, base: float) -> np.ndarray:
 @discount(
     "reciprocal",
     formula="d(r) = 1 / r",
-    source="steep discount; seed notes 'linear discount (1/i)'",
+    source="Zipfian discount: Kanoulas & Aslam, Empirical justification of the gain and discount function for nDCG, CIKM 2009, https://doi.org/10.1145/1645953.1646033",
     description="reciprocal rank discount",
 )
 def reciprocal(ranks: np.ndarray) -> np.ndarray:
@@ -69,7 +69,7 @@ def none(ranks: np.ndarray) -> np.ndarray:
 @discount(
     "natural",
     formula="d(r) = 1 / ln(r + e)",
-    source="seed notes, 'gentle discount'",
+    source="no published source: an example of a gentler decay than log2",
     description="gentle discount, slower decay than log2",
 )
 def natural(ranks: np.ndarray) -> np.ndarray:

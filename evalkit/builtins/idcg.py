@@ -13,7 +13,7 @@ from ..hookspecs import hookimpl
 @idcg_strategy(
     "judged",
     formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k",
-    source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k; seeds' 'Approach 1'",
+    source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k (IDCG from the whole judged pool)",
     description="ideal ranking of every judged document in the qrels (retrieved or not), cut at k",
 )
 def judged(ctx: IdealContext) -> np.ndarray:
@@ -23,7 +23,7 @@ def judged(ctx: IdealContext) -> np.ndarray:
 @idcg_strategy(
     "returned",
     formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k",
-    source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row); seeds' 'Approach 2'",
+    source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row)",
     description="ideal reordering of the whole returned list (every retrieved document), cut at k",
 )
 def returned(ctx: IdealContext) -> np.ndarray:
@@ -37,7 +37,7 @@ def returned(ctx: IdealContext) -> np.ndarray:
 @idcg_strategy(
     "returned_top_k",
     formula="IDCG@k = DCG of the top-k returned documents' gains sorted",
-    source="seed notes' ndcg_at_k (truncates the list to k before sorting)",
+    source="NDCG code that cuts the list at k before sorting it for the ideal, e.g. one version of Quepid's ndcg@10 scorer (o19s/quepid db/scorers/ndcg@10.js)",
     description="ideal reordering of only the first k returned documents",
 )
 def returned_top_k(ctx: IdealContext) -> np.ndarray:

@@ -26,7 +26,7 @@ def _filled(grade: np.ndarray) -> np.ndarray:
 @tie_policy(
     "input",
     formula="keep the order of the run's lines",
-    source="ranked lists used as given (seed notes' examples)",
+    source="ranked lists used as given (the run is already a ranking)",
     description="the run's own order; scores are ignored",
 )
 def input_order(keys: SortKeys) -> np.ndarray:
