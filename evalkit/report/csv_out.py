@@ -1,5 +1,6 @@
 """CSV output: ``means.csv``, ``per_query.csv`` and, with significance tests,
-``statistics.csv`` and ``flips.csv``.
+``statistics.csv`` (every baseline's comparisons), ``flips.csv`` and, with
+``statistics.all_pairs``, ``all_pairs.csv``.
 
 Numbers are written at full precision (``repr`` of the float); an empty cell means
 no value. Every user string (run names, flavour labels, qids) goes through
@@ -74,13 +75,15 @@ STATISTICS_COLUMNS = ("system", "baseline", "flavour", "canonical", "n", "mean_s
 
 
 def statistics_csv(report: Report) -> str:
-    """One row per baseline comparison (columns :data:`STATISTICS_COLUMNS`); empty
-    cell = undefined."""
+    """One row per baseline comparison, of every baseline (columns
+    :data:`STATISTICS_COLUMNS`; the first baseline's rows first); empty cell = undefined."""
     buf, w = _writer()
     w.writerow(STATISTICS_COLUMNS)
     sig = report.significance
     st = sig.settings
-    for c in sig.comparisons:
+    comparisons = list(sig.comparisons) + [c for b, comps in sig.by_baseline.items() if b != sig.baseline
+                                           for c in comps]
+    for c in comparisons:
         w.writerow([csv_cell(c.system), csv_cell(c.baseline), csv_cell(c.label),
                     csv_cell(report.canonical[report.labels.index(c.label)]), c.n,
                     _num(c.mean_system), _num(c.mean_baseline), _num(c.mean_difference), _num(c.ci_low),
@@ -107,6 +110,26 @@ def flips_csv(report: Report) -> str:
     return buf.getvalue()
 
 
+ALL_PAIRS_COLUMNS = ("flavour", "canonical", "a", "b", "n", "mean_difference", "p_value", "p_adjusted",
+                     "significant", "test", "correction", "alpha")
+
+
+def all_pairs_csv(report: Report) -> str:
+    """One row per unordered system pair and flavour of the all-pairs tests (columns
+    :data:`ALL_PAIRS_COLUMNS`; ``mean_difference`` is ``a`` minus ``b``)."""
+    buf, w = _writer()
+    w.writerow(ALL_PAIRS_COLUMNS)
+    sig = report.significance
+    st = sig.settings
+    for label, m in sig.all_pairs.items():
+        canonical = csv_cell(report.canonical[report.labels.index(label)])
+        for r in m.records():
+            w.writerow([csv_cell(label), canonical, csv_cell(r["a"]), csv_cell(r["b"]), r["n"],
+                        _num(r["mean_difference"]), _num(r["p_value"]), _num(r["p_adjusted"]),
+                        str(r["significant"]).lower(), st.test, st.correction, repr(st.alpha)])
+    return buf.getvalue()
+
+
 def csv_files(report: Report) -> dict[str, str]:
     """The ``csv`` format: means and per-query values, plus the tests when there are any."""
     files = {"means.csv": to_csv(report), "per_query.csv": per_query_csv(report)}
@@ -115,4 +138,6 @@ def csv_files(report: Report) -> dict[str, str]:
         if sig.baseline is not None:
             files["statistics.csv"] = statistics_csv(report)
         files["flips.csv"] = flips_csv(report)
+        if sig.all_pairs:
+            files["all_pairs.csv"] = all_pairs_csv(report)
     return files

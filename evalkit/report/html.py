@@ -22,6 +22,8 @@ from .views import (
     agreement_matrix,
     comparison_headers,
     comparison_rows,
+    other_baselines,
+    pair_matrix_views,
     flip_counts,
     flip_legend,
     fmt_value,
@@ -197,6 +199,36 @@ def to_html(report: Report, digits: int = 4) -> str:
                 _table([_e(h) for h in comparison_headers(report)], rows,
                        ["text", "text", "num", "num", "num", "num", "", "num", "num", "num"]),
                 "</details>"]
+    for b in other_baselines(report):
+        rows = []
+        for r in comparison_rows(report, digits, baseline=b):
+            cls = {"▲": "up", "▼": "down"}.get(r[6], "")
+            rows.append([_e(r[0]), _e(r[1])] + [_e(v) for v in r[2:6]] + [(_e(r[6]), cls)] + [_e(v) for v in r[7:]])
+        out += [f"<h2>Significance tests against the baseline {_e(b)}</h2>",
+                f'<p class="note">{_e(sig.describe())}; columns as above.</p>',
+                _table([_e(h) for h in comparison_headers(report)], rows,
+                       ["text", "text", "num", "num", "num", "num", "", "num", "num", "num"])]
+    views = pair_matrix_views(report, digits)
+    if views:
+        out += ["<h2>All pairs</h2>",
+                f'<p class="note">Every system against every other: {_e(sig.settings.describe())}. A cell is the '
+                "mean of the row system minus the column system over the queries both include, ▲ / ▼ when the row "
+                "is significantly better / worse, and the corrected p-value below it.</p>"]
+        for v in views:
+            rows = []
+            for system, cells, ps in zip(v.systems, v.cells, v.p_cells):
+                row = [_e(system)]
+                for c, p in zip(cells, ps):
+                    if c is None:
+                        row.append("–")
+                        continue
+                    cls = "up" if c.endswith("▲") else "down" if c.endswith("▼") else ""
+                    row.append((f"{_e(c)}<br><small>{_e(p)}</small>", cls))
+                rows.append(row)
+            out.append(f"<details><summary>{_e(v.label)}: {v.n_significant} of {v.n_pairs} pairs differ "
+                       f"significantly</summary>"
+                       + _table(["system", *(_e(x) for x in v.systems)], rows, ["text"] + ["num"] * len(v.systems))
+                       + "</details>")
     out += ["<h2>Plots</h2>", *_figures(report)]
     out.append("<h2>Flavour agreement</h2>")
     if agreement_matrix(report) is not None:

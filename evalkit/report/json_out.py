@@ -81,10 +81,23 @@ def _flip_dict(f) -> dict[str, Any]:
             "significant_under_either": f.significant_under_either}
 
 
+def _comparison_dict(report: Report, c) -> dict[str, Any]:
+    return {"system": c.system, "baseline": c.baseline, "flavour": c.label,
+            "canonical": report.canonical[report.labels.index(c.label)], "n": c.n,
+            "mean_system": _jnum(c.mean_system), "mean_baseline": _jnum(c.mean_baseline),
+            "mean_difference": _jnum(c.mean_difference), "ci_low": _jnum(c.ci_low), "ci_high": _jnum(c.ci_high),
+            "p_value": _jnum(c.p_value), "p_adjusted": _jnum(c.p_adjusted), "significant": c.significant,
+            "direction": c.direction, "wins": c.wins, "ties": c.ties, "losses": c.losses,
+            "effect_size": _jnum(c.effect_size)}
+
+
 def statistics_dict(report: Report) -> dict[str, Any] | None:
     """The significance tests as JSON-ready data (``None`` without tests): settings
     (test, alpha, correction, family, seed, n_resamples, ci_method, confidence), library
-    versions, one record per baseline comparison and per flipped-pair test."""
+    versions, one record per baseline comparison (``comparisons``: the first baseline;
+    ``by_baseline``: every baseline), per flipped-pair test and, with
+    ``all_pairs``, per system pair and flavour (``all_pairs``: ``{label: records}``,
+    ``mean_difference`` = ``a`` minus ``b``)."""
     sig = report.significance
     if sig is None:
         return None
@@ -96,16 +109,12 @@ def statistics_dict(report: Report) -> dict[str, Any] | None:
         "family_size": sig.family_size,
         "queries": "intersection of the queries both systems include",
         "effect_size": "Cohen's d_z: mean / sample standard deviation (ddof=1) of the per-query differences",
-        "comparisons": [
-            {"system": c.system, "baseline": c.baseline, "flavour": c.label,
-             "canonical": report.canonical[report.labels.index(c.label)], "n": c.n,
-             "mean_system": _jnum(c.mean_system), "mean_baseline": _jnum(c.mean_baseline),
-             "mean_difference": _jnum(c.mean_difference), "ci_low": _jnum(c.ci_low), "ci_high": _jnum(c.ci_high),
-             "p_value": _jnum(c.p_value), "p_adjusted": _jnum(c.p_adjusted), "significant": c.significant,
-             "direction": c.direction, "wins": c.wins, "ties": c.ties, "losses": c.losses,
-             "effect_size": _jnum(c.effect_size)}
-            for c in sig.comparisons
-        ],
+        "comparisons": [_comparison_dict(report, c) for c in sig.comparisons],
+        "baselines": list(sig.baselines),
+        "by_baseline": {b: [_comparison_dict(report, c) for c in comps] for b, comps in sig.by_baseline.items()},
+        "all_pairs": {label: [{k: (_jnum(v) if isinstance(v, float) else v) for k, v in r.items()}
+                              for r in m.records()]
+                      for label, m in sig.all_pairs.items()},
         "pair_tests": [
             {"flavour": t.label, "a": t.a, "b": t.b, **_test_dict(t)} for t in sig.pair_tests
         ],

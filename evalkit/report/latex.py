@@ -1,7 +1,7 @@
 """LaTeX output: ``report.tex``, a standalone document whose tables can be pasted into a paper.
 
 The document (``\\documentclass{article}``, packages ``booktabs``, ``graphicx``,
-``fontenc``, ``inputenc``; compiles with ``pdflatex``) holds three ``table``
+``fontenc``, ``inputenc``; compiles with ``pdflatex``) holds ``table``
 environments, each between ``% --- evalkit table: NAME ---`` comment lines:
 
 * ``means`` -- systems x flavours with booktabs rules (``\\toprule``, ``\\midrule``,
@@ -13,7 +13,12 @@ environments, each between ``% --- evalkit table: NAME ---`` comment lines:
   cells carry an invisible ``\\phantom`` of the marker so the digits stay aligned;
 * ``flavours`` -- label -> canonical flavour string;
 * ``agreement`` -- Kendall's tau-b between the flavours' system orderings (lower
-  triangle) and the number of flipped system pairs (upper triangle).
+  triangle) and the number of flipped system pairs (upper triangle);
+* ``baseline N`` -- with several baselines, the differences from the N-th one with
+  its significance arrows;
+* ``all pairs N`` -- with ``statistics.all_pairs``, the N-th flavour's matrix of
+  mean differences (row minus column) with arrows where the corrected test is
+  significant.
 
 A table wider than the line is scaled down to the line width with ``\\resizebox``
 (graphicx; narrower tables keep their natural size). All text is escaped
@@ -26,7 +31,8 @@ import re
 from typing import TYPE_CHECKING
 
 from .escape import latex_comment, latex_escape
-from .views import agreement_matrix, fmt_value, header_facts, values_view
+from .views import (agreement_matrix, baseline_rows, fmt_value, header_facts, other_baselines, pair_matrix_views,
+                    values_view)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Report
@@ -146,6 +152,54 @@ def agreement_table(report: Report) -> str:
     ])
 
 
+def _marked(cell: str) -> str:
+    """``"+0.123▲"`` -> the number and :data:`UP` (``▼``: :data:`DOWN`; no marker: a phantom)."""
+    if cell.startswith("-") and cell != "-":
+        cell = "$-$" + cell[1:]  # a minus sign, not a hyphen
+    for symbol, mark in (("▲", UP), ("▼", DOWN)):
+        if cell.endswith(symbol):
+            return cell[:-1] + mark
+    return cell + (rf"\phantom{{{UP}}}" if cell != "-" else "")
+
+
+def baseline_table(report: Report, baseline: str, digits: int = 3, number: int = 2) -> str:
+    """The ``table`` environment of the differences from another baseline (``baseline``
+    after the first; ``number`` its place in the list, for the ``\\label``), with that
+    baseline's significance arrows."""
+    rows = [" & ".join([latex_escape(r[0]), *(_marked(c) if c != "-" else "--" for c in r[1:])]) + r" \\"
+            for r in baseline_rows(report, baseline, digits)]
+    caption = (f"Mean difference from the baseline \\emph{{{latex_escape(baseline)}}}; {UP}\\,/\\,{DOWN}: "
+               f"significantly better\\,/\\,worse than it ({latex_escape(report.significance.describe())}).")
+    return "\n".join([
+        r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}",
+        rf"\label{{tab:evalkit-baseline-{number}}}",
+        *_tabular("l" + "r" * len(report.labels),
+                  [r"\toprule", *_header(report.labels), r"\midrule", *rows, r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
+def all_pairs_tables(report: Report, digits: int = 3) -> list[str]:
+    """One ``table`` environment per flavour of the all-pairs tests: row minus column,
+    arrows where the row system is significantly better / worse (corrected)."""
+    out = []
+    for i, v in enumerate(pair_matrix_views(report, digits)):
+        rows = [" & ".join([latex_escape(s), *("--" if c is None else _marked(c) for c in cells)]) + r" \\"
+                for s, cells in zip(v.systems, v.cells)]
+        head = " & ".join(["System", *(latex_escape(s) for s in v.systems)]) + r" \\"
+        caption = (f"All pairs under {latex_escape(v.label)}: mean of the row system minus the column system; "
+                   f"{UP}\\,/\\,{DOWN}: the row is significantly better\\,/\\,worse "
+                   f"({latex_escape(report.significance.settings.describe())}); {v.n_significant} of "
+                   f"{v.n_pairs} pairs differ significantly.")
+        out.append("\n".join([
+            r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}",
+            rf"\label{{tab:evalkit-all-pairs-{i + 1}}}",
+            *_tabular("l" + "r" * len(v.systems), [r"\toprule", head, r"\midrule", *rows, r"\bottomrule"]),
+            r"\end{table}",
+        ]))
+    return out
+
+
 def to_latex(report: Report, digits: int = 3) -> str:
     """The whole ``report.tex`` (see the module docstring)."""
     header = [f"% {latex_comment(report.title)}"]
@@ -181,6 +235,11 @@ def to_latex(report: Report, digits: int = 3) -> str:
     agreement = agreement_table(report)
     if agreement:
         parts += ["", "% --- evalkit table: agreement ---", agreement, "% --- end table: agreement ---"]
+    for i, b in enumerate(other_baselines(report)):
+        parts += ["", f"% --- evalkit table: baseline {i + 2} ---", baseline_table(report, b, digits, i + 2),
+                  f"% --- end table: baseline {i + 2} ---"]
+    for i, table in enumerate(all_pairs_tables(report, digits)):
+        parts += ["", f"% --- evalkit table: all pairs {i + 1} ---", table, f"% --- end table: all pairs {i + 1} ---"]
     parts += ["", r"\end{document}", ""]
     return "\n".join(parts)
 

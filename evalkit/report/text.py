@@ -19,6 +19,9 @@ from tabulate import tabulate
 from .escape import md_code, md_escape, text_escape
 from .views import (
     FLIP_MARK,
+    baseline_rows,
+    other_baselines,
+    pair_matrix_views,
     agreement_summary,
     best_per_flavour,
     MARKERS,
@@ -290,8 +293,30 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5, width: i
     if has_markers(report):
         parts += ["", wrap(f"Queries won / tied / lost against the baseline {esc(report.baseline)}", width), "",
                   wtl_table(report, width=width)]
+    for b in other_baselines(report):
+        parts += ["", wrap(f"Difference from the baseline {esc(b)} (▲ / ▼: significantly better / worse "
+                           f"than {esc(b)})", width), "",
+                  fit_table([[esc(r[0])] + r[1:] for r in baseline_rows(report, b, digits)],
+                            ["system"] + [esc(l) for l in report.labels],
+                            ("left",) + ("left",) * len(report.labels), width)]
+    if pair_matrix_views(report):
+        parts += ["", all_pairs_text(report, width)]
     parts += ["", agreement_text(report, max_flips=max_flips, width=width, digits=digits)]
     return "\n".join(parts)
+
+
+def all_pairs_text(report: Report, width: int | None = None) -> str:
+    """The all-pairs tests for a terminal: per flavour, how many system pairs differ
+    significantly (the matrices are in report.md, report.html and all_pairs.csv)."""
+    views = pair_matrix_views(report)
+    if not views:
+        return ""
+    sig = report.significance
+    rows = [[text_escape(v.label), f"{v.n_significant}/{v.n_pairs}"] for v in views]
+    return "\n".join([
+        wrap(f"All pairs: system pairs that differ significantly ({sig.settings.describe()}; the matrices "
+             f"with the corrected p-values are in the report files)", width), "",
+        fit_table(rows, ["flavour", "significant pairs"], ("left", "right"), width)])
 
 
 # ----------------------------------------------------------------------------- Markdown
@@ -340,6 +365,23 @@ def to_markdown(report: Report, digits: int = 4) -> str:
                 f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
                 f"paired samples (mean / standard deviation of the per-query differences).", "",
                 tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
+    for b in other_baselines(report):
+        rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits, baseline=b)]
+        out += [f"## Significance tests against the baseline {code(b)}", "",
+                f"{esc(report.significance.describe())}; columns as above.", "",
+                tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
+    views = pair_matrix_views(report, digits)
+    if views:
+        out += ["## All pairs", "",
+                f"Every system against every other: {esc(report.significance.settings.describe())}. A cell is the mean "
+                f"of the row system minus the column system over the queries both include, ▲ / ▼ when the row "
+                f"is significantly better / worse, and the corrected p-value in parentheses.", ""]
+        for v in views:
+            rows = [[esc(s)] + ["-" if c is None else f"{c} ({p})" for c, p in zip(cells, ps)]
+                    for s, cells, ps in zip(v.systems, v.cells, v.p_cells)]
+            out += [f"### {code(v.label)}: {v.n_significant} of {v.n_pairs} pairs differ significantly", "",
+                    tabulate(rows, headers=["system", *(esc(s) for s in v.systems)], tablefmt="github",
+                             disable_numparse=True), ""]
     ag = report.agreement
     out += ["## Flavour agreement", "", f"**{esc(ag.statement)}**", ""]
     if agreement_view(report) is not None:

@@ -139,13 +139,17 @@ def comparison_headers(report: Report) -> list[str]:
             "sig.", "W/T/L", "d_z", "n"]
 
 
-def comparison_rows(report: Report, digits: int = 4) -> list[list[str]]:
+def comparison_rows(report: Report, digits: int = 4, baseline: str | None = None) -> list[list[str]]:
     """Rows ``flavour, system, Δ mean, CI, p, p adjusted, sig., W/T/L, d_z, n`` of every
-    baseline comparison (flavour by flavour, systems in table order)."""
+    comparison with ``baseline`` (default: the first baseline; see
+    :attr:`Significance.by_baseline`), flavour by flavour, systems in table order."""
     sig = report.significance
     if sig is None:
         return []
-    grid = sig.grid()
+    if baseline is None or baseline == sig.baseline:
+        grid = sig.grid()
+    else:
+        grid = {(c.system, c.label): c for c in sig.by_baseline.get(baseline, ())}
     rows = []
     for label in report.labels:
         for i in report.system_order(0):
@@ -206,6 +210,82 @@ def flip_legend(report: Report) -> str:
     return (f"{FLIP_MARK}: the two systems differ significantly under at least one of the two flavours "
             f"({m} of {n} flipped pairs; {sig.settings.describe()}; correction family: {family}). "
             f"A flip without {FLIP_MARK} is between systems that no test tells apart.")
+
+
+def other_baselines(report: Report) -> tuple[str, ...]:
+    """The baselines after the first (each compared with every other system;
+    :attr:`Significance.by_baseline`); ``()`` without tests or with one baseline."""
+    sig = report.significance
+    if sig is None:
+        return ()
+    return tuple(b for b in sig.by_baseline if b != sig.baseline)
+
+
+def baseline_rows(report: Report, baseline: str, digits: int = 4) -> list[list[str]]:
+    """Per system other than ``baseline`` (table order): name, then per flavour the
+    mean difference from ``baseline`` (signed, ``digits`` decimals) followed by its
+    :data:`MARKERS` (significance against that baseline)."""
+    sig = report.significance
+    comps = {(c.system, c.label): c for c in sig.by_baseline.get(baseline, ())} if sig is not None else {}
+    rows = []
+    for i in report.system_order(0):
+        s = report.systems[i]
+        if s == baseline:
+            continue
+        cells = []
+        for label in report.labels:
+            c = comps.get((s, label))
+            cells.append("-" if c is None else fmt_value(c.mean_difference, digits, True) + MARKERS[c.direction])
+        rows.append([s] + cells)
+    return rows
+
+
+@dataclass(frozen=True)
+class PairMatrixView:
+    """One flavour's all-pairs tests (:class:`~evalkit.report.stats.PairMatrix`) in
+    display order, as text.
+
+    :param label: the flavour label; :param systems: the ``s`` systems in table order;
+    :param cells: ``s x s`` text ``"+0.0123▲"``: mean of row minus column over the paired
+        queries, ``▲`` / ``▼`` when the row system is significantly better / worse after
+        the correction; ``None`` on the diagonal;
+    :param p_cells: ``s x s`` corrected p-values (:func:`p_text`), ``None`` on the diagonal;
+    :param n_significant: significantly different unordered pairs; :param n_pairs: pairs tested.
+    """
+
+    label: str
+    systems: tuple[str, ...]
+    cells: tuple[tuple[str | None, ...], ...]
+    p_cells: tuple[tuple[str | None, ...], ...]
+    n_significant: int
+    n_pairs: int
+
+
+def pair_matrix_views(report: Report, digits: int = 4) -> list[PairMatrixView]:
+    """One :class:`PairMatrixView` per flavour with all-pairs tests (empty without
+    ``statistics.all_pairs``)."""
+    sig = report.significance
+    if sig is None or not sig.all_pairs:
+        return []
+    out = []
+    for label in report.labels:
+        m = sig.all_pairs.get(label)
+        if m is None:
+            continue
+        order = [m.systems.index(report.systems[i]) for i in report.system_order(0)]
+        diff = m.mean_difference[np.ix_(order, order)]
+        padj = m.p_adjusted[np.ix_(order, order)]
+        signif = m.significant[np.ix_(order, order)]
+        n = len(order)
+        cells = tuple(
+            tuple(None if i == j else fmt_value(float(diff[i, j]), digits, True)
+                  + (MARKERS[int(np.sign(diff[i, j]))] if signif[i, j] else "") for j in range(n))
+            for i in range(n))
+        p_cells = tuple(tuple(None if i == j else p_text(float(padj[i, j])) for j in range(n)) for i in range(n))
+        iu = np.triu_indices(n, 1)
+        out.append(PairMatrixView(label, tuple(m.systems[k] for k in order), cells, p_cells,
+                                  int(signif[iu].sum()), len(iu[0])))
+    return out
 
 
 # ----------------------------------------------------------------------------- tables
