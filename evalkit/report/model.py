@@ -270,6 +270,10 @@ class Report:
     :param baselines: several baselines, each compared with every other system
         (:attr:`Significance.by_baseline`); the first is ``baseline`` (set from it when
         ``baseline`` is ``None``), the one the tables mark and the deltas use.
+    :param tie_bounds: ``(low, high)``, each ``float64`` ``(s, f, q)``: every value under
+        the worst and the best ordering of tied scores
+        (:func:`evalkit.sensitivity.tie_bounds`), or ``None`` (not computed).
+    :param judged: :class:`evalkit.sensitivity.JudgedAtK` of the systems, or ``None``.
     :raises ReportError: a baseline is not one of the systems or is repeated, ``baseline``
         is not the first of ``baselines``, or invalid statistics settings.
 
@@ -298,6 +302,8 @@ class Report:
     version: str = ""
     statistics: Any = None
     baselines: Sequence[str] = ()
+    tie_bounds: Any = None
+    judged: Any = None
 
     def __post_init__(self):
         if not self.version:
@@ -345,6 +351,48 @@ class Report:
         return self.metadata.get("title") or "evalkit report"
 
     # ----------------------------------------------------------------- views
+    @cached_property
+    def tie_spread(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(low, high)`` means, each ``float64`` ``(s, f)``: the mean over the included
+        queries of every value under the worst and the best ordering of tied scores
+        (``None`` without :attr:`tie_bounds`)."""
+        if self.tie_bounds is None:
+            return None
+        included = ~np.isnan(self.results.values)
+        n = included.sum(axis=2)
+        out = []
+        for bound in self.tie_bounds:
+            b = np.asarray(bound, dtype=np.float64)
+            if b.shape != self.results.values.shape:
+                raise ReportError(f"tie_bounds have shape {b.shape}, expected {self.results.values.shape}")
+            m = np.full(n.shape, np.nan)
+            np.divide(np.where(included, b, 0.0).sum(axis=2), n, out=m,
+                      where=(n > 0) & ~np.isnan(np.where(included, b, 0.0)).any(axis=2))
+            out.append(m)
+        return out[0], out[1]
+
+    @cached_property
+    def tie_dependent(self) -> np.ndarray | None:
+        """``bool`` ``(s, s, f)``: the sign of ``mean(row) - mean(column)`` (over the
+        queries both include, as the tests pair them) depends on how tied scores are
+        ordered: ``lo <= 0 <= hi`` and ``lo < hi``, with ``lo`` the mean of
+        ``low(row) - high(column)`` and ``hi`` of ``high(row) - low(column)`` (rounded
+        to :data:`ORDER_DECIMALS`). ``None`` without :attr:`tie_bounds`."""
+        if self.tie_bounds is None:
+            return None
+        low, high = (np.asarray(b, dtype=np.float64) for b in self.tie_bounds)
+        ok = ~np.isnan(self.results.values) & ~np.isnan(low) & ~np.isnan(high)  # (s, f, q)
+        m = ok.astype(np.float64).transpose(1, 0, 2)                              # (f, s, q)
+        lo0 = np.where(ok, low, 0.0).transpose(1, 0, 2)
+        hi0 = np.where(ok, high, 0.0).transpose(1, 0, 2)
+        n = m @ m.transpose(0, 2, 1)                                             # (f, s, s) paired queries
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lo = (lo0 @ m.transpose(0, 2, 1) - m @ hi0.transpose(0, 2, 1)) / n
+            hi = (hi0 @ m.transpose(0, 2, 1) - m @ lo0.transpose(0, 2, 1)) / n
+        lo, hi = np.round(lo, ORDER_DECIMALS), np.round(hi, ORDER_DECIMALS)
+        dep = (n > 0) & (lo <= 0) & (hi >= 0) & (lo < hi)
+        return dep.transpose(1, 2, 0)
+
     @cached_property
     def means(self) -> np.ndarray:
         """Mean over included queries, ``float64`` ``(s, f)``."""

@@ -17,6 +17,7 @@ from ..engine.checks import require_common_queries
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
 from ..registry import registry_or_default
+from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
 
 
@@ -47,6 +48,10 @@ def run_config(
     :raises EvaluationError: a convention set to ``error`` was triggered; a run shares
         no query with the qrels, or a file is empty (nothing evaluated).
 
+    The report also holds the tie spread (every flavour under the pessimistic and the
+    optimistic tie policy, :func:`evalkit.sensitivity.tie_bounds`) and judged@k at
+    every cutoff of the flavours (:func:`evalkit.sensitivity.judged_at_k`).
+
     Each run is read once, joined with the qrels once and sorted once per tie policy;
     every flavour reuses those arrays (:func:`evalkit.evaluate`, called run by run so
     that progress can be reported and only one run is in memory at a time).
@@ -59,20 +64,27 @@ def run_config(
     total = len(cfg.runs)
     if progress is not None:
         progress("runs", 0, total)
-    parts = []
+    parts, lows, highs, judged = [], [], [], []
     for i, entry in enumerate(cfg.runs):
         run = read_run(entry.path, name=entry.name)
         require_common_queries(qrels, [run])
-        parts.append(evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics,
-                              registry=registry))
+        part = evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics, registry=registry)
+        parts.append(part)
+        low, high = tie_bounds(qrels, run, part.flavours, registry, subtopics)
+        lows.append(low)
+        highs.append(high)
+        judged.append(judged_at_k(qrels, run, cutoffs_of(part.flavours), registry))
         del run
         if progress is not None:
             progress("runs", i + 1, total)
     first = parts[0]
-    results = Results(first.qids, tuple(p.systems[0] for p in parts), first.flavours, first.labels,
+    systems = tuple(p.systems[0] for p in parts)
+    results = Results(first.qids, systems, first.flavours, first.labels,
                       np.concatenate([p.values for p in parts], axis=0))
     report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
-                    statistics=cfg.statistics, baselines=cfg.baselines)
+                    statistics=cfg.statistics, baselines=cfg.baselines,
+                    tie_bounds=(np.stack(lows), np.stack(highs)),
+                    judged=JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
     report.compute_significance(progress)
     return report
 

@@ -1,0 +1,132 @@
+"""Tie spread and judged@k (evalkit.sensitivity and the report's views of them).
+
+Oracles: NDCG written out here and evaluated over every permutation of the tied
+documents (brute force); ir_measures' ``Judged@k``; hand counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from evalkit import Qrels, Results, Run, build_registry, evaluate, parse_flavour
+from evalkit.report import Report
+from evalkit.sensitivity import JudgedAtK, judged_at_k, tie_bounds
+
+QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 1}, "q2": {"d1": 1, "d2": 2}}
+# q1: d1, d2, d3 and the unjudged d5 tie at 0.5; q2: d1 and d2 tie at 1.0
+RUN = {"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.5, "d4": 0.2, "d5": 0.5}, "q2": {"d1": 1.0, "d2": 1.0, "x": 0.9}}
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return build_registry(disable_plugins=True)
+
+
+def _ndcg(grades_in_order, judged, k, exp):
+    gain = (lambda g: 2 ** g - 1) if exp else (lambda g: g)
+    dcg = sum(gain(g) / math.log2(r + 2) for r, g in enumerate(grades_in_order[:k]))
+    ideal = sorted(judged, reverse=True)[:k]
+    idcg = sum(gain(g) / math.log2(r + 2) for r, g in enumerate(ideal))
+    return dcg / idcg
+
+
+def _brute(qid, k, exp):
+    """min and max NDCG@k over every order of the tied documents (score blocks)."""
+    docs = RUN[qid]
+    scores = sorted(set(docs.values()), reverse=True)
+    blocks = [[d for d in docs if docs[d] == s] for s in scores]
+    values = []
+    for perms in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        order = [d for block in perms for d in block]
+        values.append(_ndcg([QRELS[qid].get(d, 0) for d in order], list(QRELS[qid].values()), k, exp))
+    return min(values), max(values)
+
+
+@pytest.mark.parametrize("spec, exp", [("ndcg@3", False), ("ndcg(gain=exp2)@3", True),
+                                       ("ndcg(ties=average)@3", False), ("ndcg(gain=exp2,ties=stable)@2", True)])
+def test_tie_bounds_are_the_extremes_over_tie_permutations(registry, spec, exp):
+    qrels = Qrels.from_rows(QRELS)
+    run = Run.from_rows([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()], name="r")
+    flavour = parse_flavour(spec, registry)
+    low, high = tie_bounds(qrels, run, [flavour], registry)
+    for i, qid in enumerate(qrels.qids):
+        lo, hi = _brute(str(qid), flavour.k, exp)
+        assert low[0, i] == pytest.approx(lo, abs=1e-12) and high[0, i] == pytest.approx(hi, abs=1e-12)
+        value = evaluate(qrels, [run], [flavour], registry=registry).values[0, 0, i]
+        assert lo - 1e-12 <= value <= hi + 1e-12
+
+
+def test_input_order_has_no_tie_spread(registry):
+    qrels = Qrels.from_rows(QRELS)
+    run = Run.from_rows([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()], name="r")
+    flavour = parse_flavour("ndcg(ties=input)@3", registry)
+    low, high = tie_bounds(qrels, run, [flavour], registry)
+    value = evaluate(qrels, [run], [flavour], registry=registry).values[0, 0]
+    np.testing.assert_array_equal(low[0], value)
+    np.testing.assert_array_equal(high[0], value)
+
+
+def test_judged_at_k_by_hand(registry):
+    """q1 in ir_measures' order (score desc, docno asc): d1 d2 d3 d5 d4 -> judged 1 1 1 0 1;
+    q2: d1 d2 x -> 1 1 0; q3 is judged but not retrieved (no value)."""
+    qrels = Qrels.from_rows({**QRELS, "q3": {"z": 1}})
+    run = Run.from_rows([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()], name="r")
+    v = judged_at_k(qrels, run, [1, 4, 10, None], registry)
+    expected = np.array([[1, 1, np.nan], [3 / 4, 2 / 3, np.nan], [4 / 5, 2 / 3, np.nan], [4 / 5, 2 / 3, np.nan]])
+    np.testing.assert_allclose(v, expected, rtol=0, atol=1e-15)
+
+
+@pytest.mark.shared
+def test_judged_at_k_equals_ir_measures(shared_data, registry):
+    ir_measures = pytest.importorskip("ir_measures")
+    from evalkit import read_qrels, read_run
+
+    data = shared_data / "trectools_robust03"
+    if not data.is_dir():
+        pytest.skip(f"{data} not found")
+    qrels_path, run_path = data / "robust03_qrels.txt", data / "runs" / "input.humR03dc.gz"
+    v = judged_at_k(read_qrels(qrels_path), read_run(run_path), [10, 100], registry)
+    ref = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
+        [ir_measures.Judged @ 10, ir_measures.Judged @ 100],
+        ir_measures.read_trec_qrels(str(qrels_path)), ir_measures.read_trec_run(str(run_path)))}
+    qids = [str(q) for q in read_qrels(qrels_path).qids]
+    for c, name in enumerate(("Judged@10", "Judged@100")):
+        expected = np.array([ref.get((q, name), np.nan) for q in qids])
+        np.testing.assert_allclose(v[c], expected, rtol=0, atol=1e-15)
+
+
+def test_low_judged_warning_by_hand():
+    values = np.array([[[0.9, 0.9]], [[0.8, 1.0]], [[0.5, 0.6]]])  # (s, c, q)
+    j = JudgedAtK(("a", "b", "c"), (10,), np.array(["q1", "q2"], dtype=object), values)
+    np.testing.assert_allclose(j.means()[:, 0], [0.9, 0.9, 0.55])
+    assert j.low() == [("c", 10, pytest.approx(0.55), pytest.approx(0.9))]
+
+
+# ----------------------------------------------------------------------------- the report's view
+
+
+def _report(registry, low, high, values):
+    flavours = (parse_flavour("ndcg@10", registry),)
+    res = Results(np.array(["q1", "q2"], dtype=object), ("a", "b", "c"), flavours, ("F",), values)
+    return Report(res, baseline="c", tie_bounds=(low, high), statistics=None)
+
+
+def test_tie_dependent_pairs_by_hand(registry):
+    """a vs b: means 0.5 / 0.4, but under the worst tie order a's q1 drops to 0.3, its
+    mean to 0.4: the difference ranges over [0, 0.1], so a's win depends on the ties.
+    a vs c (0.1, no ties): [0.3, 0.4] > 0: not. b vs c: no ties, 0.4 > 0.1: not."""
+    values = np.array([[[0.5, 0.5]], [[0.4, 0.4]], [[0.1, 0.1]]])
+    low = values.copy()
+    low[0, 0] = 0.3
+    high = values.copy()
+    rep = _report(registry, low, high, values)
+    lo, hi = rep.tie_spread
+    np.testing.assert_allclose(lo[:, 0], [0.3, 0.4, 0.1])
+    np.testing.assert_allclose(hi[:, 0], [0.5, 0.4, 0.1])
+    dep = rep.tie_dependent[:, :, 0]
+    assert dep[0, 1] and dep[1, 0]
+    assert not dep[0, 2] and not dep[1, 2] and not dep[2, 2]
