@@ -1,6 +1,7 @@
 """CSV output: ``means.csv``, ``per_query.csv`` and, with significance tests,
 ``statistics.csv`` (every baseline's comparisons), ``flips.csv`` and, with
-``statistics.all_pairs``, ``all_pairs.csv``.
+``statistics.all_pairs``, ``all_pairs.csv``; with tie bounds ``tie_spread.csv``, with
+judged@k ``judged_at_k.csv`` (the runner computes both).
 
 Numbers are written at full precision (``repr`` of the float); an empty cell means
 no value. Every user string (run names, flavour labels, qids) goes through
@@ -16,6 +17,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .escape import csv_cell
+from .views import tie_dependent
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Report
@@ -71,7 +73,7 @@ def per_query_csv(report: Report) -> str:
 
 STATISTICS_COLUMNS = ("system", "baseline", "flavour", "canonical", "n", "mean_system", "mean_baseline",
                       "mean_difference", "ci_low", "ci_high", "p_value", "p_adjusted", "significant",
-                      "wins", "ties", "losses", "effect_size", "test", "correction", "alpha")
+                      "wins", "ties", "losses", "effect_size", "test", "correction", "alpha", "tie_dependent")
 
 
 def statistics_csv(report: Report) -> str:
@@ -88,7 +90,8 @@ def statistics_csv(report: Report) -> str:
                     csv_cell(report.canonical[report.labels.index(c.label)]), c.n,
                     _num(c.mean_system), _num(c.mean_baseline), _num(c.mean_difference), _num(c.ci_low),
                     _num(c.ci_high), _num(c.p_value), _num(c.p_adjusted), str(c.significant).lower(),
-                    c.wins, c.ties, c.losses, _num(c.effect_size), st.test, st.correction, repr(st.alpha)])
+                    c.wins, c.ties, c.losses, _num(c.effect_size), st.test, st.correction, repr(st.alpha),
+                    str(tie_dependent(report, c.system, c.baseline, c.label)).lower()])
     return buf.getvalue()
 
 
@@ -111,7 +114,7 @@ def flips_csv(report: Report) -> str:
 
 
 ALL_PAIRS_COLUMNS = ("flavour", "canonical", "a", "b", "n", "mean_difference", "p_value", "p_adjusted",
-                     "significant", "test", "correction", "alpha")
+                     "significant", "test", "correction", "alpha", "tie_dependent")
 
 
 def all_pairs_csv(report: Report) -> str:
@@ -126,13 +129,49 @@ def all_pairs_csv(report: Report) -> str:
         for r in m.records():
             w.writerow([csv_cell(label), canonical, csv_cell(r["a"]), csv_cell(r["b"]), r["n"],
                         _num(r["mean_difference"]), _num(r["p_value"]), _num(r["p_adjusted"]),
-                        str(r["significant"]).lower(), st.test, st.correction, repr(st.alpha)])
+                        str(r["significant"]).lower(), st.test, st.correction, repr(st.alpha),
+                        str(tie_dependent(report, r["a"], r["b"], label)).lower()])
+    return buf.getvalue()
+
+
+TIE_SPREAD_COLUMNS = ("system", "flavour", "canonical", "mean", "pessimistic", "optimistic")
+
+
+def tie_spread_csv(report: Report) -> str:
+    """Per system and flavour: the mean, and the mean under the worst (pessimistic)
+    and the best (optimistic) ordering of tied scores (columns :data:`TIE_SPREAD_COLUMNS`)."""
+    buf, w = _writer()
+    w.writerow(TIE_SPREAD_COLUMNS)
+    low, high = report.tie_spread
+    for s, system in enumerate(report.systems):
+        for f, label in enumerate(report.labels):
+            w.writerow([csv_cell(system), csv_cell(label), csv_cell(report.canonical[f]), _num(report.means[s, f]),
+                        _num(low[s, f]), _num(high[s, f])])
+    return buf.getvalue()
+
+
+def judged_csv(report: Report) -> str:
+    """Judged@k per system, cutoff and query: ``system,cutoff,qid,judged`` (cutoff empty:
+    the whole list; queries the system retrieved nothing for are left out)."""
+    buf, w = _writer()
+    w.writerow(["system", "cutoff", "qid", "judged"])
+    j = report.judged
+    qids = [csv_cell(q) for q in j.qids]
+    for s, system in enumerate(j.systems):
+        for c, k in enumerate(j.cutoffs):
+            for qid, v in zip(qids, j.values[s, c]):
+                if not math.isnan(v):
+                    w.writerow([csv_cell(system), "" if k is None else k, qid, repr(float(v))])
     return buf.getvalue()
 
 
 def csv_files(report: Report) -> dict[str, str]:
     """The ``csv`` format: means and per-query values, plus the tests when there are any."""
     files = {"means.csv": to_csv(report), "per_query.csv": per_query_csv(report)}
+    if report.tie_spread is not None:
+        files["tie_spread.csv"] = tie_spread_csv(report)
+    if report.judged is not None:
+        files["judged_at_k.csv"] = judged_csv(report)
     sig = report.significance
     if sig is not None:
         if sig.baseline is not None:

@@ -24,6 +24,13 @@ from .views import (
     comparison_rows,
     other_baselines,
     pair_matrix_views,
+    TIE_LEGEND,
+    has_tie_marks,
+    judged_headers,
+    judged_rows,
+    judged_warnings,
+    tie_spread_note,
+    tie_spread_rows,
     flip_counts,
     flip_legend,
     fmt_value,
@@ -197,7 +204,7 @@ def to_html(report: Report, digits: int = 4) -> str:
                 "<details><summary>All comparisons "
                 f"({len(sig.comparisons)})</summary>",
                 _table([_e(h) for h in comparison_headers(report)], rows,
-                       ["text", "text", "num", "num", "num", "num", "", "num", "num", "num"]),
+                       ["text", "text", "num", "num", "num", "num", "", "num", "num", "num", ""]),
                 "</details>"]
     for b in other_baselines(report):
         rows = []
@@ -207,7 +214,22 @@ def to_html(report: Report, digits: int = 4) -> str:
         out += [f"<h2>Significance tests against the baseline {_e(b)}</h2>",
                 f'<p class="note">{_e(sig.describe())}; columns as above.</p>',
                 _table([_e(h) for h in comparison_headers(report)], rows,
-                       ["text", "text", "num", "num", "num", "num", "", "num", "num", "num"])]
+                       ["text", "text", "num", "num", "num", "num", "", "num", "num", "num", ""])]
+    if has_tie_marks(report):
+        out.append(f'<p class="legend">{_e(TIE_LEGEND)}</p>')
+    if report.tie_spread is not None:
+        out += ["<h2>Tie spread</h2>", f'<p class="note">{_e(tie_spread_note(report))}</p>',
+                _table(["system", *(_e(l) for l in report.labels)],
+                       [[_e(c) for c in r] for r in tie_spread_rows(report, digits)],
+                       ["text"] + ["num"] * len(report.labels))]
+    if report.judged is not None:
+        headers = judged_headers(report)
+        out += ["<h2>Judged@k</h2>",
+                '<p class="note">The fraction of each system\'s top k that has a judgment (mean over the queries it '
+                "retrieves for; per query in <code>judged_at_k.csv</code> and <code>report.json</code>).</p>",
+                _table([_e(h) for h in headers], [[_e(c) for c in r] for r in judged_rows(report)],
+                       ["text"] + ["num"] * (len(headers) - 1))]
+        out += [f'<p class="verdict">{_e(w)}</p>' for w in judged_warnings(report)]
     views = pair_matrix_views(report, digits)
     if views:
         out += ["<h2>All pairs</h2>",
@@ -222,7 +244,7 @@ def to_html(report: Report, digits: int = 4) -> str:
                     if c is None:
                         row.append("–")
                         continue
-                    cls = "up" if c.endswith("▲") else "down" if c.endswith("▼") else ""
+                    cls = "up" if "▲" in c else "down" if "▼" in c else ""
                     row.append((f"{_e(c)}<br><small>{_e(p)}</small>", cls))
                 rows.append(row)
             out.append(f"<details><summary>{_e(v.label)}: {v.n_significant} of {v.n_pairs} pairs differ "

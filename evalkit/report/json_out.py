@@ -10,6 +10,8 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from .views import tie_dependent
+
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Report
 
@@ -59,6 +61,12 @@ def to_dict(report: Report) -> dict[str, Any]:
             for i, s in enumerate(report.systems)
         },
         "statistics": statistics_dict(report),
+        "tie_spread": None if report.tie_spread is None else {
+            s: {l: {"pessimistic": _jnum(report.tie_spread[0][i, f]), "optimistic": _jnum(report.tie_spread[1][i, f])}
+                for f, l in enumerate(report.labels)}
+            for i, s in enumerate(report.systems)
+        },
+        "judged_at_k": _judged_dict(report),
     }
     sig = report.significance
     if sig is not None:
@@ -81,6 +89,26 @@ def _flip_dict(f) -> dict[str, Any]:
             "significant_under_either": f.significant_under_either}
 
 
+def _judged_dict(report: Report) -> dict[str, Any] | None:
+    j = report.judged
+    if j is None:
+        return None
+    from ..sensitivity import JudgedAtK
+
+    labels = [JudgedAtK.label(k) for k in j.cutoffs]
+    means = j.means()
+    return {
+        "definition": "fraction of the top k documents (score descending, docno ascending) that have a judgment, "
+                      "over min(k, documents retrieved) (ir_measures Judged@k)",
+        "cutoffs": list(j.cutoffs),
+        "mean": {s: {l: _jnum(v) for l, v in zip(labels, means[i])} for i, s in enumerate(j.systems)},
+        "per_query": {s: {l: {str(q): float(v) for q, v in zip(j.qids, j.values[i, c]) if not math.isnan(v)}
+                          for c, l in enumerate(labels)}
+                      for i, s in enumerate(j.systems)},
+        "low": [{"system": s, "cutoff": k, "mean": v, "others_median": med} for s, k, v, med in j.low()],
+    }
+
+
 def _comparison_dict(report: Report, c) -> dict[str, Any]:
     return {"system": c.system, "baseline": c.baseline, "flavour": c.label,
             "canonical": report.canonical[report.labels.index(c.label)], "n": c.n,
@@ -88,7 +116,7 @@ def _comparison_dict(report: Report, c) -> dict[str, Any]:
             "mean_difference": _jnum(c.mean_difference), "ci_low": _jnum(c.ci_low), "ci_high": _jnum(c.ci_high),
             "p_value": _jnum(c.p_value), "p_adjusted": _jnum(c.p_adjusted), "significant": c.significant,
             "direction": c.direction, "wins": c.wins, "ties": c.ties, "losses": c.losses,
-            "effect_size": _jnum(c.effect_size)}
+            "effect_size": _jnum(c.effect_size), "tie_dependent": tie_dependent(report, c.system, c.baseline, c.label)}
 
 
 def statistics_dict(report: Report) -> dict[str, Any] | None:
@@ -112,7 +140,8 @@ def statistics_dict(report: Report) -> dict[str, Any] | None:
         "comparisons": [_comparison_dict(report, c) for c in sig.comparisons],
         "baselines": list(sig.baselines),
         "by_baseline": {b: [_comparison_dict(report, c) for c in comps] for b, comps in sig.by_baseline.items()},
-        "all_pairs": {label: [{k: (_jnum(v) if isinstance(v, float) else v) for k, v in r.items()}
+        "all_pairs": {label: [{**{k: (_jnum(v) if isinstance(v, float) else v) for k, v in r.items()},
+                               "tie_dependent": tie_dependent(report, r["a"], r["b"], label)}
                               for r in m.records()]
                       for label, m in sig.all_pairs.items()},
         "pair_tests": [

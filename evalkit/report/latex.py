@@ -14,6 +14,9 @@ environments, each between ``% --- evalkit table: NAME ---`` comment lines:
 * ``flavours`` -- label -> canonical flavour string;
 * ``agreement`` -- Kendall's tau-b between the flavours' system orderings (lower
   triangle) and the number of flipped system pairs (upper triangle);
+* ``tie spread`` -- every system's mean under the worst and the best ordering of
+  tied scores; ``judged`` -- judged@k per system and cutoff, the pool-bias warnings
+  in the caption (both when the report has them);
 * ``baseline N`` -- with several baselines, the differences from the N-th one with
   its significance arrows;
 * ``all pairs N`` -- with ``statistics.all_pairs``, the N-th flavour's matrix of
@@ -31,8 +34,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .escape import latex_comment, latex_escape
-from .views import (agreement_matrix, baseline_rows, fmt_value, header_facts, other_baselines, pair_matrix_views,
-                    values_view)
+from .views import (TIE_MARK, agreement_matrix, baseline_rows, fmt_value, has_tie_marks, header_facts,
+                    judged_headers, judged_rows, judged_warnings, other_baselines, pair_matrix_views, tie_dependent,
+                    tie_spread_note, tie_spread_rows, values_view)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Report
@@ -40,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 UP = r"$^{\uparrow}$"
 DOWN = r"$^{\downarrow}$"
 MARK = {1: UP, -1: DOWN}
+DAG = r"$^{\ddagger}$"
 
 
 def _split_label(label: str) -> tuple[str, str]:
@@ -87,13 +92,16 @@ def means_table(report: Report, digits: int = 3) -> str:
     rows = []
     for r in view.rows:
         cells = [latex_escape(r.system) + (" (baseline)" if r.baseline else "")]
-        for v, best, d in zip(r.values, r.best, r.directions):
+        for v, best, d, label in zip(r.values, r.best, r.directions, view.labels):
             text = fmt_value(v, digits) if v == v else "--"
             if best:
                 text = rf"\textbf{{{text}}}"
             if marked:
                 m = MARK.get(int(d))
                 text += m if m else rf"\phantom{{{UP}}}"
+            if r.system != report.baseline and report.baseline is not None and tie_dependent(
+                    report, r.system, report.baseline, label):
+                text += DAG
             cells.append(text)
         rows.append(" & ".join(cells) + r" \\")
     n = len(report.labels)
@@ -103,6 +111,9 @@ def means_table(report: Report, digits: int = 3) -> str:
         caption += (rf" {UP}\,/\,{DOWN}: significantly better\,/\,worse than the baseline "
                     rf"\emph{{{latex_escape(report.baseline)}}} ({latex_escape(sig.describe())}; "
                     "queries compared on the intersection of the queries both systems include).")
+    if has_tie_marks(report):
+        caption += (f" {DAG}: the difference from the baseline lies inside the tie spread (its sign depends on "
+                    "how tied scores are ordered).")
     lines = [r"\toprule", *_header(report.labels), r"\midrule", *rows, r"\bottomrule"]
     return "\n".join([
         r"\begin{table}[htbp]",
@@ -154,6 +165,8 @@ def agreement_table(report: Report) -> str:
 
 def _marked(cell: str) -> str:
     """``"+0.123▲"`` -> the number and :data:`UP` (``▼``: :data:`DOWN`; no marker: a phantom)."""
+    if cell.endswith(TIE_MARK):
+        return _marked(cell[:-1]) + DAG
     if cell.startswith("-") and cell != "-":
         cell = "$-$" + cell[1:]  # a minus sign, not a hyphen
     for symbol, mark in (("▲", UP), ("▼", DOWN)):
@@ -200,6 +213,43 @@ def all_pairs_tables(report: Report, digits: int = 3) -> list[str]:
     return out
 
 
+def _en_dash(cell: str) -> str:
+    return latex_escape(cell).replace("–", "--")
+
+
+def tie_spread_table(report: Report, digits: int = 3) -> str:
+    """The ``table`` environment of the tie spread ('' without tie bounds)."""
+    rows = [" & ".join([latex_escape(r[0]), *(_en_dash(c) for c in r[1:])]) + r" \\"
+            for r in tie_spread_rows(report, digits)]
+    if not rows:
+        return ""
+    caption = latex_escape(tie_spread_note(report))
+    return "\n".join([
+        r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}", r"\label{tab:evalkit-tie-spread}",
+        *_tabular("l" + "r" * len(report.labels),
+                  [r"\toprule", *_header(report.labels), r"\midrule", *rows, r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
+def judged_table(report: Report) -> str:
+    """The ``table`` environment of judged@k ('' without it); the pool-bias warnings
+    in the caption."""
+    rows = [" & ".join(latex_escape(c) for c in r) + r" \\" for r in judged_rows(report)]
+    if not rows:
+        return ""
+    headers = judged_headers(report)
+    caption = " ".join(["Judged@k: the fraction of each system's top $k$ that has a judgment (mean over the "
+                        "queries it retrieves for)."] + [latex_escape(w) for w in judged_warnings(report)])
+    return "\n".join([
+        r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}", r"\label{tab:evalkit-judged}",
+        *_tabular("l" + "r" * (len(headers) - 1),
+                  [r"\toprule", " & ".join(latex_escape(h) for h in headers) + r" \\", r"\midrule", *rows,
+                   r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
 def to_latex(report: Report, digits: int = 3) -> str:
     """The whole ``report.tex`` (see the module docstring)."""
     header = [f"% {latex_comment(report.title)}"]
@@ -235,6 +285,9 @@ def to_latex(report: Report, digits: int = 3) -> str:
     agreement = agreement_table(report)
     if agreement:
         parts += ["", "% --- evalkit table: agreement ---", agreement, "% --- end table: agreement ---"]
+    for name, table in (("tie spread", tie_spread_table(report, digits)), ("judged", judged_table(report))):
+        if table:
+            parts += ["", f"% --- evalkit table: {name} ---", table, f"% --- end table: {name} ---"]
     for i, b in enumerate(other_baselines(report)):
         parts += ["", f"% --- evalkit table: baseline {i + 2} ---", baseline_table(report, b, digits, i + 2),
                   f"% --- end table: baseline {i + 2} ---"]

@@ -377,7 +377,8 @@ class Report:
         queries both include, as the tests pair them) depends on how tied scores are
         ordered: ``lo <= 0 <= hi`` and ``lo < hi``, with ``lo`` the mean of
         ``low(row) - high(column)`` and ``hi`` of ``high(row) - low(column)`` (rounded
-        to :data:`ORDER_DECIMALS`). ``None`` without :attr:`tie_bounds`."""
+        to :data:`ORDER_DECIMALS`); ``False`` on the diagonal. ``None`` without
+        :attr:`tie_bounds`."""
         if self.tie_bounds is None:
             return None
         low, high = (np.asarray(b, dtype=np.float64) for b in self.tie_bounds)
@@ -391,6 +392,7 @@ class Report:
             hi = (hi0 @ m.transpose(0, 2, 1) - m @ lo0.transpose(0, 2, 1)) / n
         lo, hi = np.round(lo, ORDER_DECIMALS), np.round(hi, ORDER_DECIMALS)
         dep = (n > 0) & (lo <= 0) & (hi >= 0) & (lo < hi)
+        dep[:, np.arange(dep.shape[1]), np.arange(dep.shape[1])] = False  # a system against itself
         return dep.transpose(1, 2, 0)
 
     @cached_property

@@ -19,6 +19,15 @@ from tabulate import tabulate
 from .escape import md_code, md_escape, text_escape
 from .views import (
     FLIP_MARK,
+    TIE_LEGEND,
+    TIE_MARK,
+    has_tie_marks,
+    judged_headers,
+    judged_rows,
+    judged_warnings,
+    tie_dependent,
+    tie_spread_note,
+    tie_spread_rows,
     baseline_rows,
     other_baselines,
     pair_matrix_views,
@@ -119,15 +128,17 @@ def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", d
     """A systems x flavours table of ``values`` (:func:`.views.values_view`) with the
     significance markers after the numbers."""
     view = values_view(report, values, digits, bold_best=False)
+    ties = signed and report.baseline is not None  # differences from the baseline: mark tie-dependent ones
     rows = [
         [_system_cell(r.system, r.baseline, esc)]
         + [fmt_value(v, digits, signed) + (MARKERS[int(d)] if view.marked else "")
-           for v, d in zip(r.values, r.directions)]
+           + (TIE_MARK if ties and tie_dependent(report, r.system, report.baseline, label) else "")
+           for v, d, label in zip(r.values, r.directions, view.labels)]
         for r in view.rows
     ]
     headers = ["system"] + [esc(l) for l in view.labels]
     # markers trail the numbers; numbers have a fixed width, so left alignment keeps them aligned
-    align = "left" if view.marked else "right"
+    align = "left" if view.marked or ties else "right"
     return fit_table(rows, headers, ("left",) + (align,) * len(view.labels), width, tablefmt=tablefmt)
 
 
@@ -293,6 +304,9 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5, width: i
     if has_markers(report):
         parts += ["", wrap(f"Queries won / tied / lost against the baseline {esc(report.baseline)}", width), "",
                   wtl_table(report, width=width)]
+    if has_tie_marks(report):
+        parts += ["", wrap(TIE_LEGEND, width)]
+    parts += sensitivity_text(report, width, digits)
     for b in other_baselines(report):
         parts += ["", wrap(f"Difference from the baseline {esc(b)} (▲ / ▼: significantly better / worse "
                            f"than {esc(b)})", width), "",
@@ -303,6 +317,51 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5, width: i
         parts += ["", all_pairs_text(report, width)]
     parts += ["", agreement_text(report, max_flips=max_flips, width=width, digits=digits)]
     return "\n".join(parts)
+
+
+def tie_spread_table(report: Report, tablefmt: str = "simple", digits: int = 4, width: int | None = None,
+                     only_spread: bool = False) -> str:
+    """Systems x flavours: ``worst–best`` mean over the orderings of tied scores
+    (:func:`.views.tie_spread_rows`; '' without tie bounds). ``only_spread``: only the
+    systems with a spread under some flavour (the terminal's compact form)."""
+    rows = tie_spread_rows(report, digits)
+    if only_spread:
+        rows = [r for r in rows if any("–" in c for c in r[1:])]
+    if not rows:
+        return ""
+    esc = md_escape if tablefmt == "github" else text_escape
+    return fit_table([[esc(r[0])] + r[1:] for r in rows], ["system"] + [esc(l) for l in report.labels],
+                     ("left",) + ("right",) * len(report.labels), width, tablefmt=tablefmt)
+
+
+def judged_table(report: Report, tablefmt: str = "simple", width: int | None = None) -> str:
+    """Systems x cutoffs: mean judged@k (:func:`.views.judged_rows`; '' without it)."""
+    rows = judged_rows(report)
+    if not rows:
+        return ""
+    esc = md_escape if tablefmt == "github" else text_escape
+    headers = judged_headers(report)
+    return fit_table([[esc(r[0])] + r[1:] for r in rows], headers, ("left",) + ("right",) * (len(headers) - 1),
+                     width, tablefmt=tablefmt)
+
+
+def sensitivity_text(report: Report, width: int | None = None, digits: int = 4) -> list[str]:
+    """The terminal's tie-spread and judged@k sections (lines; empty without them)."""
+    out: list[str] = []
+    if report.tie_spread is not None:
+        table = tie_spread_table(report, digits=digits, width=width, only_spread=True)
+        out += ["", wrap(tie_spread_note(report) + (" Systems whose means do not depend on it are left out "
+                                                    "(all are in tie_spread.csv)." if table else ""), width)]
+        if table:
+            out += ["", table]
+    if report.judged is not None:
+        out += ["", wrap("Judged@k: the fraction of each system's top k that has a judgment (mean over the "
+                         "queries it retrieves for; per query in judged_at_k.csv)", width), "",
+                judged_table(report, width=width)]
+        warnings = judged_warnings(report)
+        if warnings:
+            out += [""] + [wrap(text_escape(w), width) for w in warnings]
+    return out
 
 
 def all_pairs_text(report: Report, width: int | None = None) -> str:
@@ -365,6 +424,16 @@ def to_markdown(report: Report, digits: int = 4) -> str:
                 f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
                 f"paired samples (mean / standard deviation of the per-query differences).", "",
                 tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
+    if has_tie_marks(report):
+        out += [esc(TIE_LEGEND), ""]
+    if report.tie_spread is not None:
+        out += ["## Tie spread", "", esc(tie_spread_note(report)), "",
+                tie_spread_table(report, tablefmt="github", digits=digits), ""]
+    if report.judged is not None:
+        out += ["## Judged@k", "",
+                "The fraction of each system's top k that has a judgment (mean over the queries it retrieves "
+                "for; per query in `judged_at_k.csv`).", "", judged_table(report, tablefmt="github"), ""]
+        out += [f"**{esc(w)}**\n" for w in judged_warnings(report)]
     for b in other_baselines(report):
         rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits, baseline=b)]
         out += [f"## Significance tests against the baseline {code(b)}", "",

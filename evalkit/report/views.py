@@ -30,11 +30,22 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
     from .model import Report
 
+#: Decimals a tie spread must show to count as one (as the model orders means).
+ORDER_DECIMALS_VIEW = 12
+
 #: Significance markers in text: better / worse than the baseline, or nothing.
 MARKERS = {1: "▲", -1: "▼", 0: ""}
 
 #: Marks a flipped system pair whose systems differ significantly under either flavour.
 FLIP_MARK = "†"
+
+#: Marks a comparison whose difference lies inside the tie spread (its sign depends on
+#: how tied scores are ordered; :attr:`Report.tie_dependent`).
+TIE_MARK = "‡"
+
+#: The sentence explaining :data:`TIE_MARK`.
+TIE_LEGEND = (f"{TIE_MARK}: the difference lies inside the tie spread: under some ordering of the tied scores "
+              f"it vanishes or changes sign (this win depends on how ties were broken).")
 
 
 # ----------------------------------------------------------------------------- numbers and words
@@ -136,7 +147,7 @@ def comparison_headers(report: Report) -> list[str]:
     sig = report.significance
     level = f"{100 * sig.settings.confidence:g}% CI" if sig is not None else "CI"
     return ["flavour", "system", "Δ mean", level, "p", f"p ({sig.settings.correction})" if sig else "p adj.",
-            "sig.", "W/T/L", "d_z", "n"]
+            "sig.", "W/T/L", "d_z", "n", "ties"]
 
 
 def comparison_rows(report: Report, digits: int = 4, baseline: str | None = None) -> list[list[str]]:
@@ -159,8 +170,92 @@ def comparison_rows(report: Report, digits: int = 4, baseline: str | None = None
             ci = "-" if math.isnan(c.ci_low) else f"[{c.ci_low:+.{digits}f}, {c.ci_high:+.{digits}f}]"
             rows.append([label, c.system, fmt_value(c.mean_difference, digits, True), ci, p_text(c.p_value),
                          p_text(c.p_adjusted), MARKERS[c.direction] or ("·" if not c.significant else "="),
-                         f"{c.wins}/{c.ties}/{c.losses}", fmt_value(c.effect_size, 2, True), str(c.n)])
+                         f"{c.wins}/{c.ties}/{c.losses}", fmt_value(c.effect_size, 2, True), str(c.n),
+                         TIE_MARK if tie_dependent(report, c.system, c.baseline, label) else ""])
     return rows
+
+
+def tie_dependent(report: Report, a: str, b: str, label: str) -> bool:
+    """``True`` when the sign of ``a - b`` under ``label`` depends on how tied scores
+    are ordered (:attr:`Report.tie_dependent`; ``False`` without tie bounds)."""
+    dep = report.tie_dependent
+    if dep is None:
+        return False
+    return bool(dep[report.systems.index(a), report.systems.index(b), report.labels.index(label)])
+
+
+def has_tie_marks(report: Report) -> bool:
+    """Some comparison the report shows (against a baseline, or all pairs) is tie-dependent."""
+    dep = report.tie_dependent
+    if dep is None or report.significance is None:
+        return False
+    if report.significance.all_pairs:
+        return bool(dep.any())
+    cols = [report.systems.index(b) for b in report.significance.baselines]
+    return bool(dep[:, cols, :].any())
+
+
+def tie_spread_rows(report: Report, digits: int = 4) -> list[list[str]]:
+    """Per system (table order): name, then per flavour ``"low–high"``, the mean under
+    the worst and the best ordering of tied scores (one number when they are equal at
+    ``digits``); empty without tie bounds."""
+    spread = report.tie_spread
+    if spread is None:
+        return []
+    low, high = spread
+    rows = []
+    for i in report.system_order(0):
+        cells = []
+        for lo, hi in zip(low[i], high[i]):
+            a, b = fmt_value(float(lo), digits), fmt_value(float(hi), digits)
+            cells.append(a if a == b else f"{a}–{b}")
+        rows.append([report.systems[i]] + cells)
+    return rows
+
+
+def tie_spread_note(report: Report) -> str:
+    """One sentence on the tie spread ('' without tie bounds)."""
+    spread = report.tie_spread
+    if spread is None:
+        return ""
+    low, high = spread
+    wide = np.round(high - low, ORDER_DECIMALS_VIEW) > 0
+    return (f"Tie spread: each system's mean under the worst and the best ordering of tied scores (pessimistic / "
+            f"optimistic tie policy); {int(wide.sum())} of {wide.size} system-flavour means depend on the "
+            f"order of ties.")
+
+
+def judged_headers(report: Report) -> list[str]:
+    """``["system", "judged@10", ...]`` for :func:`judged_rows`."""
+    from ..sensitivity import JudgedAtK
+
+    return ["system"] + [JudgedAtK.label(k) for k in report.judged.cutoffs] if report.judged is not None else []
+
+
+def judged_rows(report: Report, digits: int = 3) -> list[list[str]]:
+    """Per system (table order): name, then its mean judged@k per cutoff (empty
+    without judged@k)."""
+    j = report.judged
+    if j is None:
+        return []
+    means = j.means()
+    index = {s: i for i, s in enumerate(j.systems)}
+    return [[report.systems[i]] + [fmt_value(float(v), digits) for v in means[index[report.systems[i]]]]
+            for i in report.system_order(0)]
+
+
+def judged_warnings(report: Report) -> list[str]:
+    """One sentence per system whose judged@k is far below the others'
+    (:meth:`evalkit.sensitivity.JudgedAtK.low`): the pool-bias warning."""
+    j = report.judged
+    if j is None:
+        return []
+    from ..sensitivity import JudgedAtK
+
+    return [f"Warning: {s} has {JudgedAtK.label(k)} {v:.3f}, far below the other systems' median {med:.3f}: "
+            f"many of its top documents are unjudged, so flavours that count them as irrelevant may "
+            f"underrate it (pool bias)." for s, k, v, med in j.low()]
+
 
 
 def wtl_rows(report: Report) -> list[list[str]]:
@@ -235,7 +330,8 @@ def baseline_rows(report: Report, baseline: str, digits: int = 4) -> list[list[s
         cells = []
         for label in report.labels:
             c = comps.get((s, label))
-            cells.append("-" if c is None else fmt_value(c.mean_difference, digits, True) + MARKERS[c.direction])
+            cells.append("-" if c is None else fmt_value(c.mean_difference, digits, True) + MARKERS[c.direction]
+                         + (TIE_MARK if tie_dependent(report, s, baseline, label) else ""))
         rows.append([s] + cells)
     return rows
 
@@ -248,7 +344,8 @@ class PairMatrixView:
     :param label: the flavour label; :param systems: the ``s`` systems in table order;
     :param cells: ``s x s`` text ``"+0.0123▲"``: mean of row minus column over the paired
         queries, ``▲`` / ``▼`` when the row system is significantly better / worse after
-        the correction; ``None`` on the diagonal;
+        the correction, :data:`TIE_MARK` when the difference lies inside the tie spread;
+        ``None`` on the diagonal;
     :param p_cells: ``s x s`` corrected p-values (:func:`p_text`), ``None`` on the diagonal;
     :param n_significant: significantly different unordered pairs; :param n_pairs: pairs tested.
     """
@@ -277,9 +374,14 @@ def pair_matrix_views(report: Report, digits: int = 4) -> list[PairMatrixView]:
         padj = m.p_adjusted[np.ix_(order, order)]
         signif = m.significant[np.ix_(order, order)]
         n = len(order)
+        dep = report.tie_dependent
+        if dep is not None:
+            idx = [report.systems.index(x) for x in (m.systems[k] for k in order)]
+            dep = dep[np.ix_(idx, idx, [report.labels.index(label)])][:, :, 0]
         cells = tuple(
             tuple(None if i == j else fmt_value(float(diff[i, j]), digits, True)
-                  + (MARKERS[int(np.sign(diff[i, j]))] if signif[i, j] else "") for j in range(n))
+                  + (MARKERS[int(np.sign(diff[i, j]))] if signif[i, j] else "")
+                  + (TIE_MARK if dep is not None and dep[i, j] else "") for j in range(n))
             for i in range(n))
         p_cells = tuple(tuple(None if i == j else p_text(float(padj[i, j])) for j in range(n)) for i in range(n))
         iu = np.triu_indices(n, 1)
