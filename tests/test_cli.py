@@ -272,7 +272,9 @@ def test_run_prints_and_writes(small, capsys, registry):
     assert "Flavour agreement" in out
     files = sorted(p.name for p in (small / "out").iterdir())
     # with a baseline, significance tests run (default settings): csv adds statistics.csv and flips.csv
-    assert files == ["flips.csv", "means.csv", "per_query.csv", "report.json", "report.md", "statistics.csv"]
+    # and every config run adds the tie spread and judged@k
+    assert files == ["flips.csv", "judged_at_k.csv", "means.csv", "per_query.csv", "report.json", "report.md",
+                     "statistics.csv", "tie_spread.csv"]
     data = json.loads((small / "out" / "report.json").read_text())
     report = evalkit.run_config(cfg, registry=registry)
     assert data["means"]["tied"]["trec@4"] == report.results.mean("tied", "trec@4")
@@ -286,7 +288,8 @@ def test_run_formats_and_no_output_dir(small, capsys):
     cfg = write_config(small)
     code, _, _ = run_cli(capsys, "run", str(cfg), "--output-dir", str(small / "o2"), "--formats", "csv")
     assert code == 0
-    assert sorted(p.name for p in (small / "o2").iterdir()) == ["means.csv", "per_query.csv"]
+    assert sorted(p.name for p in (small / "o2").iterdir()) == ["judged_at_k.csv", "means.csv", "per_query.csv",
+                                                                "tie_spread.csv"]
     code, out, err = run_cli(capsys, "run", str(cfg))
     assert code == 0 and "not written" in err and "Flavour agreement" in out
 

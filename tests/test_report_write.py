@@ -188,7 +188,8 @@ def test_cli_run_killed_then_run_again(tmp_path):
     assert main(["--no-plugins", "run", str(cfg), "--no-progress"]) == 0
     out = tmp_path / "out"
     assert temporaries(out) == []
-    assert sorted(os.listdir(out)) == ["means.csv", "per_query.csv", "report.json", "report.md", "report.tex"]
+    assert sorted(os.listdir(out)) == ["judged_at_k.csv", "means.csv", "per_query.csv", "report.json", "report.md",
+                                       "report.tex", "tie_spread.csv"]
 
 
 def test_unwritable_parent_is_a_clear_error(report, tmp_path, monkeypatch):

@@ -68,8 +68,8 @@ def test_all_systems_and_flavours(robust03):
     for name in ("report.json", "report.md", "report.html", "report.tex"):
         assert str(CONFIG.parent.parent) not in (out_dir / name).read_text(), name
     assert sorted(p.name for p in out_dir.iterdir()) == [
-        "flips.csv", "means.csv", "per_query.csv", "report.html", "report.json", "report.md", "report.tex",
-        "statistics.csv"]
+        "flips.csv", "judged_at_k.csv", "means.csv", "per_query.csv", "report.html", "report.json", "report.md",
+        "report.tex", "statistics.csv", "tie_spread.csv"]
     # every system has a value for every flavour and all 100 topics
     assert all(report["counts"][s][l] == 100 for s in SYSTEMS for l in LABELS)
     pairs = report["agreement"]["pairs"]

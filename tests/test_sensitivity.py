@@ -131,3 +131,65 @@ def test_tie_dependent_pairs_by_hand(registry):
     assert dep[0, 1] and dep[1, 0]
     assert not dep[0, 2] and not dep[1, 2]
     assert not dep[0, 0]  # a against itself, although a has ties
+
+
+# ----------------------------------------------------------------------------- every format
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory, registry):
+    """A config run on QRELS / RUN (system r) and a tie-free copy (system s, d1 ahead)."""
+    from evalkit.runner import run_config
+
+    d = tmp_path_factory.mktemp("sens")
+    (d / "qrels.txt").write_text("".join(f"{q} 0 {doc} {g}\n" for q, docs in QRELS.items() for doc, g in docs.items()))
+    (d / "r.run").write_text("".join(f"{q} Q0 {doc} 1 {s} r\n" for q, docs in RUN.items() for doc, s in docs.items()))
+    (d / "s.run").write_text("q1 Q0 d1 1 3 s\nq1 Q0 d4 2 2 s\nq2 Q0 d2 1 2 s\nq2 Q0 y 2 1 s\n")
+    config = {"qrels": "qrels.txt", "runs": [{"name": "r", "path": "r.run"}, {"name": "s", "path": "s.run"}],
+              "cutoffs": [3], "flavours": {"lin": "ndcg"}, "baseline": "s"}
+    return run_config(config, registry=registry, base_dir=d)
+
+
+def test_tie_spread_and_judged_in_every_format(configured):
+    import csv
+    import io
+    import json
+
+    from evalkit.report.render import to_html, to_latex, to_markdown, to_text
+
+    rep = configured
+    lo = np.mean([_brute("q1", 3, False)[0], _brute("q2", 3, False)[0]])
+    hi = np.mean([_brute("q1", 3, False)[1], _brute("q2", 3, False)[1]])
+    judged = (1 + 2 / 3) / 2  # r: q1 d1 d2 d3 all judged; q2 d1 d2 judged, x not
+    rows = list(csv.DictReader(io.StringIO(rep.render("csv")["tie_spread.csv"])))
+    (r,) = [x for x in rows if x["system"] == "r"]
+    assert float(r["pessimistic"]) == pytest.approx(lo, abs=1e-12)
+    assert float(r["optimistic"]) == pytest.approx(hi, abs=1e-12)
+    jrows = list(csv.DictReader(io.StringIO(rep.render("csv")["judged_at_k.csv"])))
+    assert {(x["system"], x["qid"]): float(x["judged"]) for x in jrows} == pytest.approx(
+        {("r", "q1"): 1.0, ("r", "q2"): 2 / 3, ("s", "q1"): 1.0, ("s", "q2"): 0.5})
+    data = json.loads(rep.render("json")["report.json"])
+    assert data["tie_spread"]["r"]["lin@3"]["pessimistic"] == pytest.approx(lo, abs=1e-12)
+    assert data["judged_at_k"]["mean"]["r"]["judged@3"] == pytest.approx(judged)
+    cell4 = f"{lo:.4f}–{hi:.4f}"
+    for out in (to_text(rep, width=80), to_markdown(rep), to_html(rep)):
+        assert cell4 in out and f"{judged:.3f}" in out
+    assert f"{lo:.3f}--{hi:.3f}" in to_latex(rep) and f"{judged:.3f}" in to_latex(rep)
+
+
+def test_tie_dependent_comparison_is_marked(configured):
+    """r against the baseline s: the ‡ mark exactly when [mean low(r) - s, mean high(r) - s]
+    holds 0 (s has no ties)."""
+    import csv
+    import io
+
+    from evalkit.report.render import to_markdown
+
+    rep = configured
+    s = rep.results.values[rep.systems.index("s"), 0]
+    lo = np.mean([_brute("q1", 3, False)[0], _brute("q2", 3, False)[0]]) - s.mean()
+    hi = np.mean([_brute("q1", 3, False)[1], _brute("q2", 3, False)[1]]) - s.mean()
+    expected = lo <= 0 <= hi and lo < hi
+    (row,) = list(csv.DictReader(io.StringIO(rep.render("csv")["statistics.csv"])))
+    assert row["tie_dependent"] == str(expected).lower()
+    assert ("‡" in to_markdown(rep)) == expected
