@@ -377,3 +377,15 @@ def test_eval_subtopic_qrels_reproduces_ndeval(ir_measures_dir, tmp_path, capsys
     assert values == pytest.approx({"0": 0.4659, "1": 0.1803, "all": 0.3231}, abs=1e-4)
     code, _, err = run_cli(capsys, "eval", str(qrels), run, "-m", "ndeval.err_ia@20")
     assert code == 2 and "--subtopic-qrels" in err and "Traceback" not in err
+
+
+def test_run_says_when_the_html_report_has_no_plots(small, capsys, monkeypatch):
+    """Without matplotlib the HTML page says so, and now the terminal too (stderr)."""
+    from evalkit.report import plots
+
+    monkeypatch.setattr(plots, "matplotlib_available", lambda: False)
+    cfg = write_config(small)
+    code, out, err = run_cli(capsys, "run", str(cfg), "--output-dir", str(small / "h"), "--formats", "html")
+    assert code == 0
+    assert "the HTML report has no plots: matplotlib is not installed" in " ".join(err.split())
+    assert "Plots are not included" in (small / "h" / "report.html").read_text()
