@@ -1,0 +1,254 @@
+"""The driver side of the Spark backend.
+
+Plan of one evaluation (nothing but the per-query values reaches the driver):
+
+1. Every input DataFrame is projected to the union layout of
+   :mod:`evalkit.spark.columns` (``kind, system, qid, docno, value, order``); the
+   input order is taken *before* the shuffle (``monotonically_increasing_id()``
+   unless an order column is named), because tie policies such as ``stable`` and
+   ``input_order`` depend on it and a shuffle does not keep it.
+2. The union of qrels and runs is hash-partitioned by ``qid`` (one shuffle of every
+   row), so each partition holds all the judgments and all the ranked documents of
+   its queries.
+3. ``mapInArrow`` evaluates each partition with the local columnar engine
+   (:func:`evalkit.spark.partition.evaluate_partition`): one call per partition, a
+   loop over systems, no loop over queries.
+4. Every qrels query gets a row per system and flavour (null where a convention
+   leaves it out), so the conventions that need the global query set (``missing``,
+   the number of topics a mean divides by) come from the qrels DataFrame itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import tempfile
+import zipfile
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatError
+from ..flavour import Flavour
+from ..results import Results
+from .columns import QRELS, RUN, TREC, Columns
+from .partition import IN_SCHEMA, OUT_SCHEMA, OUT_SCHEMA_WITH_ERRORS, evaluate_partition
+
+
+def _expand(flavours, labels, registry) -> tuple[list[Flavour], list[str]]:
+    from ..presets import expand_spec
+
+    if isinstance(flavours, (str, Flavour)):
+        flavours = [flavours]
+    expanded = [f for spec in flavours for f in expand_spec(spec, registry)]
+    if len(set(expanded)) != len(expanded):
+        raise FlavourError("the same flavour is listed twice: " + ", ".join(
+            sorted({str(f) for f in expanded if expanded.count(f) > 1})))
+    labels = [str(f) for f in expanded] if labels is None else list(labels)
+    if len(labels) != len(expanded):
+        raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
+    for f in expanded:
+        if registry.metric(f.metric).needs_subtopics:
+            raise EvaluationError(f"{f}: intent-aware metrics are not available on the Spark engine yet "
+                                  "(they need subtopic qrels); use the local engine")
+    return expanded, labels
+
+
+def _require(df, names: Iterable[str], what: str) -> None:
+    missing = [n for n in names if n not in df.columns]
+    if missing:
+        raise InputFormatError(f"{what} DataFrame", None, missing[0],
+                               f"no such column (columns: {', '.join(df.columns)})")
+
+
+def _order(df, columns: Columns):
+    from pyspark.sql import functions as F
+
+    if columns.order and columns.order in df.columns:
+        return F.col(columns.order).cast("long")
+    return F.monotonically_increasing_id()
+
+
+def _union_qrels(df, columns: Columns):
+    from pyspark.sql import functions as F
+
+    _require(df, (columns.qid, columns.docno, columns.grade), "qrels")
+    return df.select(
+        F.lit(QRELS).cast("byte").alias("kind"), F.lit(None).cast("string").alias("system"),
+        F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
+        F.col(columns.grade).cast("double").alias("value"), _order(df, columns).alias("order"))
+
+
+def _union_run(df, columns: Columns, system):
+    from pyspark.sql import functions as F
+
+    _require(df, (columns.qid, columns.docno, columns.score), "run")
+    system_col = F.lit(system) if system is not None else F.col(columns.system)
+    return df.select(
+        F.lit(RUN).cast("byte").alias("kind"), system_col.cast("string").alias("system"),
+        F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
+        F.col(columns.score).cast("double").alias("value"), _order(df, columns).alias("order"))
+
+
+def _runs(runs, columns: Columns, name: str):
+    """``(systems, [union DataFrames])`` from a DataFrame or ``{name: DataFrame}``."""
+    if isinstance(runs, Mapping):
+        return list(runs), [_union_run(df, columns, system) for system, df in runs.items()]
+    if columns.system is None or columns.system not in runs.columns:
+        return [name], [_union_run(runs, columns, name)]
+    systems = sorted(r[0] for r in runs.select(runs[columns.system].cast("string")).distinct().collect())
+    if any(s is None for s in systems):
+        raise InputFormatError("run DataFrame", None, columns.system, "null system name")
+    return systems, [_union_run(runs, columns, None)]
+
+
+# ------------------------------------------------------------------ plugins on executors
+_SHIPPED: set[tuple[int, str]] = set()
+
+
+def _plugin_modules(registry) -> set[str]:
+    """Top-level modules (outside evalkit) whose functions the registry's components call."""
+    out = set()
+    for table in registry.components.values():
+        for comp in table.values():
+            fn = getattr(comp, "fn", None)
+            module = getattr(fn, "__module__", None) or ""
+            top = module.split(".")[0]
+            if top and top != "evalkit" and top in sys.modules:
+                out.add(top)
+    return out
+
+
+def ship_plugins(spark, registry) -> list[str]:
+    """Make the registry's third-party plugin modules importable on the executors
+    (``SparkContext.addPyFile``: a package is zipped, a module file sent as is); once
+    per Spark context and module. Returns the shipped module names."""
+    sc = spark.sparkContext
+    shipped = []
+    for top in sorted(_plugin_modules(registry)):
+        key = (id(sc), top)
+        if key in _SHIPPED:
+            continue
+        module = sys.modules[top]
+        path = getattr(module, "__file__", None)
+        if path is None:
+            continue
+        if os.path.basename(path) == "__init__.py":
+            root = os.path.dirname(path)
+            target = os.path.join(tempfile.mkdtemp(prefix="evalkit-ship-"), f"{top}.zip")
+            with zipfile.ZipFile(target, "w") as zf:
+                for folder, _, files in os.walk(root):
+                    for file in files:
+                        if file.endswith(".py"):
+                            full = os.path.join(folder, file)
+                            zf.write(full, os.path.relpath(full, os.path.dirname(root)))
+            sc.addPyFile(target)
+        else:
+            sc.addPyFile(path)
+        _SHIPPED.add(key)
+        shipped.append(top)
+    return shipped
+
+
+# ------------------------------------------------------------------ evaluation
+def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, errors_as_rows):
+    from ..registry import default_registry
+
+    driver_registry = registry if registry is not None else default_registry()
+    expanded, labels = _expand(flavours, labels, driver_registry)
+    systems, run_frames = _runs(runs, columns, name)
+    if len(set(systems)) != len(systems):
+        raise EvaluationError("two runs share a system name; give them distinct names")
+    union = _union_qrels(qrels, columns)
+    for frame in run_frames:
+        union = union.unionByName(frame)
+    spark = qrels.sparkSession
+    if registry is not None:
+        ship_plugins(spark, registry)
+    union = union.repartition(partitions, "qid") if partitions else union.repartition("qid")
+    fn = functools.partial(
+        evaluate_partition, systems=tuple(systems), flavours=tuple(expanded), labels=tuple(labels),
+        column_names={"qid": columns.qid, "docno": columns.docno,
+                      "value": f"{columns.grade} / {columns.score}"},
+        registry=registry, errors_as_rows=errors_as_rows)
+    schema = OUT_SCHEMA_WITH_ERRORS if errors_as_rows else OUT_SCHEMA
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return union.mapInArrow(fn, from_arrow_schema(schema)), systems, expanded, labels
+
+
+def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
+                   registry=None, partitions: int | None = None, name: str = "run"):
+    """Per-query values as a Spark DataFrame (lazy; nothing runs until an action).
+
+    :param qrels: DataFrame with ``columns.qid``, ``columns.docno``, ``columns.grade``.
+    :param runs: DataFrame with ``columns.qid``, ``columns.docno``, ``columns.score``
+        (and ``columns.system`` for several systems in one frame), or ``{system: DataFrame}``.
+    :param flavours: flavours, canonical strings or preset specs, as for :func:`evalkit.evaluate`.
+    :param columns: input column names (:data:`~evalkit.spark.columns.TREC`,
+        :data:`~evalkit.spark.columns.RECOMMENDER` or your own :class:`Columns`).
+    :param registry: components to use; ``None``: each executor's default registry
+        (installed plugins). A given registry is pickled to the executors and the
+        modules of its third-party plugins are shipped with ``addPyFile``.
+    :param partitions: number of query partitions (default: Spark's
+        ``spark.sql.shuffle.partitions``, adaptively coalesced). A partition's rows
+        must fit in one Python worker's memory.
+    :param name: the system name of a single-system run DataFrame.
+    :returns: DataFrame ``system string, flavour string, canonical string, qid string,
+        value double`` with one row per (system, flavour, qrels query); ``value`` is
+        null where a convention leaves the query out. An evalkit error (bad input, a
+        convention set to ``error``) fails the Spark job.
+    :raises FlavourError: unknown component or parameter (on the driver, before any job).
+    """
+    return _frame(qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
+                  partitions=partitions, name=name, errors_as_rows=False)[0]
+
+
+_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError)}
+
+
+def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
+             registry=None, partitions: int | None = None, name: str = "run") -> Results:
+    """Evaluate Spark DataFrames; the same :class:`~evalkit.Results` as
+    :func:`evalkit.evaluate` (per-query values identical to the local engine's).
+
+    Parameters as :func:`evaluate_frame`. Only the per-query values
+    (systems x flavours x queries) are collected to the driver, as Arrow.
+
+    :raises FlavourError: unknown component or parameter.
+    :raises EvaluationError: a convention set to ``error`` is triggered.
+    :raises InputFormatError: null, non-finite or duplicate input on an executor
+        (the message names the DataFrame and column).
+    """
+    frame, systems, expanded, labels = _frame(
+        qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
+        partitions=partitions, name=name, errors_as_rows=True)
+    return collect(frame, systems, expanded, labels)
+
+
+def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str]) -> Results:
+    """:class:`~evalkit.Results` from the rows of :func:`evaluate_frame` (plus ``error``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = frame.toArrow()
+    if "error" in table.column_names:
+        errors = table.filter(pc.is_valid(table["error"]))
+        if errors.num_rows:
+            kind, _, message = errors["error"][0].as_py().partition("\x1f")
+            cls = _ERRORS.get(kind, EvalkitError)
+            err = cls.__new__(cls)
+            Exception.__init__(err, message)  # InputFormatError's own __init__ formats the location again
+            raise err
+    qid = table["qid"].to_numpy(zero_copy_only=False).astype(object)
+    qids, qindex = np.unique(qid, return_inverse=True) if len(qid) else (np.empty(0, object), np.zeros(0, int))
+    canonical = [str(f) for f in flavours]
+    sindex = pc.index_in(table["system"], value_set=pa.array(list(systems), pa.string())).to_numpy(
+        zero_copy_only=False)
+    findex = pc.index_in(table["canonical"], value_set=pa.array(canonical, pa.string())).to_numpy(
+        zero_copy_only=False)
+    values = np.full((len(systems), len(flavours), len(qids)), np.nan)
+    values[sindex.astype(np.int64), findex.astype(np.int64), qindex.reshape(-1)] = (
+        table["value"].to_numpy(zero_copy_only=False))
+    return Results(qids.astype(object), tuple(systems), tuple(flavours), tuple(labels), values)

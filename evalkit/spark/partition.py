@@ -1,0 +1,147 @@
+"""The executor side of the Spark backend: one partition's queries, evaluated by the
+local columnar engine.
+
+A partition holds every qrels row and every run row of its queries (the backend
+hash-partitions both by query id), in the union layout of
+:mod:`evalkit.spark.columns`. :func:`evaluate_partition` turns its Arrow batches
+into one :class:`~evalkit.Qrels` and one :class:`~evalkit.Run` per system, each
+sorted by the input-order column, and calls :func:`evalkit.evaluate` once: the loop
+is over systems, never over queries. The local engine's per-query values depend on
+that query's rows only, so they equal the values of one evaluation of the whole
+collection.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import EvalkitError, InputFormatError
+from .columns import QRELS, RUN
+
+#: The union layout every input is normalised to before the shuffle.
+IN_SCHEMA = pa.schema([
+    ("kind", pa.int8()), ("system", pa.string()), ("qid", pa.string()),
+    ("docno", pa.string()), ("value", pa.float64()), ("order", pa.int64()),
+])
+#: Per-query values: one row per (system, flavour, qrels query); ``value`` is null
+#: where a convention leaves the query out (``NaN`` in :class:`~evalkit.Results`).
+OUT_SCHEMA = pa.schema([
+    ("system", pa.string()), ("flavour", pa.string()), ("canonical", pa.string()),
+    ("qid", pa.string()), ("value", pa.float64()),
+])
+#: The internal output also carries an evalkit error message (one row, other fields null).
+OUT_SCHEMA_WITH_ERRORS = OUT_SCHEMA.append(pa.field("error", pa.string()))
+
+
+def _no_nulls(table: pa.Table, source: str, names: dict[str, str]) -> None:
+    for column, user_name in names.items():
+        nulls = table[column].null_count
+        if nulls:
+            raise InputFormatError(source, None, user_name, f"{nulls} null value(s)")
+
+
+def _sorted_by(table: pa.Table, keys: list[str]) -> pa.Table:
+    return table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]))
+
+
+def build_qrels(table: pa.Table, column_names: dict[str, str]):
+    """:class:`~evalkit.Qrels` from a partition's qrels rows, in input order."""
+    from ..data import Qrels
+
+    source = "qrels DataFrame"
+    _no_nulls(table, source, {k: column_names[k] for k in ("qid", "docno", "value")})
+    table = _sorted_by(table, ["order"])
+    return Qrels.from_columns(table["qid"], table["docno"], table["value"].to_numpy(), source=source)
+
+
+def build_runs(table: pa.Table, systems: Sequence[str], column_names: dict[str, str]) -> list:
+    """One :class:`~evalkit.Run` per name in ``systems`` (empty if the partition has
+    none of its rows), each in input order; one sort of the partition's run rows."""
+    from ..data import Run
+
+    _no_nulls(table, "run DataFrame", {k: column_names[k] for k in ("qid", "docno", "value")})
+    table = _sorted_by(table, ["system", "order"])
+    names = sorted(systems)
+    codes = pc.index_in(table["system"], value_set=pa.array(names, pa.string())).to_numpy(zero_copy_only=False)
+    bounds = np.searchsorted(codes, np.arange(len(names) + 1))  # codes are non-decreasing
+    runs = {}
+    for i, name in enumerate(names):
+        part = table.slice(bounds[i], bounds[i + 1] - bounds[i])
+        runs[name] = Run.from_columns(part["qid"], part["docno"], part["value"].to_numpy(),
+                                      name=name, source=f"run DataFrame (system {name!r})")
+    return [runs[name] for name in systems]
+
+
+def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
+    """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`OUT_SCHEMA` rows (C order)."""
+    s, f, q = results.values.shape
+    values = results.values.reshape(-1)
+    return pa.RecordBatch.from_arrays([
+        pa.array(np.repeat(np.asarray(results.systems, dtype=object), f * q), pa.string()),
+        pa.array(np.tile(np.repeat(np.asarray(results.labels, dtype=object), q), s), pa.string()),
+        pa.array(np.tile(np.repeat(np.asarray(canonical, dtype=object), q), s), pa.string()),
+        pa.array(np.tile(results.qids, s * f), pa.string()),
+        pa.array(values, pa.float64(), mask=np.isnan(values)),
+    ], schema=OUT_SCHEMA)
+
+
+def evaluate_partition(
+    batches: Iterable[pa.RecordBatch],
+    *,
+    systems: Sequence[str],
+    flavours: Sequence,
+    labels: Sequence[str],
+    column_names: dict[str, str],
+    registry=None,
+    errors_as_rows: bool = False,
+) -> Iterator[pa.RecordBatch]:
+    """Evaluate one partition (the ``mapInArrow`` function).
+
+    :param batches: Arrow batches in :data:`IN_SCHEMA`.
+    :param systems: every system name (a system absent from this partition is an
+        empty run here, so the ``missing`` convention applies to its queries).
+    :param flavours: :class:`~evalkit.Flavour` values (already expanded).
+    :param column_names: the user's column names, for error messages.
+    :param registry: the registry to resolve components with; ``None``: the
+        executor's :func:`~evalkit.default_registry` (installed plugins).
+    :param errors_as_rows: yield an :class:`EvalkitError` as one row of
+        :data:`OUT_SCHEMA_WITH_ERRORS` instead of raising it.
+    :returns: batches of :data:`OUT_SCHEMA` (plus ``error`` when ``errors_as_rows``).
+    """
+    from ..engine.evaluate import evaluate
+
+    batches = list(batches)
+    schema = OUT_SCHEMA_WITH_ERRORS if errors_as_rows else OUT_SCHEMA
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches).combine_chunks()
+    del batches
+    kind = table["kind"].to_numpy()
+    qrels_rows = table.filter(pa.array(kind == QRELS))
+    if qrels_rows.num_rows == 0:
+        return  # run queries without judgments are ignored, as the local engine ignores them
+    try:
+        if registry is None:
+            from ..registry import default_registry
+
+            registry = default_registry()
+        qrels = build_qrels(qrels_rows, column_names)
+        runs = build_runs(table.filter(pa.array(kind == RUN)), systems, column_names)
+        del table, qrels_rows
+        results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry)
+    except EvalkitError as exc:
+        if not errors_as_rows:
+            raise
+        nulls = [pa.nulls(1, pa.string())] * 4 + [pa.nulls(1, pa.float64())]
+        yield pa.RecordBatch.from_arrays(
+            nulls + [pa.array([f"{type(exc).__name__}\x1f{exc}"], pa.string())], schema=schema)
+        return
+    batch = result_batch(results, [str(f) for f in flavours])
+    if errors_as_rows:
+        batch = pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(batch.num_rows, pa.string())],
+                                           schema=schema)
+    yield batch

@@ -1,0 +1,47 @@
+"""Starting a SparkSession for evalkit (the command line and the config runner).
+
+Spark's Python workers must run the driver's interpreter (ISSUE-NOTES, Spark):
+``spark.pyspark.python`` is set to :data:`sys.executable` unless the caller sets it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Mapping
+
+from ..errors import ConfigError
+
+
+def parse_conf(items) -> dict[str, str]:
+    """``["k=v", ...]`` (``--spark-conf``) to a dict.
+
+    :raises ConfigError: an item without ``=``.
+    """
+    out = {}
+    for item in items or ():
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--spark-conf {item!r}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, app_name: str = "evalkit"):
+    """``SparkSession.builder.master(master)`` with ``conf`` (values as strings);
+    returns the active session if one exists (Spark allows one per process, and then
+    ``master`` and static settings of ``conf`` do not change it).
+
+    :raises ConfigError: pyspark is not installed.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ConfigError('the Spark engine needs pyspark: pip install "evalkit[spark]" '
+                          "(and a Java 17+ runtime)") from None
+    builder = SparkSession.builder.master(master).appName(app_name)
+    settings = {"spark.pyspark.python": sys.executable, "spark.pyspark.driver.python": sys.executable,
+                "spark.ui.showConsoleProgress": "false"}
+    settings.update({str(k): str(v) for k, v in (conf or {}).items()})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
