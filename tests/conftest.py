@@ -23,6 +23,7 @@ def pytest_configure(config):
     # when pytest is run with another rootdir/config.
     config.addinivalue_line("markers", "shared: needs ../shared/data beside the checkout")
     config.addinivalue_line("markers", "slow: evaluates the full Robust 2003 set")
+    config.addinivalue_line("markers", "spark: runs the Spark backend in local mode (pyspark and Java 17+)")
     config.addinivalue_line(
         "markers", "integration: installs a package into a fresh virtual environment (runs by default)"
     )
@@ -70,3 +71,17 @@ def to_pytrec(qrels, run):
     """``(qrels, run)`` as pytrec_eval's dicts: integer grades, float scores."""
     q = {qid: {d: int(g) for d, g in docs.items()} for qid, docs in qrels.to_dict().items()}
     return q, run.to_dict()
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session (``local[2]``) for the whole test session: starting the
+    JVM costs seconds, so every Spark test shares it. Needs pyspark and Java 17+
+    (the ``test`` extra installs pyspark; ``.ci/run`` installs Java)."""
+    from evalkit.spark import session
+
+    spark = session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
+                                 "spark.default.parallelism": "2"})
+    spark.sparkContext.setLogLevel("ERROR")
+    yield spark
+    spark.stop()

@@ -1,0 +1,249 @@
+"""The Spark backend (``evalkit.spark``) in local mode ``local[2]``.
+
+The oracle is the local engine: the issue asks for per-query values identical (to
+1e-12) to it, on real runs and on generated data, and the local engine is itself
+checked against trec_eval, pytrec_eval, ranx ... elsewhere in the suite. Where
+trec_eval printed the value (its own test outputs) the Spark numbers are also
+checked against trec_eval directly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalkit
+import evalkit.registry as registry_mod
+from evalkit import EvaluationError, FlavourError, InputFormatError, parse_flavour
+from evalkit.presets import expand_spec
+from evalkit.spark import RECOMMENDER, Columns
+from evalkit import spark as eks
+
+from trec_eval_out import values as trec_eval_values
+
+pytestmark = pytest.mark.spark
+PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "evalkit-rbp"
+TOL = 1e-12
+
+
+def all_flavours(registry) -> list:
+    """Every built-in preset (with its default cutoffs, else @10), every metric's
+    default flavour @10 and ndcg@10 with every gain, discount, IDCG strategy and tie
+    policy: intent-aware metrics excluded (they need subtopic qrels)."""
+    out = []
+    for name in registry.names("preset"):
+        preset = registry.preset(name)
+        if registry.metric(parse_flavour(preset.spec, registry).metric).needs_subtopics:
+            continue
+        spec = name if (not preset.requires_cutoff or preset.default_cutoffs) else f"{name}@10"
+        out += expand_spec(spec, registry)
+    for metric in registry.names("metric"):
+        if not registry.metric(metric).needs_subtopics:
+            out.append(parse_flavour(f"{metric}@10", registry))
+    for family in ("gain", "discount", "idcg", "ties"):
+        for name in registry.names(family):
+            out.append(parse_flavour(f"ndcg({family}={name})@10", registry))
+    return list(dict.fromkeys(out))
+
+
+def assert_same(spark_res, local_res):
+    assert spark_res.systems == local_res.systems
+    assert spark_res.flavours == local_res.flavours
+    assert list(spark_res.qids) == list(local_res.qids)
+    assert np.array_equal(np.isnan(spark_res.values), np.isnan(local_res.values))
+    np.testing.assert_allclose(spark_res.values, local_res.values, rtol=0, atol=TOL, equal_nan=True)
+
+
+def qrels_frame(spark, qrels: evalkit.Qrels):
+    return spark.createDataFrame(list(zip(qrels.qid.tolist(), qrels.docno.tolist(), qrels.grade.tolist())),
+                                 "qid string, docno string, grade double")
+
+
+def run_frame(spark, runs: list[evalkit.Run]):
+    """One DataFrame ``system, qid, docno, score, order`` holding every run."""
+    rows = [(r.name, q, d, float(s), i) for r in runs
+            for i, (q, d, s) in enumerate(zip(r.qid.tolist(), r.docno.tolist(), r.score.tolist()))]
+    return spark.createDataFrame(rows, "system string, qid string, docno string, score double, order long")
+
+
+# ---------------------------------------------------------------- real runs
+@pytest.mark.shared
+def test_every_flavour_and_preset_on_trec_eval_test_files(spark, trec_eval_dir, registry):
+    """Read by Spark's own text reader (two qrels: binary and graded)."""
+    flavours = all_flavours(registry)
+    for qrels_name in ("qrels.test", "qrels.rel_level"):
+        q = eks.read_qrels(spark, trec_eval_dir / qrels_name)
+        r = eks.read_run(spark, trec_eval_dir / "results.test")
+        got = eks.evaluate(q, r, flavours, registry=registry, partitions=3)
+        want = evalkit.evaluate(evalkit.read_qrels(trec_eval_dir / qrels_name),
+                                evalkit.read_run(trec_eval_dir / "results.test"), flavours, registry=registry)
+        assert_same(got, want)
+
+
+@pytest.mark.shared
+def test_trec_eval_own_output(spark, trec_eval_dir):
+    """Independent of the local engine: trec_eval's printed per-query ndcg values."""
+    expected = trec_eval_values(trec_eval_dir / "out.test.aq")
+    got = eks.evaluate(eks.read_qrels(spark, trec_eval_dir / "qrels.test"),
+                       eks.read_run(spark, trec_eval_dir / "results.test"),
+                       ["trec_eval.ndcg", "trec_eval.ndcg_cut@10"])
+    assert got.systems == ("STANDARD",)  # named by the runid column, as evalkit.read_run names it
+    for f, measure in enumerate(("ndcg", "ndcg_cut_10")):
+        for q, qid in enumerate(got.qids):
+            assert got.values[0, f, q] == pytest.approx(expected[(measure, qid)], abs=5e-5)
+        assert got.means()[0, f] == pytest.approx(expected[(measure, "all")], abs=5e-5)
+
+
+@pytest.mark.shared
+def test_robust03_gzip_runs(spark, shared_data, registry):
+    """TREC 2003 Robust: gzip runs read by Spark, several systems in one evaluation,
+    queries spread over 7 partitions."""
+    data = shared_data / "trectools_robust03"
+    names = ["input.InexpC2.gz", "input.Sel50.gz", "input.uic0301.gz"]
+    flavours = ["trec_eval.ndcg_cut@10", "ndcg(gain=exp2,ties=average)@100", "ndcg(ties=stable,missing=zero)@20",
+                "ranx.ndcg@10", "sklearn.ndcg_score_ignore_ties@10", "ndcg(discount=jarvelin,idcg=returned)@1000",
+                "lightgbm.ndcg@5", "pytrec_eval.ndcg_rel"]
+    runs = {n: eks.read_run(spark, data / "runs" / n) for n in names}
+    got = eks.evaluate(eks.read_qrels(spark, data / "robust03_qrels.txt"), runs, flavours, partitions=7,
+                       registry=registry)
+    local_runs = [evalkit.read_run(data / "runs" / n).renamed(n) for n in names]
+    want = evalkit.evaluate(evalkit.read_qrels(data / "robust03_qrels.txt"), local_runs, flavours,
+                            registry=registry)
+    assert_same(got, want)
+
+
+@pytest.mark.shared
+def test_cast2021_string_ids_directory_of_runs(spark, shared_data, registry, tmp_path):
+    """CAsT 2021: string topic ids (``106_1``), graded 0-4; every run file of the
+    directory is one system, and one run is read back from Parquet."""
+    data = shared_data / "trec_cast_2021"
+    files = sorted((data / "document_runs").iterdir())
+    runs = {f.name: eks.read_run(spark, f) for f in files}
+    first = files[0].name
+    runs[first].write.parquet(str(tmp_path / "run.parquet"))
+    runs[first] = spark.read.parquet(str(tmp_path / "run.parquet"))
+    flavours = ["trec_eval.ndcg_cut@3", "ndcg(gain=exp2,ties=average)@10", "err@20",
+                "ndcg(ties=input,missing=zero)@10", "ndcg(ties=numpy_argsort)@5"]
+    got = eks.evaluate(eks.read_qrels(spark, data / "trec-cast-qrels-docs.2021.qrel"), runs, flavours,
+                       registry=registry, partitions=5)
+    local = [evalkit.read_run(f).renamed(f.name) for f in files]
+    want = evalkit.evaluate(evalkit.read_qrels(data / "trec-cast-qrels-docs.2021.qrel"), local, flavours,
+                            registry=registry)
+    assert any("_" in q for q in got.qids)
+    assert_same(got, want)
+
+
+# ---------------------------------------------------------------- generated data
+def generated(seed=7, n_queries=120):
+    """Qrels and two runs with heavy score ties (scores on a grid of 4 values),
+    qrels queries missing from one run, queries without relevant documents, and run
+    queries without judgments; the rows of each run are shuffled (input order matters
+    to some tie policies)."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = [], {"sysA": [], "sysB": []}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        docs = [f"d{d}" for d in rng.choice(60, size=int(rng.integers(3, 25)), replace=False)]
+        empty = q % 11 == 0  # no relevant document
+        for d in docs:
+            qrels.append((qid, d, 0.0 if empty else float(rng.integers(-1, 4))))
+        for system in runs:
+            if system == "sysB" and q % 7 == 0:
+                continue  # a qrels query absent from sysB
+            ranked = rng.choice(60, size=int(rng.integers(1, 30)), replace=False)
+            runs[system] += [(qid, f"d{d}", float(rng.integers(0, 4)) / 2) for d in ranked]
+    for q in range(5):  # queries with no judgments at all
+        runs["sysA"].append((f"unjudged{q}", "d1", 1.0))
+    for rows in runs.values():
+        rng.shuffle(rows)
+    return qrels, runs
+
+
+def test_generated_ties_missing_empty_many_partitions(spark, registry):
+    qrels_rows, run_rows = generated()
+    flavours = all_flavours(registry) + [
+        "ndcg(missing=zero,empty=one)@10", "ndcg(missing=skip,empty=skip)@10", "ndcg(ties=input,depth=5)@10",
+        "ndcg(judged_only=yes,min_grade=2)@10", "ndcg(ties=optimistic,empty=skip)@3"]
+    qrels = spark.createDataFrame(qrels_rows, "qid string, docno string, grade double").repartition(5)
+    rows = [(s, q, d, v, i) for s, rs in run_rows.items() for i, (q, d, v) in enumerate(rs)]
+    run = spark.createDataFrame(rows, "system string, qid string, docno string, score double, order long")
+    got = eks.evaluate(qrels, run, flavours, registry=registry, partitions=37)
+    want = evalkit.evaluate(evalkit.Qrels.from_rows(qrels_rows),
+                            [evalkit.Run.from_rows(r, name=s) for s, r in run_rows.items()], flavours,
+                            registry=registry)
+    assert len(got.qids) == 120 and not any(q.startswith("unjudged") for q in got.qids)
+    assert np.isnan(got.values[1, 0, [list(got.qids).index(f"q{q}") for q in (7, 14)]]).all()  # skipped
+    assert_same(got, want)
+
+
+def test_recommender_layout_and_spark_frame(spark, registry):
+    """user/item/rating and user/item/prediction with integer ids; the per-query frame
+    aggregates in Spark to the same means."""
+    rng = np.random.default_rng(3)
+    ratings = [(u, int(i), float(rng.integers(1, 6))) for u in range(40) for i in rng.choice(30, 8, replace=False)]
+    preds = [(u, int(i), float(np.round(rng.random(), 1))) for u in range(40) for i in rng.choice(30, 12, replace=False)]
+    q = spark.createDataFrame(ratings, "user int, item int, rating double")
+    r = spark.createDataFrame(preds, "user int, item int, prediction double")
+    flavours = ["ndcg(gain=exp2)@10", "ndcg(ties=stable)@5", "precision@5"]
+    got = eks.evaluate(q, r, flavours, columns=RECOMMENDER, name="als", registry=registry)
+    to_str = lambda rows: [(str(u), str(i), v) for u, i, v in rows]  # noqa: E731
+    want = evalkit.evaluate(evalkit.Qrels.from_rows(to_str(ratings)),
+                            evalkit.Run.from_rows(to_str(preds), name="als"), flavours, registry=registry)
+    assert_same(got, want)
+    frame = eks.evaluate_frame(q, r, flavours, columns=RECOMMENDER, name="als", registry=registry)
+    assert frame.columns == ["system", "flavour", "canonical", "qid", "value"]
+    means = {row["flavour"]: row["m"] for row in frame.groupBy("flavour").agg({"value": "avg"})
+             .withColumnRenamed("avg(value)", "m").collect()}
+    for f, label in enumerate(want.labels):
+        assert means[label] == pytest.approx(want.means()[0, f], abs=1e-12)
+
+
+def test_errors_reach_the_driver_as_evalkit_errors(spark, registry):
+    q = spark.createDataFrame([("1", "a", 1.0), ("2", "b", 1.0)], "qid string, docno string, grade double")
+    r = spark.createDataFrame([("1", "a", 1.0)], "qid string, docno string, score double")
+    with pytest.raises(EvaluationError, match="has no results for qrels queries: 2"):
+        eks.evaluate(q, r, ["ndcg(missing=error)@10"], registry=registry)
+    with pytest.raises(FlavourError, match="unknown gain 'cubic'"):
+        eks.evaluate(q, r, ["ndcg(gain=cubic)@10"], registry=registry)
+    dup = spark.createDataFrame([("1", "a", 1.0), ("1", "a", 2.0)], "qid string, docno string, score double")
+    with pytest.raises(InputFormatError, match="duplicate document for query '1', document 'a'"):
+        eks.evaluate(q, dup, ["ndcg@10"], registry=registry)
+    with pytest.raises(InputFormatError, match="'score': no such column"):
+        eks.evaluate(q, q, ["ndcg@10"], registry=registry)
+    with pytest.raises(EvaluationError, match="intent-aware"):
+        eks.evaluate(q, r, ["alpha_ndcg@10"], registry=registry)
+
+
+@pytest.mark.shared
+def test_rbp_plugin_travels_to_executors(spark, trec_eval_dir, monkeypatch):
+    """The rbp plugin is loaded from its source folder on the driver only; the
+    backend ships its module to the executors (addPyFile). Checked against
+    trec_eval's own rbp lines and the local engine."""
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
+    monkeypatch.setattr(registry_mod, "_entry_points",
+                        lambda: [md.EntryPoint(name="rbp", value="evalkit_rbp", group="evalkit")])
+    reg = evalkit.build_registry(disable_plugins=False)
+    flavours = ["trec_eval.rbp", "ndcg(discount=rbp(p=0.8))@10"]
+    q = eks.read_qrels(spark, trec_eval_dir / "qrels.test")
+    r = eks.read_run(spark, trec_eval_dir / "results.test")
+    got = eks.evaluate(q, r, flavours, registry=reg, partitions=2)
+    want = evalkit.evaluate(evalkit.read_qrels(trec_eval_dir / "qrels.test"),
+                            evalkit.read_run(trec_eval_dir / "results.test"), flavours, registry=reg)
+    assert_same(got, want)
+    expected = trec_eval_values(trec_eval_dir / "out.test.aq")
+    for qx, qid in enumerate(got.qids):
+        assert got.values[0, 0, qx] == pytest.approx(expected[("rbp", qid)], abs=5e-5)
+
+
+def test_bad_text_lines_name_the_file(spark, tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 2.5 r\n1 Q0 b 2 nan r\n")
+    with pytest.raises(InputFormatError, match=r"run.txt: field 'score': expected a finite number, got 'nan'"):
+        eks.read_run(spark, path)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b\n")
+    with pytest.raises(InputFormatError, match=r"qrels.txt: expected 4 fields, got 3: '1 0 b'"):
+        eks.read_qrels(spark, qrels)
