@@ -44,7 +44,7 @@ def _fields(spark, paths: Sequence[str], names, min_fields: int, max_fields: int
     lines = lines.where(F.trim("value") != "")
     parts = F.split(F.trim("value"), r"\s+")
     df = lines.select("value", "order", F.size(parts).alias("_n"),
-                      *[parts.getItem(i).alias(n) for i, n in enumerate(names)])
+                      *[F.get(parts, i).alias(n) for i, n in enumerate(names)])
     if validate:
         count_bad = F.col("_n") < min_fields
         if max_fields is not None:
