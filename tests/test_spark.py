@@ -247,3 +247,61 @@ def test_bad_text_lines_name_the_file(spark, tmp_path):
     qrels.write_text("1 0 a 1\n1 0 b\n")
     with pytest.raises(InputFormatError, match=r"qrels.txt: expected 4 fields, got 3: '1 0 b'"):
         eks.read_qrels(spark, qrels)
+
+
+# ---------------------------------------------------------------- command line and config
+def _cli(argv) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from evalkit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.shared
+def test_cli_engine_spark_prints_what_the_local_engine_prints(spark, trec_eval_dir, tmp_path):
+    """Same lines as the in-process engine; trec_eval's own ndcg_cut_10 lines among them.
+    The run is given twice, once as Parquet, so the file names tell the runs apart."""
+    qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")
+    eks.read_run(spark, run).drop("system").write.parquet(str(tmp_path / "results.parquet"))
+    for fmt in ("tsv", "json", "table"):
+        args = ["eval", qrels, run, "-m", "trec_eval.ndcg_cut@10", "-m", "ndcg(ties=average)@5", "-q",
+                "--format", fmt]
+        status, local, _ = _cli(args)
+        assert status == 0
+        status, on_spark, err = _cli(args + ["--engine", "spark", "--spark-master", "local[2]",
+                                             "--spark-conf", "spark.sql.shuffle.partitions=3"])
+        assert status == 0, err
+        assert on_spark == local
+    expected = trec_eval_values(trec_eval_dir / "out.test.aq")
+    lines = dict(((m.strip(), q), float(v)) for m, q, v in (line.split("\t") for line in on_spark.splitlines()[2:]
+                                                         if line.startswith("ndcg_cut_10")))
+    assert lines and all(v == pytest.approx(expected[key], abs=5e-5) for key, v in lines.items())
+    status, out, _ = _cli(["eval", qrels, run, str(tmp_path / "results.parquet"), "-m", "trec_eval.ndcg_cut@10",
+                           "--format", "tsv", "--engine", "spark"])
+    assert status == 0
+    mean = expected[("ndcg_cut_10", "all")]
+    assert out.splitlines() == [f"STANDARD\tndcg_cut_10           \tall\t{mean:.4f}",
+                                f"results\tndcg_cut_10           \tall\t{mean:.4f}"]
+    status, _, err = _cli(["eval", qrels, run, "-m", "ndcg@10", "--engine", "spark", "--spark-conf", "oops"])
+    assert status == 2 and "expected KEY=VALUE" in err and "Traceback" not in err
+
+
+@pytest.mark.shared
+def test_config_engine_spark(spark, trec_eval_dir):
+    config = {"qrels": str(trec_eval_dir / "qrels.rel_level"),
+              "runs": [{"name": "a", "path": str(trec_eval_dir / "results.test")},
+                       {"name": "b", "path": str(trec_eval_dir / "results.trunc")}],
+              "flavours": {"trec": "trec_eval.ndcg_cut", "exp": "ndcg(gain=exp2,ties=average,missing=zero)"},
+              "cutoffs": [5, 10]}
+    local = evalkit.run_config(config).results
+    got = evalkit.run_config({**config, "engine": {"name": "spark", "master": "local[2]",
+                                                   "conf": {"spark.sql.shuffle.partitions": 2}}}).results
+    assert got.labels == local.labels and got.systems == ("a", "b")
+    assert_same(got, local)
+    with pytest.raises(evalkit.ConfigError, match="engine"):
+        evalkit.run_config({**config, "engine": {"name": "dask"}})

@@ -139,6 +139,8 @@ class Config:
     statistics: StatSettings | None = None
     baselines: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: the ``engine:`` section (``{"name": "local"}`` when absent)
+    engine: Mapping[str, Any] = field(default_factory=lambda: {"name": "local"}, compare=False)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -656,4 +658,5 @@ def load_config(
         title=data.get("title"),
         statistics=statistics,
         raw=data,
+        engine=dict(data.get("engine", {"name": "local"})),
     )

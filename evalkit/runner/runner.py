@@ -58,12 +58,29 @@ def run_config(
     """
     registry = registry_or_default(registry)
     cfg = config if isinstance(config, Config) else load_config(config, registry=registry, base_dir=base_dir)
-    qrels = read_qrels(cfg.qrels)
-    subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     flavours = [f.flavour for f in cfg.flavours]
     total = len(cfg.runs)
     if progress is not None:
         progress("runs", 0, total)
+    if cfg.engine.get("name") == "spark":
+        results = _evaluate_on_spark(cfg, flavours, registry)
+        tie_spread = judged = None  # not computed on the Spark engine
+        if progress is not None:
+            progress("runs", total, total)
+    else:
+        results, tie_spread, judged = _evaluate_locally(cfg, flavours, registry, progress)
+    report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
+                    statistics=cfg.statistics, baselines=cfg.baselines,
+                    tie_bounds=tie_spread, judged=judged)
+    report.compute_significance(progress)
+    return report
+
+
+def _evaluate_locally(cfg: Config, flavours, registry, progress):
+    """Run by run, so that progress can be reported and one run is in memory at a time;
+    returns the results, the tie spread ``(low, high)`` and judged@k."""
+    qrels = read_qrels(cfg.qrels)
+    subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     parts, lows, highs, judged = [], [], [], []
     for i, entry in enumerate(cfg.runs):
         run = read_run(entry.path, name=entry.name)
@@ -76,17 +93,27 @@ def run_config(
         judged.append(judged_at_k(qrels, run, cutoffs_of(part.flavours), registry))
         del run
         if progress is not None:
-            progress("runs", i + 1, total)
+            progress("runs", i + 1, len(cfg.runs))
     first = parts[0]
     systems = tuple(p.systems[0] for p in parts)
     results = Results(first.qids, systems, first.flavours, first.labels,
                       np.concatenate([p.values for p in parts], axis=0))
-    report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
-                    statistics=cfg.statistics, baselines=cfg.baselines,
-                    tie_bounds=(np.stack(lows), np.stack(highs)),
-                    judged=JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
-    report.compute_significance(progress)
-    return report
+    return (results, (np.stack(lows), np.stack(highs)),
+            JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
+
+
+def _evaluate_on_spark(cfg: Config, flavours, registry) -> Results:
+    """Every run of the config in one Spark evaluation (``engine: {name: spark}``)."""
+    from ..errors import ConfigError
+    from ..spark.files import evaluate_paths
+
+    if cfg.subtopic_qrels is not None:
+        raise ConfigError(f"{cfg.source}: subtopic_qrels are not available on the Spark engine yet")
+    engine = cfg.engine
+    return evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
+                          registry=registry, names=[r.name for r in cfg.runs],
+                          master=engine.get("master", "local[*]"), conf=engine.get("conf"),
+                          partitions=engine.get("partitions"))
 
 
 def _relative(path, base) -> str | None:

@@ -1,0 +1,55 @@
+"""Evaluating files on Spark: what ``evalkit eval --engine spark`` and a config's
+``engine: {name: spark}`` call.
+
+A qrels or run argument is a TREC text file (plain or gzip), a glob, a directory
+of text shards, or Parquet (a ``.parquet`` path or a directory of Parquet files,
+columns named as :data:`~evalkit.spark.columns.TREC`). Each run argument is one
+system.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+from typing import Mapping, Sequence
+
+from .columns import TREC
+
+
+def read_qrels_any(spark, path):
+    """Qrels from TREC text or Parquet (see module docstring)."""
+    from .io import is_parquet, read_qrels, read_table
+
+    return read_table(spark, path) if is_parquet(os.fspath(path)) else read_qrels(spark, path)
+
+
+def read_run_any(spark, path, name: str | None = None):
+    """``(DataFrame, name)``: a run from TREC text (named by its first runid) or
+    Parquet (named by the file)."""
+    from ..runner.config import run_name_from_file
+    from .io import is_parquet, read_run, read_table
+
+    path = os.fspath(path)
+    if is_parquet(path):
+        return read_table(spark, path), name or run_name_from_file(os.path.basename(path.rstrip("/")))
+    df = read_run(spark, path, system=name)
+    return df, name or df.select("system").limit(1).collect()[0][0]
+
+
+def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, registry=None,
+                   names: Sequence[str | None] | None = None, master: str = "local[*]",
+                   conf: Mapping[str, object] | None = None, partitions: int | None = None):
+    """Evaluate files on Spark; returns :class:`~evalkit.Results` with the systems in
+    the order of ``run_paths``, named as ``evalkit eval`` names them (the runid; the
+    file names if two runids clash; else the paths) unless ``names`` are given."""
+    from ..cli.eval import _names
+    from .backend import evaluate
+    from .session import session
+
+    spark = session(master, conf)
+    qrels = read_qrels_any(spark, qrels_path)
+    names = list(names) if names is not None else [None] * len(run_paths)
+    frames, found = zip(*(read_run_any(spark, p, n) for p, n in zip(run_paths, names))) if run_paths else ((), ())
+    final = _names([os.fspath(p) for p in run_paths], [SimpleNamespace(name=n) for n in found])
+    return evaluate(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
+                    partitions=partitions)
