@@ -268,6 +268,7 @@ def test_cli_engine_spark_prints_what_the_local_engine_prints(spark, trec_eval_d
     The run is given twice, once as Parquet, so the file names tell the runs apart."""
     qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")
     eks.read_run(spark, run).drop("system").write.parquet(str(tmp_path / "results.parquet"))
+    printed = {}
     for fmt in ("tsv", "json", "table"):
         args = ["eval", qrels, run, "-m", "trec_eval.ndcg_cut@10", "-m", "ndcg(ties=average)@5", "-q",
                 "--format", fmt]
@@ -277,8 +278,9 @@ def test_cli_engine_spark_prints_what_the_local_engine_prints(spark, trec_eval_d
                                              "--spark-conf", "spark.sql.shuffle.partitions=3"])
         assert status == 0, err
         assert on_spark == local
+        printed[fmt] = on_spark
     expected = trec_eval_values(trec_eval_dir / "out.test.aq")
-    lines = dict(((m.strip(), q), float(v)) for m, q, v in (line.split("\t") for line in on_spark.splitlines()[2:]
+    lines = dict(((m.strip(), q), float(v)) for m, q, v in (line.split("\t") for line in printed["tsv"].splitlines()
                                                          if line.startswith("ndcg_cut_10")))
     assert lines and all(v == pytest.approx(expected[key], abs=5e-5) for key, v in lines.items())
     status, out, _ = _cli(["eval", qrels, run, str(tmp_path / "results.parquet"), "-m", "trec_eval.ndcg_cut@10",

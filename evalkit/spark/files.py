@@ -31,7 +31,9 @@ def read_run_any(spark, path, name: str | None = None):
 
     path = os.fspath(path)
     if is_parquet(path):
-        return read_table(spark, path), name or run_name_from_file(os.path.basename(path.rstrip("/")))
+        base = os.path.basename(path.rstrip("/"))
+        base = base[: -len(".parquet")] if base.endswith(".parquet") else base
+        return read_table(spark, path), name or run_name_from_file(base)
     df = read_run(spark, path, system=name)
     return df, name or df.select("system").limit(1).collect()[0][0]
 
