@@ -40,6 +40,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.metrics",
     "evalkit.builtins.presets",
     "evalkit.builtins.presets_ml",
+    "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
 )
 

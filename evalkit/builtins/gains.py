@@ -33,6 +33,17 @@ def exp2(grades: np.ndarray) -> np.ndarray:
 
 
 @gain(
+    "binary",
+    formula="g(rel) = 1 if rel > 0 else 0",
+    source=("apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala "
+            "ndcgAt (relevance values absent: an item of the ground-truth set has gain 1)"),
+    description="relevant or not: every positive grade counts 1 (Spark MLlib's default NDCG)",
+)
+def binary(grades: np.ndarray) -> np.ndarray:
+    return (grades > 0).astype(np.float64)
+
+
+@gain(
     "map",
     numeric_keys="grade=gain pairs, e.g. map(1=3,2=9,4=4.5)",
     formula="g(rel) = table[rel] if rel in table else rel",

@@ -59,6 +59,29 @@ def returned_top_k(ctx: IdealContext) -> np.ndarray:
     return ideal_dcg(ctx.ranked_gain[keep], offsets, ctx.discount, ctx.k)
 
 
+@idcg_strategy(
+    "listed",
+    formula="IDCG@k = sum over the first k judged documents in qrels order of gain * discount (unsorted)",
+    source=("apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala "
+            "ndcgAt (graded: maxDcg sums the relevance of lab(i), i < min(|labels|, k), in the "
+            "caller's order)"),
+    description="the qrels' own order taken as the ideal ranking (MLlib's graded NDCG; can exceed 1)",
+)
+def listed(ctx: IdealContext) -> np.ndarray:
+    """The judged documents in the order the qrels list them (not sorted), first ``k``:
+    Spark MLlib's graded ``ndcgAt`` takes the ideal from the caller's label array as
+    given, so NDCG can exceed 1."""
+    gains, offsets = ctx.judged_gain, ctx.judged_offsets
+    nq = len(offsets) - 1
+    if len(gains) == 0:
+        return np.zeros(nq)
+    query = np.repeat(np.arange(nq, dtype=np.int64), np.diff(offsets))
+    rank = np.arange(len(gains), dtype=np.int64) - offsets[query] + 1
+    keep = rank <= ctx.k if ctx.k is not None else np.ones(len(rank), dtype=bool)
+    contrib = gains[keep] * ctx.discount(rank[keep])
+    return np.bincount(query[keep], weights=contrib, minlength=nq)
+
+
 @hookimpl
 def evalkit_register_idcg_strategies():
     return declared(__name__, IdcgStrategy)
