@@ -48,6 +48,7 @@ def evalkit_register_presets(register):
                      "ground truth has gain 1, ideal from min(|ground truth|, k) ones"),
         source=f"{SPARK} ndcgAt (useBinary branch); pyspark/mllib/evaluation.py RankingMetrics.ndcgAt",
         requires_cutoff=True,
+        default_cutoffs=(10,),  # MLlib has no default k; 10 is RankingEvaluator's
         native_name="ndcgAt({k})",
     ))
     register(Preset(
@@ -58,6 +59,7 @@ def evalkit_register_presets(register):
                      "can exceed 1"),
         source=f"{SPARK} ndcgAt (graded branch: maxDcg over lab(i) in the given order)",
         requires_cutoff=True,
+        default_cutoffs=(10,),  # MLlib has no default k; 10 is RankingEvaluator's
         native_name="ndcgAt({k})",
     ))
     register(Preset(
