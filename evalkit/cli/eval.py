@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         from ..spark import files, parse_conf
 
         results = files.evaluate_paths(args.qrels, args.runs, [m.flavour for m in measures],
-                                       labels=[m.label for m in measures], registry=registry,
+                                       labels=[m.label for m in measures], registry=registry, namer=_names,
                                        master=args.spark_master, conf=parse_conf(args.spark_conf))
     else:
         qrels = read_qrels(args.qrels)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from types import SimpleNamespace
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .columns import TREC
 
@@ -25,26 +25,26 @@ def read_qrels_any(spark, path):
 
 def read_run_any(spark, path, name: str | None = None):
     """``(DataFrame, name)``: a run from TREC text (named by its first runid) or
-    Parquet (named by the file)."""
-    from ..runner.config import run_name_from_file
+    Parquet (named by the file, without ``.parquet``)."""
     from .io import is_parquet, read_run, read_table
 
     path = os.fspath(path)
     if is_parquet(path):
         base = os.path.basename(path.rstrip("/"))
         base = base[: -len(".parquet")] if base.endswith(".parquet") else base
-        return read_table(spark, path), name or run_name_from_file(base)
+        return read_table(spark, path), name or base
     df = read_run(spark, path, system=name)
     return df, name or df.select("system").limit(1).collect()[0][0]
 
 
 def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, registry=None,
-                   names: Sequence[str | None] | None = None, master: str = "local[*]",
-                   conf: Mapping[str, object] | None = None, partitions: int | None = None):
+                   names: Sequence[str | None] | None = None, namer: Callable | None = None,
+                   master: str = "local[*]", conf: Mapping[str, object] | None = None,
+                   partitions: int | None = None):
     """Evaluate files on Spark; returns :class:`~evalkit.Results` with the systems in
-    the order of ``run_paths``, named as ``evalkit eval`` names them (the runid; the
-    file names if two runids clash; else the paths) unless ``names`` are given."""
-    from ..cli.eval import _names
+    the order of ``run_paths``, named by ``names``, else by each file's first runid
+    (Parquet: the file name), passed through ``namer(paths, runs)`` when given (the
+    command line's rule for clashing runids; ``runs`` have a ``name``)."""
     from .backend import evaluate
     from .session import session
 
@@ -52,6 +52,8 @@ def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, re
     qrels = read_qrels_any(spark, qrels_path)
     names = list(names) if names is not None else [None] * len(run_paths)
     frames, found = zip(*(read_run_any(spark, p, n) for p, n in zip(run_paths, names))) if run_paths else ((), ())
-    final = _names([os.fspath(p) for p in run_paths], [SimpleNamespace(name=n) for n in found])
+    final = list(found)
+    if namer is not None:
+        final = namer([os.fspath(p) for p in run_paths], [SimpleNamespace(name=n) for n in found])
     return evaluate(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
                     partitions=partitions)
