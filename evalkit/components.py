@@ -35,6 +35,7 @@ __all__ = [
     "TiePolicy",
     "Metric",
     "Preset",
+    "Engine",
     "MetricOutput",
     "FAMILIES",
     "declare",
@@ -333,6 +334,23 @@ class Preset:
     family = "preset"
 
 
+@dataclass(frozen=True)
+class Engine:
+    """An evaluation backend (issue 12): where and how qrels and runs are evaluated.
+
+    ``fn(qrels, runs, flavours, **options) -> Results``: the same per-query values as
+    the in-process engine (``columnar``, the default), whatever holds the data (for
+    ``spark``, Spark DataFrames). A Dask or Ray backend is a plugin registering one.
+    """
+
+    name: str
+    fn: Callable
+    description: str = ""
+    source: str = ""
+    origin: str = field(default="", compare=False)
+    family = "engine"
+
+
 FAMILIES = {
     "gain": Gain,
     "discount": Discount,
@@ -340,6 +358,7 @@ FAMILIES = {
     "ties": TiePolicy,
     "metric": Metric,
     "preset": Preset,
+    "engine": Engine,
 }
 
 

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol
 import pluggy
 
 if TYPE_CHECKING:
-    from .components import Discount, Gain, IdcgStrategy, Metric, Preset, TiePolicy
+    from .components import Discount, Engine, Gain, IdcgStrategy, Metric, Preset, TiePolicy
 
 PROJECT_NAME = "evalkit"
 
@@ -127,4 +127,15 @@ def evalkit_register_presets(register: Register) -> Iterable[Preset | tuple[Pres
     :param register: call ``register(evalkit.components.Preset(...), aliases=())``.
     :returns: ``None``, or an iterable of :class:`~evalkit.components.Preset` (or
         ``(preset, aliases)`` pairs) to register.
+    """
+
+
+@hookspec
+def evalkit_register_engines(register: Register) -> Iterable[Engine | tuple[Engine, Iterable[str]]] | None:
+    """Register evaluation backends (where qrels and runs are evaluated: in process,
+    on Spark, ...).
+
+    :param register: call ``register(evalkit.components.Engine(...), aliases=())``.
+    :returns: ``None``, or an iterable of :class:`~evalkit.components.Engine` (or
+        ``(engine, aliases)`` pairs) to register.
     """

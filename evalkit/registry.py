@@ -42,6 +42,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.presets_ml",
     "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
+    "evalkit.engine.backends",
 )
 
 _HOOK_FOR_FAMILY = {
@@ -51,6 +52,7 @@ _HOOK_FOR_FAMILY = {
     "ties": "evalkit_register_tie_policies",
     "metric": "evalkit_register_metrics",
     "preset": "evalkit_register_presets",
+    "engine": "evalkit_register_engines",
 }
 
 BUILTIN_ORIGIN = "evalkit (built-in)"

@@ -175,6 +175,15 @@ def evalkit_register_metrics(register):
 @hookimpl
 def evalkit_register_presets(register):
     register(Preset(name="test.half", spec="dcg(gain=half,discount=unit,ties=docno)"))
+
+@hookimpl
+def evalkit_register_engines(register):
+    from evalkit.components import Engine
+
+    def first_flavour_only(qrels, runs, flavours, **options):
+        import evalkit
+        return evalkit.evaluate(qrels, runs, list(flavours)[:1], **options)
+    register(Engine(name="first", fn=first_flavour_only, description="a toy backend"))
 """
 
 
@@ -183,7 +192,7 @@ def test_plugin_can_implement_every_hook(site):
     reg = build_registry(disable_plugins=False)
     origin = "evalkit-all 1.0 (entry point 'evalkit-all')"
     for family, name in [("gain", "half"), ("discount", "unit"), ("idcg", "one"), ("ties", "docno"),
-                         ("metric", "hits"), ("preset", "test.half")]:
+                         ("metric", "hits"), ("preset", "test.half"), ("engine", "first")]:
         assert reg.get(family, name).origin == origin
     qrels = Qrels.from_rows([("q1", "a", 4), ("q1", "b", 1), ("q1", "c", 0)])
     run = Run.from_rows([("q1", "c", 9.0), ("q1", "b", 8.0), ("q1", "a", 7.0)], name="r")
@@ -192,6 +201,8 @@ def test_plugin_can_implement_every_hook(site):
     # docno order a, b, c: half gains 2 + 0.5 + 0 = 2.5; @1 with IDCG 1: 2.0
     # hits@2 in score order (c, b) = 1; in docno order (a, b) = 2
     assert res.values[0, :, 0].tolist() == pytest.approx([2.5, 2.0, 1.0, 2.0])
+    first = reg.get("engine", "first").fn(qrels, run, ["hits(ties=docno)@2", "hits@2"], registry=reg)
+    assert first.values[0, :, 0].tolist() == [2.0]
 
 
 # ----------------------------------------------------------------------------- errors

@@ -307,3 +307,12 @@ def test_config_engine_spark(spark, trec_eval_dir):
     assert_same(got, local)
     with pytest.raises(evalkit.ConfigError, match="engine"):
         evalkit.run_config({**config, "engine": {"name": "dask"}})
+
+
+@pytest.mark.shared
+def test_engines_come_from_the_registry(trec_eval_dir):
+    qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")
+    status, _, err = _cli(["eval", qrels, run, "-m", "ndcg@10", "--engine", "dask"])
+    assert status == 2 and "unknown engine 'dask' (known: columnar, spark)" in err
+    assert _cli(["eval", qrels, run, "-m", "ndcg@10", "--engine", "local"])[1] == \
+        _cli(["eval", qrels, run, "-m", "ndcg@10"])[1]

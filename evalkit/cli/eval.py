@@ -41,9 +41,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="table (default), tsv (trec_eval lines) or json")
     p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the table format (0-17, default 4)")
-    p.add_argument("--engine", choices=("local", "spark"), default="local",
-                   help="local (default, in-process) or spark (evalkit.spark; QRELS and RUN may then also be "
-                        "directories, globs or Parquet)")
+    p.add_argument("--engine", default="columnar", metavar="NAME",
+                   help="evaluation backend from the registry: columnar (alias local; the default, in process) "
+                        "or spark (evalkit.spark; QRELS and RUN may then also be directories, globs or Parquet)")
     p.add_argument("--spark-master", default="local[*]", metavar="URL", help="Spark master (default local[*])")
     p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting; repeat for several")
@@ -144,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
     registry = registry_for(args)
     measures = expand_measures(args.measures, registry)
-    if args.engine == "spark":
+    engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
+    if engine.name == "spark":
         from ..spark import files, parse_conf
 
         results = files.evaluate_paths(args.qrels, args.runs, [m.flavour for m in measures],
@@ -158,8 +159,9 @@ def run(args: argparse.Namespace) -> int:
 
         require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
         runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
-        results = evaluate(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
-                           subtopics=subtopics, registry=registry)
+        run_engine = evaluate if engine.name == "columnar" else engine.fn
+        results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
+                             subtopics=subtopics, registry=registry)
     if args.format == "tsv":
         text = "\n".join(tsv_lines(results, measures, args.per_query))
     elif args.format == "json":

@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..engine.evaluate import evaluate
+from ..errors import ConfigError, FlavourError
 from ..results import Results
 from ..engine.checks import require_common_queries
 from ..io import read_qrels, read_run, read_subtopic_qrels
@@ -62,13 +63,18 @@ def run_config(
     total = len(cfg.runs)
     if progress is not None:
         progress("runs", 0, total)
-    if cfg.engine.get("name") == "spark":
+    try:
+        engine = registry.get("engine", cfg.engine.get("name", "columnar"))
+    except FlavourError as exc:
+        raise ConfigError(f"{cfg.source}: engine: {exc}") from None
+    if engine.name == "spark":
         results = _evaluate_on_spark(cfg, flavours, registry)
         tie_spread = judged = None  # not computed on the Spark engine
         if progress is not None:
             progress("runs", total, total)
     else:
-        results, tie_spread, judged = _evaluate_locally(cfg, flavours, registry, progress)
+        results, tie_spread, judged = _evaluate_locally(
+            cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn)
     report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
                     statistics=cfg.statistics, baselines=cfg.baselines,
                     tie_bounds=tie_spread, judged=judged)
@@ -76,9 +82,10 @@ def run_config(
     return report
 
 
-def _evaluate_locally(cfg: Config, flavours, registry, progress):
-    """Run by run, so that progress can be reported and one run is in memory at a time;
-    returns the results, the tie spread ``(low, high)`` and judged@k."""
+def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evaluate):
+    """Run by run, so that progress can be reported and one run is in memory at a time
+    (``evaluate``: the engine's function, :func:`evalkit.evaluate` by default); returns
+    the results, the tie spread ``(low, high)`` and judged@k."""
     qrels = read_qrels(cfg.qrels)
     subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     parts, lows, highs, judged = [], [], [], []
@@ -104,7 +111,6 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress):
 
 def _evaluate_on_spark(cfg: Config, flavours, registry) -> Results:
     """Every run of the config in one Spark evaluation (``engine: {name: spark}``)."""
-    from ..errors import ConfigError
     from ..spark.files import evaluate_paths
 
     if cfg.subtopic_qrels is not None:
