@@ -29,19 +29,19 @@ PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "evalkit-rbp"
 TOL = 1e-12
 
 
-def all_flavours(registry) -> list:
+def all_flavours(registry, intents: bool = False) -> list:
     """Every built-in preset (with its default cutoffs, else @10), every metric's
     default flavour @10 and ndcg@10 with every gain, discount, IDCG strategy and tie
-    policy: intent-aware metrics excluded (they need subtopic qrels)."""
+    policy; the intent-aware ones (they need subtopic qrels) only with ``intents``."""
     out = []
     for name in registry.names("preset"):
         preset = registry.preset(name)
-        if registry.metric(parse_flavour(preset.spec, registry).metric).needs_subtopics:
+        if registry.metric(parse_flavour(preset.spec, registry).metric).needs_subtopics and not intents:
             continue
         spec = name if (not preset.requires_cutoff or preset.default_cutoffs) else f"{name}@10"
         out += expand_spec(spec, registry)
     for metric in registry.names("metric"):
-        if not registry.metric(metric).needs_subtopics:
+        if not registry.metric(metric).needs_subtopics or intents:
             out.append(parse_flavour(f"{metric}@10", registry))
     for family in ("gain", "discount", "idcg", "ties"):
         for name in registry.names(family):
@@ -213,7 +213,7 @@ def test_errors_reach_the_driver_as_evalkit_errors(spark, registry):
         eks.evaluate(q, dup, ["ndcg@10"], registry=registry)
     with pytest.raises(InputFormatError, match="'score': no such column"):
         eks.evaluate(q, q, ["ndcg@10"], registry=registry)
-    with pytest.raises(EvaluationError, match="intent-aware"):
+    with pytest.raises(EvaluationError, match="metric 'alpha_ndcg' needs subtopic qrels"):
         eks.evaluate(q, r, ["alpha_ndcg@10"], registry=registry)
 
 
@@ -247,6 +247,53 @@ def test_bad_text_lines_name_the_file(spark, tmp_path):
     qrels.write_text("1 0 a 1\n1 0 b\n")
     with pytest.raises(InputFormatError, match=r"qrels.txt: expected 4 fields, got 3: '1 0 b'"):
         eks.read_qrels(spark, qrels)
+
+
+# ---------------------------------------------------------------- intent-aware metrics
+@pytest.mark.shared
+def test_intent_aware_metrics_reproduce_ndeval(spark, ir_measures_dir, registry):
+    """ndeval's ERR-IA@20 on ir_measures' fixture (expected.tsv; ir_measures
+    tests/test_pyndeval.py:79-82): q0 0.4659, q1 0.1803."""
+    from evalkit.builtins.diversity import topic_qrels
+
+    path, run_path = ir_measures_dir / "fixtureC_diversity.qrels", ir_measures_dir / "fixtureA.run"
+    sub = evalkit.read_subtopic_qrels(path)
+    specs = ["ndeval.err_ia@20", "ndeval.alpha_ndcg@20", "ndeval.nerr_ia@20"]
+    qrels = topic_qrels(sub)
+    got = eks.evaluate(qrels_frame(spark, qrels), eks.read_run(spark, run_path), specs, registry=registry,
+                       subtopics=eks.read_subtopic_qrels(spark, path), partitions=2)
+    assert got.per_query(0, 0) == pytest.approx({"0": 0.4659, "1": 0.1803}, abs=1e-4)
+    want = evalkit.evaluate(qrels, evalkit.read_run(run_path), specs, subtopics=sub, registry=registry)
+    assert_same(got, want)
+
+
+def test_intent_aware_generated_with_weights_many_partitions(spark, registry):
+    rng = np.random.default_rng(4)
+    sub_rows, run_rows, weights = [], [], {}
+    for t in range(60):
+        intents = [f"s{i}" for i in range(int(rng.integers(1, 5)))]
+        if t % 3 == 0:
+            p = rng.dirichlet(np.ones(len(intents)))
+            weights.update({(f"t{t}", s): float(w) for s, w in zip(intents, p)})
+        for d in range(20):
+            for s in intents:
+                if rng.random() < 0.3:
+                    sub_rows.append((f"t{t}", s, f"d{d}", float(rng.integers(0, 3))))
+        if t % 10 != 5:  # some topics missing from the run
+            run_rows += [(f"t{t}", f"d{d}", float(rng.integers(0, 5))) for d in rng.choice(25, 15, replace=False)]
+    if not any(r[0] == "t0" for r in sub_rows):
+        sub_rows.append(("t0", "s0", "d0", 1.0))
+    sub = evalkit.SubtopicQrels.from_rows(sub_rows, weights=weights)
+    from evalkit.builtins.diversity import topic_qrels
+
+    qrels = topic_qrels(sub)
+    flavours = [f for f in all_flavours(registry, intents=True) if registry.metric(f.metric).needs_subtopics]
+    flavours += ["alpha_ndcg(alpha=0.2,missing=zero)@5", "err_ia(ties=stable)@10"]
+    sub_df = spark.createDataFrame(sub_rows, "qid string, subtopic string, docno string, grade double")
+    got = eks.evaluate(qrels_frame(spark, qrels), spark.createDataFrame(run_rows, "qid string, docno string, score double"),
+                       flavours, registry=registry, subtopics=sub_df, weights=weights, partitions=13)
+    want = evalkit.evaluate(qrels, evalkit.Run.from_rows(run_rows), flavours, subtopics=sub, registry=registry)
+    assert_same(got, want)
 
 
 # ---------------------------------------------------------------- command line and config

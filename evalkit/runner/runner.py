@@ -113,13 +113,11 @@ def _evaluate_on_spark(cfg: Config, flavours, registry) -> Results:
     """Every run of the config in one Spark evaluation (``engine: {name: spark}``)."""
     from ..spark.files import evaluate_paths
 
-    if cfg.subtopic_qrels is not None:
-        raise ConfigError(f"{cfg.source}: subtopic_qrels are not available on the Spark engine yet")
     engine = cfg.engine
     return evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
                           registry=registry, names=[r.name for r in cfg.runs],
                           master=engine.get("master", "local[*]"), conf=engine.get("conf"),
-                          partitions=engine.get("partitions"))
+                          partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels)
 
 
 def _relative(path, base) -> str | None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from .backend import collect, evaluate, evaluate_frame, ship_plugins
 from .columns import RECOMMENDER, TREC, Columns
-from .io import read_qrels, read_run
+from .io import read_qrels, read_run, read_subtopic_qrels
 from .session import parse_conf, session
 
 __all__ = ["Columns", "RECOMMENDER", "TREC", "collect", "evaluate", "evaluate_frame", "parse_conf",
-           "read_qrels", "read_run", "session", "ship_plugins"]
+           "read_qrels", "read_run", "read_subtopic_qrels", "session", "ship_plugins"]

@@ -32,11 +32,11 @@ import numpy as np
 from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatError
 from ..flavour import Flavour
 from ..results import Results
-from .columns import QRELS, RUN, TREC, Columns
+from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
 from .partition import IN_SCHEMA, OUT_SCHEMA, OUT_SCHEMA_WITH_ERRORS, evaluate_partition
 
 
-def _expand(flavours, labels, registry) -> tuple[list[Flavour], list[str]]:
+def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
     from ..presets import expand_spec
 
     if isinstance(flavours, (str, Flavour)):
@@ -49,9 +49,9 @@ def _expand(flavours, labels, registry) -> tuple[list[Flavour], list[str]]:
     if len(labels) != len(expanded):
         raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
     for f in expanded:
-        if registry.metric(f.metric).needs_subtopics:
-            raise EvaluationError(f"{f}: intent-aware metrics are not available on the Spark engine yet "
-                                  "(they need subtopic qrels); use the local engine")
+        if registry.metric(f.metric).needs_subtopics and not subtopics:
+            raise EvaluationError(f"metric '{f.metric}' needs subtopic qrels (subtopics=, or subtopic_qrels: "
+                                  "in the config)")
     return expanded, labels
 
 
@@ -77,7 +77,19 @@ def _union_qrels(df, columns: Columns):
     return df.select(
         F.lit(QRELS).cast("byte").alias("kind"), F.lit(None).cast("string").alias("system"),
         F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
-        F.col(columns.grade).cast("double").alias("value"), _order(df, columns).alias("order"))
+        F.col(columns.grade).cast("double").alias("value"), _order(df, columns).alias("order"),
+        F.lit(None).cast("string").alias("subtopic"))
+
+
+def _union_subtopics(df, columns: Columns):
+    from pyspark.sql import functions as F
+
+    _require(df, (columns.qid, columns.subtopic, columns.docno, columns.grade), "subtopic qrels")
+    return df.select(
+        F.lit(SUBTOPICS).cast("byte").alias("kind"), F.lit(None).cast("string").alias("system"),
+        F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
+        F.col(columns.grade).cast("double").alias("value"), _order(df, columns).alias("order"),
+        F.col(columns.subtopic).cast("string").alias("subtopic"))
 
 
 def _union_run(df, columns: Columns, system):
@@ -88,7 +100,8 @@ def _union_run(df, columns: Columns, system):
     return df.select(
         F.lit(RUN).cast("byte").alias("kind"), system_col.cast("string").alias("system"),
         F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
-        F.col(columns.score).cast("double").alias("value"), _order(df, columns).alias("order"))
+        F.col(columns.score).cast("double").alias("value"), _order(df, columns).alias("order"),
+        F.lit(None).cast("string").alias("subtopic"))
 
 
 def _runs(runs, columns: Columns, name: str):
@@ -152,17 +165,20 @@ def ship_plugins(spark, registry) -> list[str]:
 
 
 # ------------------------------------------------------------------ evaluation
-def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, errors_as_rows):
+def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, errors_as_rows,
+           subtopics=None, weights=None):
     from ..registry import default_registry
 
     driver_registry = registry if registry is not None else default_registry()
-    expanded, labels = _expand(flavours, labels, driver_registry)
+    expanded, labels = _expand(flavours, labels, driver_registry, subtopics is not None)
     systems, run_frames = _runs(runs, columns, name)
     if len(set(systems)) != len(systems):
         raise EvaluationError("two runs share a system name; give them distinct names")
     union = _union_qrels(qrels, columns)
     for frame in run_frames:
         union = union.unionByName(frame)
+    if subtopics is not None:
+        union = union.unionByName(_union_subtopics(subtopics, columns))
     spark = qrels.sparkSession
     if registry is not None:
         ship_plugins(spark, registry)
@@ -171,7 +187,8 @@ def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name
         evaluate_partition, systems=tuple(systems), flavours=tuple(expanded), labels=tuple(labels),
         column_names={"qid": columns.qid, "docno": columns.docno,
                       "value": f"{columns.grade} / {columns.score}"},
-        registry=registry, errors_as_rows=errors_as_rows)
+        registry=registry, errors_as_rows=errors_as_rows, subtopics=subtopics is not None,
+        weights=dict(weights) if weights else None)
     schema = OUT_SCHEMA_WITH_ERRORS if errors_as_rows else OUT_SCHEMA
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -179,7 +196,8 @@ def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name
 
 
 def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
-                   registry=None, partitions: int | None = None, name: str = "run"):
+                   registry=None, partitions: int | None = None, name: str = "run", subtopics=None,
+                   weights: Mapping[tuple[str, str], float] | None = None):
     """Per-query values as a Spark DataFrame (lazy; nothing runs until an action).
 
     :param qrels: DataFrame with ``columns.qid``, ``columns.docno``, ``columns.grade``.
@@ -195,6 +213,9 @@ def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Se
         ``spark.sql.shuffle.partitions``, adaptively coalesced). A partition's rows
         must fit in one Python worker's memory.
     :param name: the system name of a single-system run DataFrame.
+    :param subtopics: subtopic qrels DataFrame (``columns.qid``, ``columns.subtopic``,
+        ``columns.docno``, ``columns.grade``), needed by intent-aware metrics;
+        ``weights``: ``{(topic, subtopic): probability}`` as :class:`~evalkit.SubtopicQrels`.
     :returns: DataFrame ``system string, flavour string, canonical string, qid string,
         value double`` with one row per (system, flavour, qrels query); ``value`` is
         null where a convention leaves the query out. An evalkit error (bad input, a
@@ -202,14 +223,16 @@ def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Se
     :raises FlavourError: unknown component or parameter (on the driver, before any job).
     """
     return _frame(qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
-                  partitions=partitions, name=name, errors_as_rows=False)[0]
+                  partitions=partitions, name=name, errors_as_rows=False, subtopics=subtopics,
+                  weights=weights)[0]
 
 
 _ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError)}
 
 
 def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
-             registry=None, partitions: int | None = None, name: str = "run") -> Results:
+             registry=None, partitions: int | None = None, name: str = "run", subtopics=None,
+             weights: Mapping[tuple[str, str], float] | None = None) -> Results:
     """Evaluate Spark DataFrames; the same :class:`~evalkit.Results` as
     :func:`evalkit.evaluate` (per-query values identical to the local engine's).
 
@@ -223,7 +246,7 @@ def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence
     """
     frame, systems, expanded, labels = _frame(
         qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
-        partitions=partitions, name=name, errors_as_rows=True)
+        partitions=partitions, name=name, errors_as_rows=True, subtopics=subtopics, weights=weights)
     return collect(frame, systems, expanded, labels)
 
 

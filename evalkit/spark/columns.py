@@ -2,8 +2,9 @@
 
 The backend normalises every input to one long layout before the shuffle (see
 :mod:`evalkit.spark.backend`): ``kind`` (``0`` qrels, ``1`` run), ``system``,
-``qid``, ``docno``, ``value`` (grade or score, ``double``) and ``order`` (``long``,
-the input order that tie policies such as ``stable`` and ``input_order`` use).
+``qid``, ``docno``, ``value`` (grade or score, ``double``), ``order`` (``long``,
+the input order that tie policies such as ``stable`` and ``input_order`` use) and
+``subtopic`` (``2`` subtopic judgments only).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The union layout's kinds.
-QRELS, RUN = 0, 1
+QRELS, RUN, SUBTOPICS = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Columns:
     :param docno: document id (cast to ``string``).
     :param grade: relevance grade of the qrels (cast to ``double``).
     :param score: retrieval score of the run, higher first (cast to ``double``).
+    :param subtopic: the subtopic (intent) column of subtopic qrels.
     :param system: the run column naming the system; when the run DataFrame has no
         such column (or ``None``), it is one system.
     :param order: a sortable column giving the input order; when the DataFrame has
@@ -34,6 +36,7 @@ class Columns:
     docno: str = "docno"
     grade: str = "grade"
     score: str = "score"
+    subtopic: str = "subtopic"
     system: str | None = "system"
     order: str | None = "order"
 

@@ -40,11 +40,12 @@ def read_run_any(spark, path, name: str | None = None):
 def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, registry=None,
                    names: Sequence[str | None] | None = None, namer: Callable | None = None,
                    master: str = "local[*]", conf: Mapping[str, object] | None = None,
-                   partitions: int | None = None):
+                   partitions: int | None = None, subtopics_path=None):
     """Evaluate files on Spark; returns :class:`~evalkit.Results` with the systems in
     the order of ``run_paths``, named by ``names``, else by each file's first runid
     (Parquet: the file name), passed through ``namer(paths, runs)`` when given (the
-    command line's rule for clashing runids; ``runs`` have a ``name``)."""
+    command line's rule for clashing runids; ``runs`` have a ``name``). ``subtopics_path``:
+    subtopic qrels for intent-aware metrics."""
     from .backend import evaluate
     from .session import session
 
@@ -55,5 +56,8 @@ def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, re
     final = list(found)
     if namer is not None:
         final = namer([os.fspath(p) for p in run_paths], [SimpleNamespace(name=n) for n in found])
+    from .io import read_subtopic_qrels
+
+    subtopics = read_subtopic_qrels(spark, subtopics_path) if subtopics_path is not None else None
     return evaluate(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
-                    partitions=partitions)
+                    partitions=partitions, subtopics=subtopics)

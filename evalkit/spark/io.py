@@ -15,6 +15,7 @@ from ..errors import InputFormatError
 
 QRELS_FIELDS = ("qid", "iteration", "docno", "grade")
 RUN_FIELDS = ("qid", "q0", "docno", "rank", "score", "runid")
+SUBTOPIC_FIELDS = ("qid", "subtopic", "docno", "grade")
 
 
 def is_parquet(path: str) -> bool:
@@ -76,6 +77,16 @@ def read_qrels(spark, paths, *, validate: bool = True):
     """
     df = _fields(spark, _paths(paths), QRELS_FIELDS, 4, 4, "grade", True, validate)
     return df.select("qid", "docno", df["grade"].cast("double").alias("grade"), "order")
+
+
+def read_subtopic_qrels(spark, paths, *, validate: bool = True):
+    """Subtopic qrels ``topic subtopic docno grade`` (ndeval's format).
+
+    :returns: DataFrame ``qid string, subtopic string, docno string, grade double, order long``.
+    :raises InputFormatError: a line without 4 fields or with a non-integer grade.
+    """
+    df = _fields(spark, _paths(paths), SUBTOPIC_FIELDS, 4, 4, "grade", True, validate)
+    return df.select("qid", "subtopic", "docno", df["grade"].cast("double").alias("grade"), "order")
 
 
 def read_run(spark, paths, *, system: str | None = None, validate: bool = True):

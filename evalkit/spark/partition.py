@@ -20,12 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import EvalkitError, InputFormatError
-from .columns import QRELS, RUN
+from .columns import QRELS, RUN, SUBTOPICS
 
 #: The union layout every input is normalised to before the shuffle.
 IN_SCHEMA = pa.schema([
     ("kind", pa.int8()), ("system", pa.string()), ("qid", pa.string()),
-    ("docno", pa.string()), ("value", pa.float64()), ("order", pa.int64()),
+    ("docno", pa.string()), ("value", pa.float64()), ("order", pa.int64()), ("subtopic", pa.string()),
 ])
 #: Per-query values: one row per (system, flavour, qrels query); ``value`` is null
 #: where a convention leaves the query out (``NaN`` in :class:`~evalkit.Results`).
@@ -76,6 +76,18 @@ def build_runs(table: pa.Table, systems: Sequence[str], column_names: dict[str, 
     return [runs[name] for name in systems]
 
 
+def build_subtopics(table: pa.Table, weights=None):
+    """:class:`~evalkit.SubtopicQrels` from a partition's subtopic rows, in input order."""
+    from ..data import SubtopicQrels
+
+    source = "subtopic qrels DataFrame"
+    _no_nulls(table, source, {"qid": "qid", "subtopic": "subtopic", "docno": "docno", "value": "grade"})
+    table = _sorted_by(table, ["order"])
+    return SubtopicQrels.from_columns(table["qid"].to_pylist(), table["subtopic"].to_pylist(),
+                                      table["docno"].to_pylist(), table["value"].to_numpy(),
+                                      source=source, weights=weights)
+
+
 def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
     """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`OUT_SCHEMA` rows (C order)."""
     s, f, q = results.values.shape
@@ -98,6 +110,8 @@ def evaluate_partition(
     column_names: dict[str, str],
     registry=None,
     errors_as_rows: bool = False,
+    subtopics: bool = False,
+    weights=None,
 ) -> Iterator[pa.RecordBatch]:
     """Evaluate one partition (the ``mapInArrow`` function).
 
@@ -110,6 +124,8 @@ def evaluate_partition(
         executor's :func:`~evalkit.default_registry` (installed plugins).
     :param errors_as_rows: yield an :class:`EvalkitError` as one row of
         :data:`OUT_SCHEMA_WITH_ERRORS` instead of raising it.
+    :param subtopics: the partition carries subtopic judgments (kind 2): build a
+        :class:`~evalkit.SubtopicQrels` (``weights``: its intent probabilities).
     :returns: batches of :data:`OUT_SCHEMA` (plus ``error`` when ``errors_as_rows``).
     """
     from ..engine.evaluate import evaluate
@@ -131,8 +147,9 @@ def evaluate_partition(
             registry = default_registry()
         qrels = build_qrels(qrels_rows, column_names)
         runs = build_runs(table.filter(pa.array(kind == RUN)), systems, column_names)
+        sub = build_subtopics(table.filter(pa.array(kind == SUBTOPICS)), weights) if subtopics else None
         del table, qrels_rows
-        results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry)
+        results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry, subtopics=sub)
     except EvalkitError as exc:
         if not errors_as_rows:
             raise
