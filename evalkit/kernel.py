@@ -63,6 +63,7 @@ __all__ = [
     "idcg_strategy",
     "ideal_dcg",
     "intent_aware",
+    "listed_dcg",
     "metric",
     "offsets_from_sorted",
     "segment_cumsum",
@@ -194,6 +195,32 @@ def ideal_dcg(
     trace = _IDEAL_TRACE.get()
     if trace is not None:
         trace.append(IdealRanking(g, seg, rank, np.asarray(d, dtype=np.float64)))
+    return segment_sum(g * d, seg, nq)
+
+
+def listed_dcg(
+    gains: np.ndarray,
+    offsets: np.ndarray,
+    discount: Callable[[np.ndarray], np.ndarray],
+    k: int | None,
+) -> np.ndarray:
+    """DCG of each segment's gains *in the given order* (not sorted), cut at ``k``:
+    the ideal of an IDCG strategy that takes the judgments' own order (Spark MLlib's
+    graded ``ndcgAt``). Recorded for :func:`trace_ideal` like :func:`ideal_dcg`.
+
+    :param gains: ``float64`` ``(m,)``, segment-contiguous, in the wanted order.
+    :param offsets: ``int64`` ``(q + 1,)``.
+    :returns: ``float64`` ``(q,)``.
+    """
+    nq = len(offsets) - 1
+    seg = segment_ids(offsets)
+    rank = np.arange(len(gains), dtype=np.int64) - offsets[seg] + 1
+    keep = cutoff_mask(rank, k)
+    g, seg, rank = gains[keep], seg[keep], rank[keep]
+    d = np.asarray(discount(rank), dtype=np.float64) if len(rank) else np.zeros(0)
+    trace = _IDEAL_TRACE.get()
+    if trace is not None:
+        trace.append(IdealRanking(g, seg, rank, d))
     return segment_sum(g * d, seg, nq)
 
 

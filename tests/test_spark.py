@@ -167,7 +167,9 @@ def test_generated_ties_missing_empty_many_partitions(spark, registry):
     flavours = all_flavours(registry) + [
         "ndcg(missing=zero,empty=one)@10", "ndcg(missing=skip,empty=skip)@10", "ndcg(ties=input,depth=5)@10",
         "ndcg(judged_only=yes,min_grade=2)@10", "ndcg(ties=optimistic,empty=skip)@3"]
-    qrels = spark.createDataFrame(qrels_rows, "qid string, docno string, grade double").repartition(5)
+    # the qrels' order matters to idcg=listed: it travels as a column through the repartition
+    qrels = spark.createDataFrame([r + (i,) for i, r in enumerate(qrels_rows)],
+                                  "qid string, docno string, grade double, order long").repartition(5)
     rows = [(s, q, d, v, i) for s, rs in run_rows.items() for i, (q, d, v) in enumerate(rs)]
     run = spark.createDataFrame(rows, "system string, qid string, docno string, score double, order long")
     got = eks.evaluate(qrels, run, flavours, registry=registry, partitions=37)

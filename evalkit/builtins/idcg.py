@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import IdcgStrategy, declared, idcg_strategy
-from ..kernel import IdealContext, ideal_dcg
+from ..kernel import IdealContext, ideal_dcg, listed_dcg
 from ..errors import FlavourError
 from ..hookspecs import hookimpl
 
@@ -71,15 +71,7 @@ def listed(ctx: IdealContext) -> np.ndarray:
     """The judged documents in the order the qrels list them (not sorted), first ``k``:
     Spark MLlib's graded ``ndcgAt`` takes the ideal from the caller's label array as
     given, so NDCG can exceed 1."""
-    gains, offsets = ctx.judged_gain, ctx.judged_offsets
-    nq = len(offsets) - 1
-    if len(gains) == 0:
-        return np.zeros(nq)
-    query = np.repeat(np.arange(nq, dtype=np.int64), np.diff(offsets))
-    rank = np.arange(len(gains), dtype=np.int64) - offsets[query] + 1
-    keep = rank <= ctx.k if ctx.k is not None else np.ones(len(rank), dtype=bool)
-    contrib = gains[keep] * ctx.discount(rank[keep])
-    return np.bincount(query[keep], weights=contrib, minlength=nq)
+    return listed_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k)
 
 
 @hookimpl
