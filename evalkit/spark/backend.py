@@ -33,7 +33,7 @@ from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatErr
 from ..flavour import Flavour
 from ..results import Results
 from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
-from .partition import IN_SCHEMA, OUT_SCHEMA, OUT_SCHEMA_WITH_ERRORS, evaluate_partition
+from .partition import COMPACT_SCHEMA, OUT_SCHEMA, evaluate_partition
 
 
 def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
@@ -165,7 +165,7 @@ def ship_plugins(spark, registry) -> list[str]:
 
 
 # ------------------------------------------------------------------ evaluation
-def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, errors_as_rows,
+def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, compact,
            subtopics=None, weights=None):
     from ..registry import default_registry
 
@@ -187,9 +187,9 @@ def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name
         evaluate_partition, systems=tuple(systems), flavours=tuple(expanded), labels=tuple(labels),
         column_names={"qid": columns.qid, "docno": columns.docno,
                       "value": f"{columns.grade} / {columns.score}"},
-        registry=registry, errors_as_rows=errors_as_rows, subtopics=subtopics is not None,
+        registry=registry, compact=compact, subtopics=subtopics is not None,
         weights=dict(weights) if weights else None)
-    schema = OUT_SCHEMA_WITH_ERRORS if errors_as_rows else OUT_SCHEMA
+    schema = COMPACT_SCHEMA if compact else OUT_SCHEMA
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return union.mapInArrow(fn, from_arrow_schema(schema)), systems, expanded, labels
@@ -223,7 +223,7 @@ def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Se
     :raises FlavourError: unknown component or parameter (on the driver, before any job).
     """
     return _frame(qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
-                  partitions=partitions, name=name, errors_as_rows=False, subtopics=subtopics,
+                  partitions=partitions, name=name, compact=False, subtopics=subtopics,
                   weights=weights)[0]
 
 
@@ -246,32 +246,28 @@ def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence
     """
     frame, systems, expanded, labels = _frame(
         qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
-        partitions=partitions, name=name, errors_as_rows=True, subtopics=subtopics, weights=weights)
+        partitions=partitions, name=name, compact=True, subtopics=subtopics, weights=weights)
     return collect(frame, systems, expanded, labels)
 
 
 def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str]) -> Results:
-    """:class:`~evalkit.Results` from the rows of :func:`evaluate_frame` (plus ``error``)."""
-    import pyarrow as pa
+    """:class:`~evalkit.Results` from the :data:`~evalkit.spark.partition.COMPACT_SCHEMA`
+    rows of the evaluation (one per qrels query); raises the evalkit error an executor
+    reported (the first one)."""
     import pyarrow.compute as pc
 
     table = frame.toArrow()
-    if "error" in table.column_names:
-        errors = table.filter(pc.is_valid(table["error"]))
-        if errors.num_rows:
-            kind, _, message = errors["error"][0].as_py().partition("\x1f")
-            cls = _ERRORS.get(kind, EvalkitError)
-            err = cls.__new__(cls)
-            Exception.__init__(err, message)  # InputFormatError's own __init__ formats the location again
-            raise err
+    errors = table.filter(pc.is_valid(table["error"]))
+    if errors.num_rows:
+        kind, _, message = errors["error"][0].as_py().partition("\x1f")
+        cls = _ERRORS.get(kind, EvalkitError)
+        err = cls.__new__(cls)
+        Exception.__init__(err, message)  # InputFormatError's own __init__ formats the location again
+        raise err
+    s, f = len(systems), len(flavours)
     qid = table["qid"].to_numpy(zero_copy_only=False).astype(object)
-    qids, qindex = np.unique(qid, return_inverse=True) if len(qid) else (np.empty(0, object), np.zeros(0, int))
-    canonical = [str(f) for f in flavours]
-    sindex = pc.index_in(table["system"], value_set=pa.array(list(systems), pa.string())).to_numpy(
-        zero_copy_only=False)
-    findex = pc.index_in(table["canonical"], value_set=pa.array(canonical, pa.string())).to_numpy(
-        zero_copy_only=False)
-    values = np.full((len(systems), len(flavours), len(qids)), np.nan)
-    values[sindex.astype(np.int64), findex.astype(np.int64), qindex.reshape(-1)] = (
-        table["value"].to_numpy(zero_copy_only=False))
-    return Results(qids.astype(object), tuple(systems), tuple(flavours), tuple(labels), values)
+    flat = pc.list_flatten(table["values"]).to_numpy(zero_copy_only=False)
+    values = flat.reshape(len(qid), s, f).transpose(1, 2, 0)
+    order = np.argsort(qid, kind="stable")
+    return Results(qid[order], tuple(systems), tuple(flavours), tuple(labels),
+                   np.ascontiguousarray(values[:, :, order], dtype=np.float64))

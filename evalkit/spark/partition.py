@@ -33,8 +33,10 @@ OUT_SCHEMA = pa.schema([
     ("system", pa.string()), ("flavour", pa.string()), ("canonical", pa.string()),
     ("qid", pa.string()), ("value", pa.float64()),
 ])
-#: The internal output also carries an evalkit error message (one row, other fields null).
-OUT_SCHEMA_WITH_ERRORS = OUT_SCHEMA.append(pa.field("error", pa.string()))
+#: What :func:`evalkit.spark.evaluate` collects: one row per qrels query with its
+#: ``systems x flavours`` values (C order, ``NaN`` left out), so the driver receives
+#: 8 bytes a value and one qid a query; or one row with an evalkit error message.
+COMPACT_SCHEMA = pa.schema([("qid", pa.string()), ("values", pa.list_(pa.float64())), ("error", pa.string())])
 
 
 def _no_nulls(table: pa.Table, source: str, names: dict[str, str]) -> None:
@@ -101,6 +103,18 @@ def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
     ], schema=OUT_SCHEMA)
 
 
+def compact_batch(results) -> pa.RecordBatch:
+    """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`COMPACT_SCHEMA` rows."""
+    s, f, q = results.values.shape
+    flat = np.ascontiguousarray(results.values.transpose(2, 0, 1)).reshape(-1)  # (q, s, f)
+    offsets = np.arange(0, q * s * f + 1, s * f, dtype=np.int32)
+    return pa.RecordBatch.from_arrays([
+        pa.array(results.qids, pa.string()),
+        pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.float64())),
+        pa.nulls(q, pa.string()),
+    ], schema=COMPACT_SCHEMA)
+
+
 def evaluate_partition(
     batches: Iterable[pa.RecordBatch],
     *,
@@ -109,7 +123,7 @@ def evaluate_partition(
     labels: Sequence[str],
     column_names: dict[str, str],
     registry=None,
-    errors_as_rows: bool = False,
+    compact: bool = False,
     subtopics: bool = False,
     weights=None,
 ) -> Iterator[pa.RecordBatch]:
@@ -122,16 +136,15 @@ def evaluate_partition(
     :param column_names: the user's column names, for error messages.
     :param registry: the registry to resolve components with; ``None``: the
         executor's :func:`~evalkit.default_registry` (installed plugins).
-    :param errors_as_rows: yield an :class:`EvalkitError` as one row of
-        :data:`OUT_SCHEMA_WITH_ERRORS` instead of raising it.
+    :param compact: yield :data:`COMPACT_SCHEMA` rows, an :class:`EvalkitError` as one
+        row of it instead of raising it.
     :param subtopics: the partition carries subtopic judgments (kind 2): build a
         :class:`~evalkit.SubtopicQrels` (``weights``: its intent probabilities).
-    :returns: batches of :data:`OUT_SCHEMA` (plus ``error`` when ``errors_as_rows``).
+    :returns: batches of :data:`OUT_SCHEMA` (:data:`COMPACT_SCHEMA` when ``compact``).
     """
     from ..engine.evaluate import evaluate
 
     batches = list(batches)
-    schema = OUT_SCHEMA_WITH_ERRORS if errors_as_rows else OUT_SCHEMA
     if not batches:
         return
     table = pa.Table.from_batches(batches).combine_chunks()
@@ -151,14 +164,10 @@ def evaluate_partition(
         del table, qrels_rows
         results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry, subtopics=sub)
     except EvalkitError as exc:
-        if not errors_as_rows:
+        if not compact:
             raise
-        nulls = [pa.nulls(1, pa.string())] * 4 + [pa.nulls(1, pa.float64())]
         yield pa.RecordBatch.from_arrays(
-            nulls + [pa.array([f"{type(exc).__name__}\x1f{exc}"], pa.string())], schema=schema)
+            [pa.nulls(1, pa.string()), pa.nulls(1, pa.list_(pa.float64())),
+             pa.array([f"{type(exc).__name__}\x1f{exc}"], pa.string())], schema=COMPACT_SCHEMA)
         return
-    batch = result_batch(results, [str(f) for f in flavours])
-    if errors_as_rows:
-        batch = pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(batch.num_rows, pa.string())],
-                                           schema=schema)
-    yield batch
+    yield compact_batch(results) if compact else result_batch(results, [str(f) for f in flavours])
