@@ -1,11 +1,13 @@
 """Starting a SparkSession for evalkit (the command line and the config runner).
 
 Spark's Python workers must run the driver's interpreter (ISSUE-NOTES, Spark):
-``spark.pyspark.python`` is set to :data:`sys.executable` unless the caller sets it.
+``spark.pyspark.python`` is set to :data:`sys.executable` unless the caller sets it;
+in local mode ``spark.executorEnv.PYTHONPATH`` puts the driver's evalkit first.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Mapping
 
@@ -26,6 +28,12 @@ def parse_conf(items) -> dict[str, str]:
     return out
 
 
+def _package_file() -> str:
+    from .. import __file__ as evalkit_init
+
+    return evalkit_init
+
+
 def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, app_name: str = "evalkit"):
     """``SparkSession.builder.master(master)`` with ``conf`` (values as strings);
     returns the active session if one exists (Spark allows one per process, and then
@@ -36,11 +44,17 @@ def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, 
     try:
         from pyspark.sql import SparkSession
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ConfigError('the Spark engine needs pyspark: pip install "evalkit[spark]" '
+        raise ConfigError('the Spark engine needs pyspark: pip install "evalkit-ndcg[spark]" '
                           "(and a Java 17+ runtime)") from None
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {"spark.pyspark.python": sys.executable, "spark.pyspark.driver.python": sys.executable,
                 "spark.ui.showConsoleProgress": "false"}
+    if master.startswith("local"):
+        # local mode: the Python workers import the driver's evalkit (a checkout, not
+        # only an installed copy); on a cluster, ship it (docs/scale.md)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(_package_file())))
+        settings["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(
+            filter(None, [root, os.environ.get("PYTHONPATH")]))
     settings.update({str(k): str(v) for k, v in (conf or {}).items()})
     for key, value in settings.items():
         builder = builder.config(key, value)
