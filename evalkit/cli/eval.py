@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
         results = files.evaluate_paths(args.qrels, args.runs, [m.flavour for m in measures],
                                        labels=[m.label for m in measures], registry=registry, namer=_names,
-                                       master=args.spark_master, conf=parse_conf(args.spark_conf))
+                                       master=args.spark_master, conf=parse_conf(args.spark_conf),
+                                       subtopics_path=args.subtopic_qrels)
     else:
         qrels = read_qrels(args.qrels)
         subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None

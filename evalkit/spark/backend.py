@@ -37,17 +37,20 @@ from .partition import COMPACT_SCHEMA, OUT_SCHEMA, evaluate_partition
 
 
 def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
-    from ..presets import expand_spec
+    """Flavours and labels as :func:`evalkit.evaluate` expands them (the spec as
+    written is the default label; specs giving the same flavour stay separate columns)."""
+    from ..presets import expand_labelled
 
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
-    expanded = [f for spec in flavours for f in expand_spec(spec, registry)]
-    if len(set(expanded)) != len(expanded):
-        raise FlavourError("the same flavour is listed twice: " + ", ".join(
-            sorted({str(f) for f in expanded if expanded.count(f) > 1})))
-    labels = [str(f) for f in expanded] if labels is None else list(labels)
+    pairs = [(label, fl) for spec in flavours for label, _, fl in expand_labelled(spec, registry)]
+    expanded = [fl for _, fl in pairs]
+    labels = [label for label, _ in pairs] if labels is None else list(labels)
     if len(labels) != len(expanded):
         raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
+    if len(set(labels)) != len(labels):
+        raise FlavourError("two measures share the label(s) " + ", ".join(
+            sorted({str(x) for x in labels if labels.count(x) > 1})) + "; give distinct labels")
     for f in expanded:
         if registry.metric(f.metric).needs_subtopics and not subtopics:
             raise EvaluationError(f"metric '{f.metric}' needs subtopic qrels (subtopics=, or subtopic_qrels: "
