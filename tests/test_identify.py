@@ -314,7 +314,8 @@ def test_binary_qrels_group_gains():
     res = identify(read_qrels(d / "qrels.test"), read_run(d / "results.test"), "0.4021")  # out.test.a
     first = res.groups[0]
     assert res.status == "preset" and first.name == "trec_eval.ndcg"
-    assert set(first.varies["gain"]) == {"exp2", "linear"}
+    # binary qrels: the binary gain (issue 12's MLlib presets) agrees with both too
+    assert set(first.varies["gain"]) == {"binary", "exp2", "linear"}
     assert "binary" in first.reasons["gain"]
     assert "burges2005.ndcg" in first.names
     assert res.strength.facts["binary_qrels"]
