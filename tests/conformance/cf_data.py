@@ -333,3 +333,26 @@ def jarvelin2002_example() -> Case:
     qrels = [("G", f"r{i + 1:02d}", g) for i, g in enumerate(grades) if g is not None]
     qrels += [("G", f"u{j}", 1) for j in range(3)]
     return Case("jarvelin2002/example", qrels, run, note="Järvelin & Kekäläinen 2002, Section 2 example")
+
+
+# microsoft/recommenders tests/unit/recommenders/evaluation/conftest.py (rating_true,
+# rating_pred), the vectors of test_spark_evaluation.py::test_spark_ndcg_at_k
+RECOMMENDERS_TRUE = {
+    "userID": [1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1],
+    "itemID": [3, 1, 4, 5, 6, 7, 2, 5, 6, 8, 9, 10, 11, 12, 13, 14, 1, 2],
+    "rating": [3, 5, 5, 3, 3, 1, 5, 5, 5, 4, 4, 3, 3, 3, 2, 1, 5, 4],
+}
+RECOMMENDERS_PRED = {
+    "userID": [1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1],
+    "itemID": [12, 10, 3, 5, 11, 13, 4, 10, 7, 13, 1, 3, 5, 2, 11, 14, 3, 10],
+    "prediction": [12, 14, 13, 12, 11, 10, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 14, 13],
+}
+
+
+def recommenders_vectors() -> Case:
+    """recommenders' rating_true (ratings as grades) and rating_pred (predictions as scores)."""
+    t, p = RECOMMENDERS_TRUE, RECOMMENDERS_PRED
+    return Case("recommenders/test_vectors",
+                [(str(u), str(i), int(r)) for u, i, r in zip(t["userID"], t["itemID"], t["rating"])],
+                [(str(u), str(i), float(s)) for u, i, s in zip(p["userID"], p["itemID"], p["prediction"])],
+                note="microsoft/recommenders tests/unit/recommenders/evaluation/conftest.py")

@@ -64,6 +64,7 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
     "lightgbm/rank.test": D.lambdarank,
     "ir_measures/fixtureC+A": D.ir_measures_fixture_c,
     "jarvelin2002/example": D.jarvelin2002_example,
+    "recommenders/test_vectors": D.recommenders_vectors,
     "tfr/metrics_test": lambda: D.Case(
         "tfr/metrics_test",
         [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
@@ -112,6 +113,26 @@ TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (com
               "on tied data: the expectation over tie orders of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
               "ideal from the list's labels), exhaustive for up to 720 orders, else 2000 shuffles; "
               "TF-Ranking needs TensorFlow, not installed here")
+
+SPARK_MLLIB = lambda: version("pyspark") + " RankingMetrics.ndcgAt"  # noqa: E731
+SPARK_JVM = (" with relevance values, the JVM's org.apache.spark.mllib.evaluation.RankingMetrics through py4j "
+             "(pyspark's wrapper drops them)")
+SPARK_DATA = ("generated", "trec_eval_test/qrels.rel_level")
+SPARK_DATA_NONNEG = ("generated-nonneg", "robust03/InexpC2")
+SPARK_ORDER = ("; Spark takes the predicted array as given: it is built by sorting on the score, tied "
+               "documents in the run's order (ties=stable)")
+RECOMMENDERS_REF = lambda: ("recommenders-team/recommenders tests/unit/recommenders/evaluation/"  # noqa: E731
+                            "test_spark_evaluation.py::test_spark_ndcg_at_k (mean 0.38172 at k = 10, on "
+                            "conftest.py's rating_true/rating_pred); per user: what its ndcg_at_k runs, "
+                            + version("pyspark") + " RankingMetrics.ndcgAt on the top-k predictions; "
+                            "recommenders itself is not installed (its dependencies are far heavier)")
+
+
+def _recommenders(case, k=None):
+    ref = R.spark_mllib(graded=False, top_k=True)(case, k)
+    if k == 10:
+        ref.mean = 0.38172  # the value recommenders' own test asserts
+    return ref
 
 
 ENTRIES: list[Entry] = [
@@ -198,6 +219,17 @@ ENTRIES: list[Entry] = [
           TFR_SOURCE, ("tfr/metrics_test", "generated-nonneg"), 1e-5,
           "the test asserts 5 places; sampled queries: + 6 standard errors of the shuffle mean",
           cutoffs=(None, 3, 10), side="arrays"),
+    # ------------------------------------------------------------------ Apache Spark
+    Entry("spark_mllib.ndcgAt", R.spark_mllib(graded=False), SPARK_MLLIB, SPARK_DATA, 1e-12, F64 + SPARK_ORDER,
+          cutoffs=(1, 5, 10)),
+    Entry("spark_mllib.ndcgAt_graded", R.spark_mllib(graded=True), lambda: SPARK_MLLIB() + SPARK_JVM,
+          SPARK_DATA_NONNEG, 1e-12, F64 + SPARK_ORDER, cutoffs=(1, 5, 10)),
+    Entry("spark_ml.ndcgAtK", R.spark_ml_ranking_evaluator, lambda: version("pyspark") + " RankingEvaluator",
+          ("generated",), 1e-12, F64 + SPARK_ORDER, cutoffs=(3, 10)),
+    Entry("recommenders.ndcg_at_k", R.by_case({"recommenders/test_vectors": _recommenders}), RECOMMENDERS_REF,
+          ("recommenders/test_vectors",), 1e-5,
+          "recommenders' test asserts 0.38172 (5 decimals, truncated; its TOL is 1e-4); per user: MLlib in "
+          "float64", cutoffs=(3, 10)),
     # ------------------------------------------------------------------ TREC Web track programs
     Entry("gdeval.ndcg", R.gdeval(2), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
           "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),

@@ -436,3 +436,112 @@ def stable_port(metric: str, max_grade: int = 4):
                 per_query[q] = err
         return Ref(per_query)
     return ref
+
+
+# ----------------------------------------------------------------------------- Apache Spark (pyspark)
+
+_SPARK: dict = {}
+
+
+def _spark():
+    """One local Spark session (``local[1]``) for the suite's Spark references."""
+    if "session" not in _SPARK:
+        from evalkit.spark import session
+
+        s = session("local[1]", {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "1",
+                                 "spark.default.parallelism": "1"})
+        s.sparkContext.setLogLevel("ERROR")
+        _SPARK["session"] = s
+    return _SPARK["session"]
+
+
+def _spark_rows(case, k=None):
+    """Per query of the run, as a Spark user builds MLlib's input: ``(predicted docnos
+    by score descending, tied documents in the run's order; the judged docnos with a
+    positive grade; every judged docno in the qrels' order; their grades)``; with
+    ``k``, the prediction array cut to its first ``k`` (recommenders' top k)."""
+    by_q: dict = {}  # the users of both predictions and labels: the join a Spark user writes
+    for i, (q, d, s) in enumerate(case.run_rows):
+        by_q.setdefault(q, []).append((-float(s), i, d))
+    judged: dict = {}
+    for q, d, g in case.qrels_rows:
+        judged.setdefault(q, []).append((d, float(g)))
+    out = {}
+    for q, preds in by_q.items():
+        if q not in judged:
+            continue
+        pred = [d for _, _, d in sorted(preds)]
+        if k is not None:
+            pred = pred[:k]
+        lab = judged.get(q, [])
+        out[q] = (pred, [d for d, g in lab if g > 0], [d for d, _ in lab], [g for _, g in lab])
+    return out
+
+
+def _jvm_ranking_metrics(rows):
+    """The JVM's ``org.apache.spark.mllib.evaluation.RankingMetrics`` over
+    ``(pred, labels, relevance)`` triples (pyspark's wrapper drops relevance values) or
+    ``(pred, labels)`` pairs (binary)."""
+    sc = _spark().sparkContext
+    jvm, gateway = sc._jvm, sc._gateway
+
+    def array(values, cls):
+        out = gateway.new_array(cls, len(values))
+        for i, v in enumerate(values):
+            out[i] = v
+        return out
+
+    triples = jvm.java.util.ArrayList()
+    for pred, labels, *rel in rows:
+        p, lab = array(pred, jvm.java.lang.Object), array(labels, jvm.java.lang.Object)
+        triples.add(jvm.scala.Tuple3(p, lab, array([float(r) for r in rel[0]], jvm.double)) if rel
+                    else jvm.scala.Tuple2(p, lab))
+    rdd = sc._jsc.parallelize(triples, 1).rdd()
+    return jvm.org.apache.spark.mllib.evaluation.RankingMetrics(rdd, jvm.scala.reflect.ClassTag.AnyRef())
+
+
+def spark_mllib(graded: bool, *, top_k: bool = False):
+    """pyspark's ``RankingMetrics(rdd).ndcgAt(k)`` (binary) or the JVM's graded
+    ``RankingMetrics`` (``graded``): one RDD over every query for Spark's own mean and,
+    for the per-query values, one RDD per query given to the JVM's ``RankingMetrics``
+    (pairs for binary: pyspark's wrapper cannot infer the type of a lone empty ground
+    truth); ``top_k``: the prediction arrays cut to ``k`` first (microsoft/recommenders'
+    ``_get_top_k_items``)."""
+    def ref(case, k=None) -> Ref:
+        from pyspark.mllib.evaluation import RankingMetrics
+
+        sc = _spark().sparkContext
+        rows = _spark_rows(case, k if top_k else None)
+
+        def metrics(items, jvm=False):
+            if graded:
+                return _jvm_ranking_metrics([(p, judged, grades) for p, _, judged, grades in items])
+            if jvm:
+                return _jvm_ranking_metrics([(p, rel) for p, rel, _, _ in items])
+            # pyspark infers the array type from the first rows: empty ground truths last
+            pairs = sorted(((p, rel) for p, rel, _, _ in items), key=lambda pr: not pr[1])
+            return RankingMetrics(sc.parallelize(pairs, 1))
+
+        per_query = {q: float(metrics([r], jvm=True).ndcgAt(k)) for q, r in rows.items()}
+        return Ref(per_query, float(metrics(list(rows.values())).ndcgAt(k)))
+    return ref
+
+
+def spark_ml_ranking_evaluator(case, k=None) -> Ref:
+    """``pyspark.ml.evaluation.RankingEvaluator(metricName='ndcgAtK', k=k)`` on a
+    ``prediction array<double>, label array<double>`` frame (docnos numbered in order of
+    appearance, as the evaluator takes numeric items): per query one frame, the mean
+    from one frame of every query."""
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    spark = _spark()
+    ids: dict = {}
+    num = lambda ds: [float(ids.setdefault(d, len(ids))) for d in ds]  # noqa: E731
+    rows = {q: (num(p), num(rel)) for q, (p, rel, _, _) in _spark_rows(case).items()}
+    evaluator = RankingEvaluator(metricName="ndcgAtK", k=k)
+
+    def value(items):
+        frame = spark.createDataFrame(items, "prediction array<double>, label array<double>").coalesce(1)
+        return float(evaluator.evaluate(frame))
+
+    return Ref({q: value([r]) for q, r in rows.items()}, value(list(rows.values())))
