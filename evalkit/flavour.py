@@ -29,6 +29,13 @@ Conventions:
   after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``).
 * ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
   (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
+* ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
+  sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
+  is left), ``first`` drops each query's first document after sorting; the ranks are
+  then renumbered (before ``depth`` and ``judged_only``).
+* ``complement``: ``yes`` reports ``1 - value`` per query (TorchRec).
+* ``round`` / ``round_mean``: the per-query values / the mean over queries rounded to
+  that many decimals, ``rounding`` ``half_even`` (default) or ``half_up``.
 
 Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
 """
@@ -74,6 +81,31 @@ CONVENTIONS: dict[str, Param] = {
     "min_grade": Param(
         "min_grade", "float", 0.0,
         "grades below this give gain 0 and leave the ideal ranking (ranx rel_lvl / -l)",
+    ),
+    "run_filter": Param(
+        "run_filter", "str", "none",
+        "drop documents from the run before sorting: query_id = those whose docno equals the "
+        "qid (BEIR ignore_identical_ids); first = the first document after sorting",
+        choices=("none", "query_id", "first"),
+    ),
+    "complement": Param(
+        "complement", "str", "no",
+        "yes: each query scores 1 - value (TorchRec NDCGMetric reports 1 - NDCG)",
+        choices=("no", "yes"),
+    ),
+    "round": Param(
+        "round", "int", None,
+        "round each query's value to this many decimals (OpenSearch: 2)", minimum=0, maximum=15,
+    ),
+    "round_mean": Param(
+        "round_mean", "int", None,
+        "round the mean over queries to this many decimals (BEIR, MTEB: 5)", minimum=0, maximum=15,
+    ),
+    "rounding": Param(
+        "rounding", "str", "half_even",
+        "how round / round_mean break halves: half_even (Python round, numpy) or half_up (Java "
+        "Math.round, BigDecimal HALF_UP)",
+        choices=("half_even", "half_up"),
     ),
 }
 

@@ -43,6 +43,8 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",
+    "evalkit.builtins.library_components",
+    "evalkit.builtins.presets_libraries",
 )
 
 _HOOK_FOR_FAMILY = {

@@ -8,6 +8,7 @@ import numpy as np
 
 from .errors import ArgumentError, UnknownNameError
 from .flavour import Flavour
+from .rounding import round_decimals
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,10 +84,15 @@ class Results:
         return np.nansum(self.values, axis=2)
 
     def means(self) -> np.ndarray:
-        """Mean over included queries: ``float64`` ``(s, f)``; ``NaN`` if none included."""
+        """Mean over included queries: ``float64`` ``(s, f)``; ``NaN`` if none included.
+        A flavour with the ``round_mean`` convention has its mean rounded (BEIR, MTEB)."""
         counts = self.counts()
         out = np.full(counts.shape, np.nan)
         np.divide(self.sums(), counts, out=out, where=counts > 0)
+        for f, fl in enumerate(self.flavours):
+            decimals = fl.convention("round_mean") if isinstance(fl, Flavour) else None
+            if decimals is not None:
+                out[:, f] = round_decimals(out[:, f], decimals, fl.convention("rounding"))
         return out
 
     def mean(self, system, flavour) -> float:

@@ -20,6 +20,7 @@ from ..kernel import MetricInput
 from ..results import Results
 from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, checked_idcg, format_number,
                      nothing_evaluated)
+from ..rounding import round_decimals
 from .conventions import apply_conventions
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -101,7 +102,8 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     """
     fl = resolved.flavour
     ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
-                            judged_only=fl.convention("judged_only") == "yes")
+                            judged_only=fl.convention("judged_only") == "yes",
+                            run_filter=fl.convention("run_filter"))
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:
@@ -181,8 +183,11 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
             return EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
         return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
-    return apply_conventions(values, defined, ~problem.in_run, empty=fl.convention("empty"),
-                             missing_rule=fl.convention("missing"), error=error)
+    out = apply_conventions(values, defined, ~problem.in_run, empty=fl.convention("empty"),
+                            missing_rule=fl.convention("missing"), error=error)
+    if fl.convention("complement") == "yes":
+        out = 1.0 - out
+    return round_decimals(out, fl.convention("round"), fl.convention("rounding"))
 
 
 def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> EvaluationError:

@@ -63,7 +63,7 @@ class Problem:
         return len(self.qids)
 
     def ranked(self, policy, params: dict, *, depth: int | None = None,
-               judged_only: bool = False) -> RankedList:
+               judged_only: bool = False, run_filter: str = "none") -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -71,7 +71,23 @@ class Problem:
             sorting (trec_eval ``-M``; ``None`` keeps all).
         :param judged_only: drop unjudged documents (no grade, or a negative grade)
             after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
+        :param run_filter: ``none``; ``query_id``: drop the documents whose docno equals
+            the qid (BEIR ``ignore_identical_ids``); ``first``: drop each query's first
+            document. Applied before ``depth`` and ``judged_only``; ranks renumbered.
         """
+        if run_filter != "none":
+            key = (policy.name, tuple(sorted(params.items())), run_filter)
+            base = self._ranked.get(key)
+            if base is None:
+                base = self.ranked(policy, params)
+                base = self._ranked[key] = restrict(base, None, False, drop=self._filtered(base, run_filter))
+            if depth is None and not judged_only:
+                return base
+            key = key + (depth, bool(judged_only))
+            hit = self._ranked.get(key)
+            if hit is None:
+                hit = self._ranked[key] = restrict(base, depth, judged_only)
+            return hit
         if depth is not None or judged_only:
             key = (policy.name, tuple(sorted(params.items())), depth, bool(judged_only))
             hit = self._ranked.get(key)
@@ -104,6 +120,16 @@ class Problem:
         )
         self._ranked[cache_key] = ranked
         return ranked
+
+    def _filtered(self, ranked: RankedList, run_filter: str) -> np.ndarray:
+        """``bool`` ``(n,)``: the positions of ``ranked`` that ``run_filter`` drops."""
+        if run_filter == "first":
+            return ranked.rank == 1
+        if run_filter == "query_id":
+            docno = self.docno_vocab[np.asarray(ranked.docno)]
+            qid = np.asarray(self.qids, dtype=object)[ranked.query]
+            return np.asarray(docno == qid, dtype=bool)
+        raise ValueError(f"unknown run_filter {run_filter!r}")
 
 def _by_query(query: np.ndarray, n_queries: int):
     """Stable layout of rows by query ascending: ``(perm, query[perm], new_position)``

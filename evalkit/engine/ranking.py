@@ -383,7 +383,8 @@ class RankedList:
         """Number of ranked documents per query, ``int64`` ``(q,)``."""
         return np.diff(self.offsets)
 
-def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> RankedList:
+def restrict(ranked: RankedList, depth: int | None, judged_only: bool,
+             drop: np.ndarray | None = None) -> RankedList:
     """Keep part of each query's ranking and renumber the ranks (vectorised).
 
     ``depth``: positions with rank > depth are dropped (trec_eval ``-M``: form_res_rels.c
@@ -391,9 +392,10 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool) -> Ranked
     ``judged_only``: positions whose grade is NaN or negative are then dropped and the
     remaining documents ranked 1, 2, ... in their original order (trec_eval ``-J``:
     form_res_rels.c keeps ``rel >= 0`` sorted by the original rank). Tie blocks are
-    renumbered so block ids stay dense.
+    renumbered so block ids stay dense. ``drop`` (``bool`` ``(n,)``): positions removed
+    as well (the ``run_filter`` convention).
     """
-    keep = np.ones(len(ranked.rank), dtype=bool)
+    keep = np.ones(len(ranked.rank), dtype=bool) if drop is None else ~drop
     if depth is not None:
         keep &= ranked.rank <= depth
     if judged_only:

@@ -1,0 +1,106 @@
+"""Components the recommender, learning-to-rank, search-engine and embedding-benchmark
+presets need (issue 11): gains with a relevance threshold, an IDCG cut at the number
+of documents returned, and ties broken by docno ascending.
+
+The conventions these presets also need (per-query and final rounding, ``1 - value``,
+run filters) are flavour conventions: see :mod:`evalkit.flavour` (``round``,
+``round_mean``, ``rounding``, ``complement``, ``run_filter``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..components import Gain, IdcgStrategy, Param, TiePolicy, declared, gain, idcg_strategy, tie_policy
+from ..hookspecs import hookimpl
+from ..kernel import IdealContext, SortKeys, segment_ids, segment_sum
+
+_THRESHOLD = Param("threshold", "float", 1.0, "smallest grade that counts as relevant")
+
+
+@gain(
+    "binary",
+    params=(_THRESHOLD,),
+    formula="g(rel) = 1 if rel >= threshold else 0",
+    source=("implicit evaluation.pyx ndcg_at_k (a test item is relevant); sentence-transformers "
+            "information_retrieval.py:541 (1 if corpus_id in relevant_docs); RecBole "
+            "evaluator/metrics.py NDCG; ignite-style relevance_threshold"),
+    description="binary relevance at a threshold: every relevant document gains 1",
+)
+def binary(grades: np.ndarray, threshold: float = 1.0) -> np.ndarray:
+    return (grades >= threshold).astype(np.float64)
+
+
+@gain(
+    "exp2_from",
+    params=(Param("threshold", "float", 0.0, "smallest grade that counts as relevant (Elliot's "
+                  "relevance_threshold; its default is 0)"),),
+    formula="g(rel) = 2^(rel - threshold + 1) - 1 if rel >= threshold else 0",
+    source=("Elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg.py and "
+            "elliot/evaluation/relevance/relevance.py (DiscountedRelevance.get_rel: "
+            "2 ** (rel - threshold + 1) - 1 for rel >= threshold)"),
+    description="exponential gain shifted so that the threshold grade gains 1",
+)
+def exp2_from(grades: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    out = np.exp2(grades - threshold + 1.0) - 1.0
+    out[grades < threshold] = 0.0
+    return out
+
+
+@idcg_strategy(
+    "judged_at_returned",
+    formula="IDCG@k = DCG of all judged documents sorted by gain, first min(k, n_returned)",
+    source=("Elasticsearch modules/rank-eval/src/main/java/org/elasticsearch/index/rankeval/"
+            "DiscountedCumulativeGain.java evaluate(): the ideal DCG of every rated document "
+            "sorted, cut at the number of hits returned (ratingsInSearchHits.size())"),
+    description="ideal ranking of every judged document, cut at the number of documents returned",
+)
+def judged_at_returned(ctx: IdealContext) -> np.ndarray:
+    """The cut is per query: ``min(k, |returned|)`` (``|returned|`` when ``k`` is ``None``)."""
+    nq = len(ctx.judged_offsets) - 1
+    gains = ctx.judged_gain
+    seg = segment_ids(ctx.judged_offsets)
+    pos = gains > 0
+    g, seg = gains[pos], seg[pos]
+    order = np.lexsort((-g, seg))
+    g, seg = g[order], seg[order]
+    starts = np.searchsorted(seg, np.arange(nq + 1))
+    rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
+    cut = np.diff(ctx.ranked.offsets)
+    if ctx.k is not None:
+        cut = np.minimum(cut, ctx.k)
+    keep = rank <= cut[seg]
+    return segment_sum(g[keep] * ctx.discount(rank[keep]), seg[keep], nq)
+
+
+def _score_precision(who: str) -> Param:
+    return Param("score", "str", "float64", f"score precision before sorting (float32: as {who})",
+                 choices=("float64", "float32"))
+
+
+@tie_policy(
+    "docno_ascending",
+    params=(_score_precision("torch float32 similarity scores"),),
+    formula="sort by score descending, then docno ascending (strcmp)",
+    source=("sentence-transformers 6.2.0 sentence_transformer/evaluation/information_retrieval.py:511 "
+            "(sorted(key=(-score, corpus_id))); MTEB's (score, doc id) tie break"),
+    description="ties broken by docno ascending (the reverse of trec_eval's docno descending)",
+)
+def docno_ascending(keys: SortKeys, score: str = "float64") -> np.ndarray:
+    s = keys.score.astype(np.float32).astype(np.float64) if score == "float32" else keys.score
+    return keys.refine_ties(keys.score_order(s), s, lambda rows: keys.docno_key(rows))
+
+
+@hookimpl
+def evalkit_register_gains():
+    return declared(__name__, Gain)
+
+
+@hookimpl
+def evalkit_register_idcg_strategies():
+    return declared(__name__, IdcgStrategy)
+
+
+@hookimpl
+def evalkit_register_tie_policies():
+    return declared(__name__, TiePolicy)

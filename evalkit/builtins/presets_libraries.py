@@ -1,0 +1,221 @@
+"""Presets for the NDCG of recommender, learning-to-rank, search-engine and
+embedding-benchmark libraries (issue 11).
+
+Each preset cites the lines its flavour was read from. The versions read are the
+ones the differential tests (``tests/test_presets_libraries.py``) run against:
+CatBoost 1.2.10, ir_measures 0.4.3, implicit 0.7.3, LensKit 0.14.4 (legacy
+``lenskit.metrics.topn``), pytorch-ignite 0.5.5, sentence-transformers 6.2.0,
+BEIR 2.2.0 and microsoft/recommenders 1.2.1. The libraries that do not install here
+without a GPU or a JVM are tested against vectors worked by hand from the cited lines.
+
+How their conventions map onto flavours:
+
+* **binary relevance** (a test item / a relevant document gains 1): ``gain=binary``
+  (``threshold``: the smallest grade that counts);
+* **the ideal ranking**: ``idcg=judged`` when it comes from the test items / qrels
+  (recommenders, IR toolkits), ``idcg=returned`` when it comes from the scored list's
+  own labels (CatBoost, ignite), ``idcg=judged_at_returned`` when it is cut at the
+  number of documents returned (Elasticsearch);
+* **users / queries with nothing to find**: ``empty=skip`` (left out), ``zero`` or
+  ``one``; users of the test set without a recommendation: ``missing=zero``;
+* **rounding**: ``round`` (each query) or ``round_mean`` (the mean), ``rounding``;
+* BEIR's identical-id filter: ``run_filter=query_id``; TorchRec's ``1 - NDCG``:
+  ``complement=yes``.
+"""
+
+from __future__ import annotations
+
+from ..components import Preset
+from ..hookspecs import hookimpl
+
+CATBOOST = "catboost/catboost v1.2.10"
+IR_MEASURES = "terrierteam/ir_measures v0.4.3"
+IMPLICIT = "benfred/implicit v0.7.3 implicit/evaluation.pyx"
+LENSKIT = "lenskit/lkpy v0.14.4 lenskit/metrics/topn.py"
+IGNITE = "pytorch/ignite v0.5.5 ignite/metrics/rec_sys/ndcg.py"
+SBERT = ("UKPLab/sentence-transformers v6.2.0 "
+         "sentence_transformers/sentence_transformer/evaluation/information_retrieval.py")
+BEIR = "beir-cellar/beir v2.2.0 beir/retrieval/evaluation.py"
+RECOMMENDERS = "recommenders-team/recommenders v1.2.1 recommenders/evaluation/python_evaluation.py"
+_PYTREC = "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32)"
+
+
+def _presets():
+    # ------------------------------------------------------------------ CatBoost
+    catboost_src = (f"{CATBOOST} catboost/libs/metrics/dcg.cpp (CalcNdcg: the group's labels "
+                    "sorted for the ideal DCG, top = -1 is the whole group; ties: equal approxes "
+                    "sorted by label ascending, i.e. the lower label first; ideal DCG 0 -> 1), "
+                    "catboost/libs/metrics/metric.cpp (NDCG: type=Base linear / Exp 2^r-1, "
+                    "denominator=LogPosition 1/log2(i+1))")
+    for name, gain, what in (("catboost.ndcg", "linear", "type=Base: the label as gain"),
+                             ("catboost.ndcg_exp", "exp2", "type=Exp: gain 2^label - 1")):
+        yield Preset(
+            name=name,
+            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,ties=pessimistic,empty=one)",
+            description=(f"CatBoost eval metric NDCG ({what}): 1/log2(i+1), ideal DCG from the "
+                         "group's own labels cut at top, tied predictions put the lower label "
+                         "first, a group whose labels are all 0 scores 1"),
+            source=catboost_src,
+            native_name="NDCG:top={k}",
+        )
+    yield Preset(
+        name="catboost.dcg",
+        spec="dcg(gain=linear,discount=log2,ties=pessimistic)",
+        description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first",
+        source=catboost_src,
+        native_name="DCG:top={k}",
+    )
+    # ------------------------------------------------------------------ ir_measures
+    yield Preset(
+        name="ir_measures.ndcg",
+        spec=_PYTREC + ")",
+        description=("ir_measures nDCG (pytrec_eval provider): trec_eval's ndcg / ndcg_cut.k with "
+                     "scores as 32-bit floats; queries of the qrels absent from the run are left "
+                     "out of calc_aggregate's mean, as trec_eval does"),
+        source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:16-19 (cutoff, dcg, gains, "
+                "judged_only), ir_measures/providers/pytrec_eval_provider.py:31 and :83-93 "
+                "(nDCG -> pytrec_eval ndcg / ndcg_cut)"),
+        native_name="nDCG@{k}",
+    )
+    yield Preset(
+        name="ir_measures.ndcg_judged",
+        spec=_PYTREC + ",judged_only=yes)",
+        description=("ir_measures nDCG(judged_only=True): unjudged documents removed from the run "
+                     "before ranking (pytrec_eval judged_docs_only_flag, trec_eval -J)"),
+        source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:19 (judged_only), "
+                "ir_measures/providers/pytrec_eval_provider.py:83-93 (invocation_key[3] = "
+                "judged_only -> RelevanceEvaluator(judged_docs_only_flag=...))"),
+        native_name="nDCG(judged_only=True)@{k}",
+    )
+    # ------------------------------------------------------------------ implicit
+    yield Preset(
+        name="implicit.ndcg",
+        spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable,empty=skip,missing=zero)",
+        description=("implicit ndcg_at_k: a test item gains 1, 1/log2(i+2), ideal DCG of "
+                     "min(K, |test items|) hits, users without test items skipped, a user "
+                     "with test items but no recommendation scores 0; the ranking is the "
+                     "model's (stable sort by score here)"),
+        source=(f"{IMPLICIT} ranking_metrics_at_k (cg = 1/log2(arange(2, K+2)), cg_sum = "
+                "cumsum(cg); 'if we don't have any test items, skip this user'; idcg = "
+                "cg_sum[min(K, likes.size()) - 1]; ndcg += cg[i] / idcg for each hit; "
+                "ndcg / total)"),
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="ndcg_at_k(K={k})",
+    )
+    # ------------------------------------------------------------------ LensKit
+    lk = (f"{LENSKIT}:226-232 (_fixed_dcg: np.maximum(log2(rank), 1)), :306-324 (ndcg: recs "
+          "cut at k, ideal = sorted truth ratings cut at k, or min(|truth|, k) ones), :328-359 "
+          "(_bulk_ndcg: the same; a list without truth gives NaN)")
+    yield Preset(
+        name="lenskit.ndcg",
+        spec="ndcg(gain=linear,discount=jarvelin,idcg=judged,ties=stable,empty=skip)",
+        description=("LensKit 0.14 topn.ndcg with a rating column: the rating as gain, "
+                     "discount 1/max(log2 r, 1), ideal DCG of the user's sorted test ratings "
+                     "cut at k, users without test ratings NaN (left out)"),
+        source=lk,
+        native_name="ndcg(k={k})",
+    )
+    yield Preset(
+        name="lenskit.ndcg_binary",
+        spec="ndcg(gain=binary,discount=jarvelin,idcg=judged,ties=stable,empty=skip)",
+        description=("LensKit 0.14 topn.ndcg without a rating column: every test item gains 1 "
+                     "(here: grade >= 1), discount 1/max(log2 r, 1), ideal DCG of min(|test|, k) "
+                     "hits"),
+        source=lk,
+        native_name="ndcg(k={k})",
+    )
+    # ------------------------------------------------------------------ pytorch-ignite
+    ignite_src = (f"{IGNITE}:13 (torch.argsort(descending=True, stable=True)), :172-184 (discount "
+                  "1/log2(i+1) in float32, gain 2^rel - 1 or rel), :195-198 (ignore_zero_hits: "
+                  "rows without a label >= relevance_threshold dropped), :203 (labels below the "
+                  "threshold zeroed), :212 (ideal: the row's labels sorted), :218-222 (IDCG 0 -> 0), "
+                  ":233 (mean over the rows kept)")
+    for name, gain, empty, text in (
+        ("ignite.ndcg", "exp2", "skip", "ignore_zero_hits=True (default): rows with no relevant label left out"),
+        ("ignite.ndcg_zero_hits", "exp2", "zero", "ignore_zero_hits=False: rows with no relevant label score 0"),
+        ("ignite.ndcg_linear", "linear", "skip", "gain_function='linear_rank'"),
+    ):
+        yield Preset(
+            name=name,
+            spec=(f"ndcg(gain={gain},discount=log2,idcg=returned,ties=stable(score=float32),"
+                  f"empty={empty},min_grade=1)"),
+            description=(f"pytorch-ignite NDCG (rec_sys): {text}; labels below "
+                         "relevance_threshold=1 gain 0, ideal from the row's labels, stable sort "
+                         "of float32 scores"),
+            source=ignite_src,
+            requires_cutoff=True,
+            default_cutoffs=(10,),
+            native_name="NDCG(top_k=[{k}])",
+        )
+    # ------------------------------------------------------------------ sentence-transformers
+    yield Preset(
+        name="sentence_transformers.ndcg",
+        spec=("ndcg(gain=binary,discount=log2,idcg=judged,ties=docno_ascending,empty=skip,"
+              "missing=zero)"),
+        description=("sentence-transformers InformationRetrievalEvaluator ndcg@k: a relevant "
+                     "document gains 1, 1/log2(i+2), ideal DCG of min(k, |relevant|) ones, hits "
+                     "sorted by score descending then corpus id ascending, queries without a "
+                     "relevant document dropped, a query with nothing retrieved scores 0"),
+        source=(f"{SBERT}:158 (queries kept only if they have relevant docs), :511 (sorted by "
+                "(-score, corpus_id)), :539-548 (predicted 0/1 relevances, ideal [1] * |relevant|), "
+                ":573 (np.mean over queries), :610-614 (compute_dcg_at_k: rel / log2(i + 2))"),
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="ndcg@{k}",
+    )
+    # ------------------------------------------------------------------ BEIR
+    yield Preset(
+        name="beir.ndcg_cut",
+        spec=_PYTREC + ",run_filter=query_id,round_mean=5)",
+        description=("BEIR EvaluateRetrieval.evaluate NDCG@k: documents whose id equals the "
+                     "query id removed from the run (ignore_identical_ids=True), then pytrec_eval "
+                     "ndcg_cut.k per query, the mean over the run's queries rounded to 5 "
+                     "decimals (Python round)"),
+        source=(f"{BEIR}:73-84 (ignore_identical_ids: results[qid].pop(pid) when qid == pid), "
+                ":98-102 (pytrec_eval RelevanceEvaluator ndcg_cut.k), :104-106 (sum over the "
+                "evaluated queries), :112 (round(sum / len(scores), 5))"),
+        requires_cutoff=True,
+        default_cutoffs=(1, 3, 5, 10, 100, 1000),
+        native_name="NDCG@{k}",
+    )
+    yield Preset(
+        name="beir.ndcg_cut_keep_ids",
+        spec=_PYTREC + ",round_mean=5)",
+        description="BEIR evaluate(..., ignore_identical_ids=False): pytrec_eval ndcg_cut, mean rounded to 5 decimals",
+        source=f"{BEIR}:75 (the filter is skipped), :98-112",
+        requires_cutoff=True,
+        default_cutoffs=(1, 3, 5, 10, 100, 1000),
+        native_name="NDCG@{k}",
+    )
+    # ------------------------------------------------------------------ microsoft/recommenders
+    rec_src = (f"{RECOMMENDERS}:379-455 (merge_ranking_true_pred: top-k by prediction, hits), "
+               ":601-705 (ndcg_at_k: outer join with rating_true, rel = 1 / rating / 2^rating - 1, "
+               "discount 1/ln(1 + rank) by default, ideal: the user's true items by rating, first "
+               "k; mean over the users of rating_true), :837-871 (get_top_k_items: sort_values by "
+               "prediction, stable)")
+    ln = "log(base=2.718281828459045)"
+    for name, gain, empty, text in (
+        ("recommenders.ndcg_at_k", "binary(threshold=0)", "zero",
+         "score_type='binary' (default): every row of rating_true gains 1"),
+        ("recommenders.ndcg_at_k_raw", "linear", "skip", "score_type='raw': the rating as gain"),
+        ("recommenders.ndcg_at_k_exp", "exp2", "skip", "score_type='exp': 2^rating - 1"),
+    ):
+        yield Preset(
+            name=name,
+            spec=f"ndcg(gain={gain},discount={ln},idcg=judged,ties=stable,empty={empty},missing=zero)",
+            description=(f"microsoft/recommenders python ndcg_at_k, {text}; discount 1/ln(1+rank) "
+                         "(discfun_type='loge', the default; the NDCG equals log2's), ideal from all "
+                         "of the user's true items, users of rating_true without a hit score 0 "
+                         "(users whose ideal DCG is 0 give NaN and leave pandas' mean)"),
+            source=rec_src,
+            requires_cutoff=True,
+            default_cutoffs=(10,),
+            native_name="ndcg_at_k(k={k})",
+        )
+
+
+@hookimpl
+def evalkit_register_presets(register):
+    for preset in _presets():
+        register(preset)
