@@ -68,18 +68,20 @@ def _presets():
     # ------------------------------------------------------------------ ir_measures
     yield Preset(
         name="ir_measures.ndcg",
-        spec=_PYTREC + ")",
+        spec=_PYTREC + ",missing=zero)",
         description=("ir_measures nDCG (pytrec_eval provider): trec_eval's ndcg / ndcg_cut.k with "
-                     "scores as 32-bit floats; queries of the qrels absent from the run are left "
-                     "out of calc_aggregate's mean, as trec_eval does"),
+                     "scores as 32-bit floats; a query of the qrels absent from the run scores 0 "
+                     "(iter_calc yields it, calc_aggregate averages it)"),
         source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:16-19 (cutoff, dcg, gains, "
                 "judged_only), ir_measures/providers/pytrec_eval_provider.py:31 and :83-93 "
-                "(nDCG -> pytrec_eval ndcg / ndcg_cut)"),
+                "(nDCG -> pytrec_eval ndcg / ndcg_cut), ir_measures/providers/pytrec_eval_provider.py "
+                "iter_calc; ir_measures/providers/base.py:18-27 (Evaluator.iter_calc: queries of the "
+                "qrels missing from the run yield measure.DEFAULT = 0)"),
         native_name="nDCG@{k}",
     )
     yield Preset(
         name="ir_measures.ndcg_judged",
-        spec=_PYTREC + ",judged_only=yes)",
+        spec=_PYTREC + ",missing=zero,judged_only=yes)",
         description=("ir_measures nDCG(judged_only=True): unjudged documents removed from the run "
                      "before ranking (pytrec_eval judged_docs_only_flag, trec_eval -J)"),
         source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:19 (judged_only), "
