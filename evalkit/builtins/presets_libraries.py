@@ -216,6 +216,193 @@ def _presets():
             native_name="ndcg_at_k(k={k})",
         )
 
+    # ------------------------------------------------------------------ Elasticsearch
+    es = ("elastic/elasticsearch modules/rank-eval/src/main/java/org/elasticsearch/index/rankeval/"
+          "DiscountedCumulativeGain.java (evaluate: unrated hits keep their rank and add nothing "
+          "when unknown_doc_rating is null; computeDCG: (2^rating - 1) / log2(rank + 1); normalize: "
+          "every rated document's rating sorted, first min(hits, ratings); IDCG 0 -> 0; PARSER: "
+          "normalize false and k = 10 by default, k is the search size)")
+    yield Preset(
+        name="elasticsearch.dcg",
+        spec="dcg(gain=exp2,discount=log2,ties=stable)",
+        description=("Elasticsearch _rank_eval metric 'dcg' (normalize: false, the default): raw "
+                     "DCG of the hits in the order returned, unrated hits gain 0"),
+        source=es,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="dcg(k={k})",
+    )
+    yield Preset(
+        name="elasticsearch.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged_at_returned,ties=stable)",
+        description=("Elasticsearch _rank_eval 'dcg' with normalize: true: the ideal DCG of every "
+                     "rated document cut at the number of hits returned (at most k)"),
+        source=es,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="dcg(normalize=true,k={k})",
+    )
+    # ------------------------------------------------------------------ OpenSearch
+    osr = ("opensearch-project/search-relevance @0b75cf84b5b2 src/main/java/org/opensearch/"
+           "searchrelevance/metrics/calculator/Evaluation.java (roundToTwoDecimals: "
+           "Math.round(value * 100) / 100, half-up; calculateNDCGAtK: rawDCGAtK / calculateIDCG, "
+           "IDCG 0 -> 0, then rounded; rawDCGAtK: (2^rel - 1) / log2(i + 2) over the first k hits; "
+           "calculateIDCG: every judgment sorted, cut at k)")
+    yield Preset(
+        name="opensearch.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=stable,round=2,rounding=half_up)",
+        description=("OpenSearch search-relevance NDCG@k (version @0b75cf84b5b2): unrounded DCG "
+                     "over the ideal of all judgments cut at k, each query rounded half-up to 2 "
+                     "decimals before the mean (earlier versions differ: see the source)"),
+        source=osr,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="NDCG@{k}",
+    )
+    yield Preset(
+        name="opensearch.dcg",
+        spec="dcg(gain=exp2,discount=log2,ties=stable,round=2,rounding=half_up)",
+        description="OpenSearch search-relevance DCG@k: raw DCG, each query rounded half-up to 2 decimals",
+        source=osr,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="DCG@{k}",
+    )
+    # ------------------------------------------------------------------ TorchRec
+    yield Preset(
+        name="torchrec.ndcg",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average,complement=yes)",
+        description=("TorchRec NDCGMetric (report_ndcg_as_decreasing_curve=True, the default): "
+                     "1 - NDCG per session, linear gain (exponential_gain=False), 1/log2(r+1) "
+                     "with float32 discounts, ideal from the session's labels, IDCG 0 clamped to "
+                     "1e-6 (NDCG 0, reported 1); torch.sort is not stable: expected value over ties"),
+        source=("pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:141-146 (k = -1: the whole "
+                "session), :152-160 (labels sorted by labels and by predictions, torch.sort), "
+                ":205-207 (1/log2(rank + 1) of int64 ranks: float32), :234-236 (exp2 gain if "
+                "exponential_gain), :240-241 (ideal_dcg == 0 -> 1e-6), :247, :261 (1 - ndcg), "
+                ":281-284 (sum / num_sessions)"),
+        native_name="ndcg",
+    )
+    # ------------------------------------------------------------------ allRank, pytorchltr
+    yield Preset(
+        name="allrank.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average,empty=one)",
+        description=("allRank ndcg: gain 2^x - 1 (the default gain_function), 1/log2(i+2), ideal "
+                     "from the slate's labels, padded items (label -1) masked, slates with IDCG 0 "
+                     "get filler_value 1; y_pred.sort is not stable: expected value over ties; "
+                     "float32"),
+        source=("allegro/allRank v1.4.3 allrank/models/metrics.py:7-8 (gain_function, "
+                "filler_value=1.0), :21-24 (ndcg = dcg / idcg, idcg == 0 -> filler_value), :31-38 "
+                "(padding masked: -inf score, label 0), :56-60 (ats cut at the slate length), :64 "
+                "(discount 1/log2(i + 2), float32)"),
+        native_name="ndcg@{k}",
+    )
+    yield Preset(
+        name="pytorchltr.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average)",
+        description=("pytorchltr.evaluation.ndcg (exp=True, the default): gain 2^y - 1, "
+                     "1/log2(i+2), ideal from the query's own relevance, IDCG 0 -> 1 so NDCG 0, "
+                     "ties broken at random (expected value here), k beyond the list: whole list"),
+        source=("rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:36-38 (idcg == 0 -> 1), "
+                ":85 (rank_by_score), :91-93 (2^rel - 1, 1/log2(i + 2)), :97-98 (dcg[:, :k][:, -1]); "
+                "pytorchltr/utils/tensor_operations.py:48-64 (rank_by_score: padded last, random "
+                "tie break)"),
+        native_name="ndcg@{k}",
+    )
+    yield Preset(
+        name="pytorchltr.ndcg_linear",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
+        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain",
+        source="rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:91-93 (exp=False: y)",
+        native_name="ndcg@{k}",
+    )
+    # ------------------------------------------------------------------ RecBole
+    yield Preset(
+        name="recbole.ndcg",
+        spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable)",
+        description=("RecBole NDCG@K: a positive item gains 1, 1/log2(i+1), ideal DCG of "
+                     "min(|R(u)|, K) ones; the top K come from torch.topk (ties unspecified)"),
+        source=("RUCAIBox/RecBole v1.2.1 recbole/evaluator/metrics.py:163-202 (NDCG.metric_info: "
+                "idcg_len = min(pos_len, K), idcg = cumsum 1/log2(i+1), dcg over pos_index); "
+                "uses np.float, removed in numpy 1.24"),
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="ndcg@{k}",
+    )
+    # ------------------------------------------------------------------ Elliot
+    elliot = ("sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg.py (compute_idcg: the "
+              "user's relevant gains sorted, first min(n, cutoff); compute_user_ndcg: dcg / idcg, 0 "
+              "when dcg = 0; eval_user_metric: users without relevant items excluded); "
+              "elliot/evaluation/relevance/relevance.py (DiscountedRelevance: 2^(rel - t + 1) - 1 "
+              "for rel >= t, default t = 0; logarithmic_ranking_discount 1/log2(r + 2))")
+    yield Preset(
+        name="elliot.ndcg",
+        spec="ndcg(gain=exp2_from,discount=log2,idcg=judged,ties=stable,empty=skip)",
+        description=("Elliot nDCG with the default relevance threshold 0: gain 2^(rel + 1) - 1, "
+                     "1/log2(r+1), ideal from the user's relevant test items cut at k, users "
+                     "without relevant items excluded"),
+        source=elliot,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="nDCG@{k}",
+    )
+    yield Preset(
+        name="elliot.ndcg_t1",
+        spec="ndcg(gain=exp2_from(threshold=1),discount=log2,idcg=judged,ties=stable,empty=skip)",
+        description="Elliot nDCG with relevance_threshold 1 (its example configs): gain 2^rel - 1 for rel >= 1",
+        source=elliot,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="nDCG@{k}",
+    )
+    yield Preset(
+        name="elliot.ndcg_rendle2020",
+        spec="ndcg(gain=binary(threshold=0),discount=log2,idcg=judged,ties=stable,empty=skip)",
+        description=("Elliot nDCGRendle2020: binary relevance at the relevance threshold (default "
+                     "0: every test item gains 1), ideal DCG of min(|relevant|, cutoff) ones"),
+        source=("sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg_rendle2020.py "
+                "(binary_relevance; idcg = 1 / sum 1/log2(i+2) over min(|rel|, cutoff); users "
+                "without relevant items excluded)"),
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="nDCGRendle2020@{k}",
+    )
+    # ------------------------------------------------------------------ MTEB
+    mteb = "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators"
+    yield Preset(
+        name="mteb.ndcg_cut",
+        spec=_PYTREC + ",round_mean=5)",
+        description=("MTEB retrieval NDCG@k: pytrec_eval ndcg_cut.k per query, the mean over the "
+                     "run's queries rounded to 5 decimals (the retrieval step keeps the top k by "
+                     "(score, corpus id) in a heap: that decides which tied documents are in the run)"),
+        source=(f"{mteb}/retrieval_metrics.py:509-519 (mean of ndcg_cut_k over the evaluated "
+                "queries, round(..., 5)), :592-614 (pytrec_eval RelevanceEvaluator); "
+                "mteb/models/search_wrappers.py:183-185 (heapq of (score, corpus_id))"),
+        requires_cutoff=True,
+        default_cutoffs=(1, 3, 5, 10, 20, 100, 1000),
+        native_name="ndcg_at_{k}",
+    )
+    yield Preset(
+        name="mteb.ndcg_cut_skip_first",
+        spec=_PYTREC + ",run_filter=first,round_mean=5)",
+        description=("MTEB with skip_first_result=True: each query's top document is dropped "
+                     "before pytrec_eval (MTEB picks it by score with Python's stable sort, evalkit "
+                     "by the trec_eval order: they differ only when the top score is tied)"),
+        source=f"{mteb}/retrieval_metrics.py:597-601 (skip_first_result: sorted by score, [1:])",
+        requires_cutoff=True,
+        default_cutoffs=(1, 3, 5, 10, 20, 100, 1000),
+        native_name="ndcg_at_{k}",
+    )
+    yield Preset(
+        name="mteb.ndcg_cut_ignore_ids",
+        spec=_PYTREC + ",run_filter=query_id,round_mean=5)",
+        description="MTEB with ignore_identical_ids=True: documents whose id is the query's removed first",
+        source=f"{mteb}/retrieval_evaluator.py:134-142 (rels.pop(pid) when qid == pid)",
+        requires_cutoff=True,
+        default_cutoffs=(1, 3, 5, 10, 20, 100, 1000),
+        native_name="ndcg_at_{k}",
+    )
+
 
 @hookimpl
 def evalkit_register_presets(register):
