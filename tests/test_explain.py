@@ -119,6 +119,18 @@ def collections(draw, max_queries=4, max_docs=7):
     return Qrels.from_rows(qrels), Run.from_rows(run, name="sys")
 
 
+def _reported(fl, value: float) -> float:
+    """A query's value after the conventions that transform it: ``complement`` (1 - value),
+    then ``round`` (decimals; half_up = floor(x * 10^d + 0.5) / 10^d, half_even = np.round)."""
+    if fl.convention("complement") == "yes":
+        value = 1.0 - value
+    d = fl.convention("round")
+    if d is not None:
+        value = (math.floor(value * 10.0 ** d + 0.5) / 10.0 ** d if fl.convention("rounding") == "half_up"
+                 else float(np.round(value, d)))
+    return value
+
+
 def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == b
 
@@ -142,7 +154,9 @@ def test_explain_agrees_with_evaluate(fl, data):
         return
     values = dict(zip(res.qids, res.values[0, 0].tolist()))  # NaN: left out by a convention
     # the DCG of the same ranking, gains and discount, as the dcg metric computes it
-    dcg_fl = fl.replace(REG, metric="dcg", params={}, empty=None, missing="zero")
+    # (without the conventions that transform the per-query value: 1 - value, rounding)
+    dcg_fl = fl.replace(REG, metric="dcg", params={}, empty=None, missing="zero", complement=None,
+                        round=None)
     dcg_res = evalkit.evaluate(qrels, run, [dcg_fl], registry=REG)
     dcgs = dict(zip(dcg_res.qids, dcg_res.values[0, 0].tolist()))
     in_run = set(run.qids)
@@ -163,9 +177,10 @@ def test_explain_agrees_with_evaluate(fl, data):
         if ex.idcg > 0:
             ratio = np.float64(ex.dcg) / ex.idcg
             zeroed = dict(fl.params).get("rel_level", 0) > 0 or (missing and fl.convention("missing") == "zero")
-            assert values[qid] == ratio or (zeroed and values[qid] == 0.0), (str(fl), qid)
-            if values[qid] == ratio:
+            assert values[qid] == _reported(fl, ratio) or (zeroed and values[qid] == _reported(fl, 0.0)), \
+                (str(fl), qid)
+            if values[qid] == _reported(fl, ratio) and fl.convention("round") is None:
                 assert ex.is_ratio
         else:
             empty = fl.convention("empty")
-            assert values[qid] == {"zero": 0.0, "one": 1.0}[empty], (str(fl), qid)
+            assert values[qid] == _reported(fl, {"zero": 0.0, "one": 1.0}[empty]), (str(fl), qid)

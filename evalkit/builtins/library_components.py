@@ -13,7 +13,7 @@ import numpy as np
 
 from ..components import Gain, IdcgStrategy, Param, TiePolicy, declared, gain, idcg_strategy, tie_policy
 from ..hookspecs import hookimpl
-from ..kernel import IdealContext, SortKeys, segment_ids, segment_sum
+from ..kernel import IdealContext, SortKeys, ideal_dcg, offsets_from_sorted, segment_ids
 
 _THRESHOLD = Param("threshold", "float", 1.0, "smallest grade that counts as relevant")
 
@@ -60,17 +60,17 @@ def judged_at_returned(ctx: IdealContext) -> np.ndarray:
     nq = len(ctx.judged_offsets) - 1
     gains = ctx.judged_gain
     seg = segment_ids(ctx.judged_offsets)
-    pos = gains > 0
-    g, seg = gains[pos], seg[pos]
-    order = np.lexsort((-g, seg))
-    g, seg = g[order], seg[order]
+    pos = np.flatnonzero(gains > 0)
+    order = np.lexsort((-gains[pos], seg[pos]))
+    pos, seg = pos[order], seg[pos][order]  # each query's positive gains, best first
     starts = np.searchsorted(seg, np.arange(nq + 1))
-    rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
+    rank = np.arange(len(pos), dtype=np.int64) - starts[seg] + 1
     cut = np.diff(ctx.ranked.offsets)
     if ctx.k is not None:
         cut = np.minimum(cut, ctx.k)
     keep = rank <= cut[seg]
-    return segment_sum(g[keep] * ctx.discount(rank[keep]), seg[keep], nq)
+    # the ideal ranking, already cut per query, through ideal_dcg (which explain traces)
+    return ideal_dcg(gains[pos[keep]], offsets_from_sorted(seg[keep], nq), ctx.discount, None)
 
 
 def _score_precision(who: str) -> Param:
