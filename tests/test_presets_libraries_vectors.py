@@ -192,3 +192,71 @@ def test_mteb_rounding_and_filters():
     assert _mean(qrels, rows, "mteb.ndcg_cut@10") == round(raw, 5) == 0.81546
     assert _mean(qrels, rows, "mteb.ndcg_cut_skip_first@10") == 0.5
     assert _mean(qrels, rows, "mteb.ndcg_cut_ignore_ids@10") == 1.0
+
+
+# ----------------------------------------------------------------------------- brute force
+# The Elasticsearch and OpenSearch formulas transcribed one query at a time (the Java
+# loops of DiscountedCumulativeGain.evaluate and Evaluation.calculateNDCGAtK), on
+# generated rankings with grades 0-4, unjudged hits, short lists and empty queries.
+
+def _generated(seed=5):
+    rng = np.random.default_rng(seed)
+    qrels, ranking = [], {}
+    for q in range(40):
+        qid = f"q{q}"
+        judged = {f"d{i}": int(rng.integers(0, 5)) for i in range(int(rng.integers(1, 12)))}
+        if q % 7 == 0:
+            judged = {d: 0 for d in judged}
+        qrels += [(qid, d, g) for d, g in judged.items()]
+        pool = list(judged) + [f"u{i}" for i in range(5)]
+        ranking[qid] = list(rng.permutation(pool)[: int(rng.integers(1, len(pool) + 1))])
+    return qrels, ranking
+
+
+def _es(ranked, ratings, k, normalize):
+    hits = ranked[:k]
+    dcg = sum((2 ** ratings[d] - 1) / (math.log(r + 1) / math.log(2))
+              for r, d in enumerate(hits, 1) if d in ratings)
+    if not normalize:
+        return dcg
+    ideal = sorted(ratings.values(), reverse=True)[: min(len(hits), len(ratings))]
+    idcg = sum((2 ** g - 1) / (math.log(r + 1) / math.log(2)) for r, g in enumerate(ideal, 1))
+    return dcg / idcg if idcg != 0 else 0.0
+
+
+def _opensearch(ranked, ratings, k):
+    dcg = sum((2 ** ratings[d] - 1) / (math.log(i + 2) / math.log(2))
+              for i, d in enumerate(ranked[:k]) if d in ratings)
+    ideal = sorted(ratings.values(), reverse=True)[:k]
+    idcg = sum((2 ** g - 1) / (math.log(i + 2) / math.log(2)) for i, g in enumerate(ideal))
+    ndcg = dcg / idcg if idcg > 0 else 0.0
+    return math.floor(ndcg * 100 + 0.5) / 100  # Java Math.round(x * 100) / 100.0
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_elasticsearch_and_opensearch_brute_force(k):
+    qrels, ranking = _generated()
+    ratings = {}
+    for q, d, g in qrels:
+        ratings.setdefault(q, {})[d] = g
+    es_dcg = _run(qrels, ranking, f"elasticsearch.dcg@{k}")
+    es_ndcg = _run(qrels, ranking, f"elasticsearch.ndcg@{k}")
+    osr = _run(qrels, ranking, f"opensearch.ndcg@{k}")
+    for q, ranked in ranking.items():
+        assert es_dcg[q] == pytest.approx(_es(ranked, ratings[q], k, False), rel=1e-12, abs=1e-15), q
+        assert es_ndcg[q] == pytest.approx(_es(ranked, ratings[q], k, True), rel=1e-12, abs=1e-15), q
+        assert osr[q] == _opensearch(ranked, ratings[q], k), q
+
+
+def test_run_filters_come_before_depth():
+    """run_filter drops documents first and renumbers; depth then keeps the first n."""
+    qrels = [("q", "a", 1), ("q", "b", 1), ("q", "q", 1)]
+    ranking = {"q": ["q", "x", "a", "b"]}
+    base = "ndcg(gain=linear,discount=log2,idcg=judged,ties=stable,{})"
+    # query_id: ranking x, a, b -> depth 2 keeps x, a: DCG = 1/log2(3), IDCG = 1 + 1/log2(3) + 1/2
+    got = _run(qrels, ranking, base.format("run_filter=query_id,depth=2"))["q"]
+    assert got == pytest.approx((1 / L2(3)) / (1 + 1 / L2(3) + 0.5), rel=1e-12)
+    # first: the same here (the first document is 'q')
+    assert _run(qrels, ranking, base.format("run_filter=first,depth=2"))["q"] == got
+    # without a filter, depth 2 keeps q, x: DCG = 1
+    assert _run(qrels, ranking, base.format("depth=2"))["q"] == pytest.approx(1 / (1 + 1 / L2(3) + 0.5))
