@@ -3,7 +3,8 @@ against the libraries themselves, per query: CatBoost, ir_measures, implicit, Le
 0.14, pytorch-ignite, sentence-transformers, BEIR and microsoft/recommenders (the
 ``libraries`` extra of pyproject.toml).
 
-Data: a TREC 2003 Robust run and a TREC CAsT 2021 run with their qrels, the LightGBM
+Data: a TREC 2003 Robust run and a TREC CAsT 2021 run with their qrels, TREC DL 2019
+passage qrels with generated runs, the LightGBM
 lambdarank example (graded 0-4 groups), and generated qrels/runs with grades 0-4, tied
 scores, queries without a relevant document, queries absent from the run and short
 lists.
@@ -96,7 +97,26 @@ def _generated(seed: int = 7):
     return qrels, run
 
 
-DATASETS = {"robust03": _robust, "cast2021": _cast, "generated": _generated}
+def _dl19():
+    """TREC DL 2019 passage qrels (grades 0-3) with a generated run per query: a sample of
+    its judged passages and unjudged ones, scores on a coarse grid (ties)."""
+    qrels = _read_trec(shared_path("anserini_tools_qrels") / "qrels.dl19-passage.txt", 4)
+    rng = np.random.default_rng(19)
+    by_query: dict[str, list[str]] = {}
+    for q, d, _ in qrels:
+        by_query.setdefault(q, []).append(d)
+    queries = sorted(by_query)[:25]
+    run = []
+    for q in queries[1:]:  # the first query is judged but absent from the run
+        docs = list(rng.choice(by_query[q], size=min(len(by_query[q]), 30), replace=False))
+        docs += [f"unjudged{i}" for i in range(int(rng.integers(0, 10)))]
+        for d in rng.permutation(docs):
+            run.append((q, str(d), float(rng.integers(0, 20))))
+    keep = set(queries)
+    return [r for r in qrels if r[0] in keep], run
+
+
+DATASETS = {"robust03": _robust, "cast2021": _cast, "dl19": _dl19, "generated": _generated}
 
 
 @pytest.fixture(params=list(DATASETS), scope="module")
