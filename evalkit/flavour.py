@@ -32,7 +32,9 @@ Conventions:
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
   sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
   is left), ``first`` drops each query's first document after sorting; the ranks are
-  then renumbered (before ``depth`` and ``judged_only``).
+  then renumbered (before ``depth`` and ``judged_only``); ``unjudged`` drops the
+  documents absent from the qrels, and a query left with none counts as absent from
+  the run (the ``missing`` convention), as Pyserini's ``-remove-unjudged`` does.
 * ``complement``: ``yes`` reports ``1 - value`` per query (TorchRec).
 * ``round`` / ``round_mean``: the per-query values / the mean over queries rounded to
   that many decimals, ``rounding`` ``half_even`` (default) or ``half_up``.
@@ -85,8 +87,9 @@ CONVENTIONS: dict[str, Param] = {
     "run_filter": Param(
         "run_filter", "str", "none",
         "drop documents from the run before sorting: query_id = those whose docno equals the "
-        "qid (BEIR ignore_identical_ids); first = the first document after sorting",
-        choices=("none", "query_id", "first"),
+        "qid (BEIR ignore_identical_ids); first = the first document after sorting; unjudged = "
+        "those not in the qrels, a query left empty is then absent (Pyserini -remove-unjudged)",
+        choices=("none", "query_id", "first", "unjudged"),
     ),
     "complement": Param(
         "complement", "str", "no",

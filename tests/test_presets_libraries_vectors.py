@@ -260,3 +260,44 @@ def test_run_filters_come_before_depth():
     assert _run(qrels, ranking, base.format("run_filter=first,depth=2"))["q"] == got
     # without a filter, depth 2 keeps q, x: DCG = 1
     assert _run(qrels, ranking, base.format("depth=2"))["q"] == pytest.approx(1 / (1 + 1 / L2(3) + 0.5))
+
+
+# ----------------------------------------------------------------------------- Pyserini
+# pyserini/eval/trec_eval.py (v1.6): -remove-unjudged filters the run file, then trec_eval
+
+@pytest.mark.parametrize("k", [5, 10])
+def test_pyserini_remove_unjudged_is_trec_eval_on_the_filtered_run(k):
+    """The oracle is pytrec_eval (trec_eval) on the run with the unjudged rows removed by
+    hand: a query left with no row is absent and leaves the mean; scores are integers,
+    so pytrec_eval's float32 scores order them as trec_eval does."""
+    import pytrec_eval
+
+    rng = np.random.default_rng(8)
+    qrels, rows = [], []
+    for q in range(25):
+        qid = f"q{q}"
+        judged = {f"d{i}": int(rng.integers(0, 4)) for i in range(int(rng.integers(1, 8)))}
+        qrels += [(qid, d, g) for d, g in judged.items()]
+        pool = (list(judged) if q % 5 else []) + [f"u{i}" for i in range(4)]
+        for d in rng.permutation(pool):
+            rows.append((qid, str(d), float(rng.integers(0, 6))))
+    judged_pairs = {(q, d) for q, d, _ in qrels}
+    kept = [r for r in rows if (r[0], r[1]) in judged_pairs]
+    qd = {}
+    for q, d, g in qrels:
+        qd.setdefault(q, {})[d] = g
+    rd = {}
+    for q, d, s in kept:
+        rd.setdefault(q, {})[d] = s
+    theirs = pytrec_eval.RelevanceEvaluator(qd, {f"ndcg_cut.{k}"}).evaluate(rd)
+    ours = evaluate(Qrels.from_rows(qrels), Run.from_rows(rows, name="r"),
+                    [f"pyserini.ndcg_cut_remove_unjudged@{k}"])
+    per_q = ours.per_query("r", 0)
+    assert per_q.keys() == theirs.keys()  # the queries without a judged row are left out
+    for q, m in theirs.items():
+        assert per_q[q] == pytest.approx(m[f"ndcg_cut_{k}"], abs=1e-12), q
+    # -c: the emptied queries score 0 and count
+    complete = evaluate(Qrels.from_rows(qrels), Run.from_rows(rows, name="r"),
+                        [f"ndcg(idcg=judged,ties=trec_eval,run_filter=unjudged,missing=zero)@{k}"])
+    assert complete.mean("r", 0) == pytest.approx(
+        sum(m[f"ndcg_cut_{k}"] for m in theirs.values()) / len(qd), abs=1e-12)

@@ -183,7 +183,10 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
             return EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
         return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
-    out = apply_conventions(values, defined, ~problem.in_run, empty=fl.convention("empty"),
+    absent = ~problem.in_run
+    if fl.convention("run_filter") == "unjudged":  # a query left without documents is absent
+        absent = absent | (np.diff(inp.ranked.offsets) == 0)
+    out = apply_conventions(values, defined, absent, empty=fl.convention("empty"),
                             missing_rule=fl.convention("missing"), error=error)
     if fl.convention("complement") == "yes":
         out = 1.0 - out

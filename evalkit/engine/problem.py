@@ -73,7 +73,8 @@ class Problem:
             after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
         :param run_filter: ``none``; ``query_id``: drop the documents whose docno equals
             the qid (BEIR ``ignore_identical_ids``); ``first``: drop each query's first
-            document. Applied before ``depth`` and ``judged_only``; ranks renumbered.
+            document; ``unjudged``: drop the documents absent from the qrels. Applied
+            before ``depth`` and ``judged_only``; ranks renumbered.
         """
         if run_filter != "none":
             key = (policy.name, tuple(sorted(params.items())), run_filter)
@@ -125,6 +126,8 @@ class Problem:
         """``bool`` ``(n,)``: the positions of ``ranked`` that ``run_filter`` drops."""
         if run_filter == "first":
             return ranked.rank == 1
+        if run_filter == "unjudged":
+            return np.isnan(ranked.grade)
         if run_filter == "query_id":
             docno = self.docno_vocab[np.asarray(ranked.docno)]
             qid = np.asarray(self.qids, dtype=object)[ranked.query]
