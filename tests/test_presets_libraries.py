@@ -416,3 +416,33 @@ def test_ignite_ndcg(rows, preset, kwargs, k):
             assert math.isnan(ours[g]), g
             continue
         assert ours[g] == pytest.approx(theirs, abs=1e-6), g  # ignite sums in float32
+
+
+# ----------------------------------------------------------------------------- identify
+
+@pytest.mark.parametrize("library", ["beir", "recommenders", "sentence_transformers"])
+def test_identify_names_the_library(library):
+    """A value printed by the library itself (to 4 decimals), on the CAsT 2021 run, is
+    traced back to the library's preset by ``identify``, which reads the registry."""
+    from evalkit.identify import identify
+
+    qrels, run = _cast()
+    qd, rd = _nested(qrels, int), _nested(run)
+    if library == "beir":
+        from beir.retrieval.evaluation import EvaluateRetrieval
+
+        value, preset = EvaluateRetrieval.evaluate(qd, copy.deepcopy(rd), [10])[0]["NDCG@10"], "beir.ndcg_cut@10"
+    elif library == "recommenders":
+        import pandas as pd
+        from recommenders.evaluation.python_evaluation import ndcg_at_k
+
+        value = ndcg_at_k(pd.DataFrame(qrels, columns=["userID", "itemID", "rating"]),
+                          pd.DataFrame(run, columns=["userID", "itemID", "prediction"]), k=10)
+        preset = "recommenders.ndcg_at_k@10"
+    else:
+        ev = _sbert_evaluator(qd, 10)
+        hits = [[{"corpus_id": d, "score": s} for d, s in rd.get(q, {}).items()] for q in ev.queries_ids]
+        value, preset = ev.compute_metrics(hits)["ndcg@k"][10], "sentence_transformers.ndcg@10"
+    found = identify(Qrels.from_rows(qrels), Run.from_rows(run, name="r"), f"{value:.4f}", k=10)
+    names = [a.name for a in found.matches] + [n for a in found.matches for n in a.aliases]
+    assert preset in names, (value, names[:10])
