@@ -1,6 +1,7 @@
 """Components the recommender, learning-to-rank, search-engine and embedding-benchmark
 presets need (issue 11): gains with a relevance threshold, an IDCG cut at the number
-of documents returned, and ties broken by docno ascending.
+of documents returned. (Ties by docno ascending, for sentence-transformers, are the
+built-in ``docno_ascending`` policy of :mod:`evalkit.builtins.ties`.)
 
 The conventions these presets also need (per-query and final rounding, ``1 - value``,
 run filters) are flavour conventions: see :mod:`evalkit.flavour` (``round``,
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import Gain, IdcgStrategy, Param, TiePolicy, declared, gain, idcg_strategy, tie_policy
+from ..components import Gain, IdcgStrategy, Param, declared, gain, idcg_strategy
 from ..hookspecs import hookimpl
-from ..kernel import IdealContext, SortKeys, ideal_dcg, offsets_from_sorted, segment_ids
+from ..kernel import IdealContext, ideal_dcg, offsets_from_sorted, segment_ids
 
 _THRESHOLD = Param("threshold", "float", 1.0, "smallest grade that counts as relevant")
 
@@ -73,24 +74,6 @@ def judged_at_returned(ctx: IdealContext) -> np.ndarray:
     return ideal_dcg(gains[pos[keep]], offsets_from_sorted(seg[keep], nq), ctx.discount, None)
 
 
-def _score_precision(who: str) -> Param:
-    return Param("score", "str", "float64", f"score precision before sorting (float32: as {who})",
-                 choices=("float64", "float32"))
-
-
-@tie_policy(
-    "docno_ascending",
-    params=(_score_precision("torch float32 similarity scores"),),
-    formula="sort by score descending, then docno ascending (strcmp)",
-    source=("sentence-transformers 6.2.0 sentence_transformer/evaluation/information_retrieval.py:511 "
-            "(sorted(key=(-score, corpus_id))); MTEB's (score, doc id) tie break"),
-    description="ties broken by docno ascending (the reverse of trec_eval's docno descending)",
-)
-def docno_ascending(keys: SortKeys, score: str = "float64") -> np.ndarray:
-    s = keys.score.astype(np.float32).astype(np.float64) if score == "float32" else keys.score
-    return keys.refine_ties(keys.score_order(s), s, lambda rows: keys.docno_key(rows))
-
-
 @hookimpl
 def evalkit_register_gains():
     return declared(__name__, Gain)
@@ -99,8 +82,3 @@ def evalkit_register_gains():
 @hookimpl
 def evalkit_register_idcg_strategies():
     return declared(__name__, IdcgStrategy)
-
-
-@hookimpl
-def evalkit_register_tie_policies():
-    return declared(__name__, TiePolicy)

@@ -94,7 +94,7 @@ def _presets():
         name="implicit.ndcg",
         spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable,empty=skip,missing=zero)",
         description=("implicit ndcg_at_k: a test item gains 1, 1/log2(i+2), ideal DCG of "
-                     "min(K, |test items|) hits, users without test items skipped, a user "
+                     "min(K, number of test items) hits, users without test items skipped, a user "
                      "with test items but no recommendation scores 0; the ranking is the "
                      "model's (stable sort by score here)"),
         source=(f"{IMPLICIT} ranking_metrics_at_k (cg = 1/log2(arange(2, K+2)), cg_sum = "
@@ -122,7 +122,7 @@ def _presets():
         name="lenskit.ndcg_binary",
         spec="ndcg(gain=binary,discount=jarvelin,idcg=judged,ties=stable,empty=skip)",
         description=("LensKit 0.14 topn.ndcg without a rating column: every test item gains 1 "
-                     "(here: grade >= 1), discount 1/max(log2 r, 1), ideal DCG of min(|test|, k) "
+                     "(here: grade >= 1), discount 1/max(log2 r, 1), ideal DCG of min(number of test items, k) "
                      "hits"),
         source=lk,
         native_name="ndcg(k={k})",
@@ -156,7 +156,7 @@ def _presets():
         spec=("ndcg(gain=binary,discount=log2,idcg=judged,ties=docno_ascending,empty=skip,"
               "missing=zero)"),
         description=("sentence-transformers InformationRetrievalEvaluator ndcg@k: a relevant "
-                     "document gains 1, 1/log2(i+2), ideal DCG of min(k, |relevant|) ones, hits "
+                     "document gains 1, 1/log2(i+2), ideal DCG of min(k, number relevant) ones, hits "
                      "sorted by score descending then corpus id ascending, queries without a "
                      "relevant document dropped, a query with nothing retrieved scores 0"),
         source=(f"{SBERT}:158 (queries kept only if they have relevant docs), :511 (sorted by "
@@ -321,7 +321,7 @@ def _presets():
         name="recbole.ndcg",
         spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable)",
         description=("RecBole NDCG@K: a positive item gains 1, 1/log2(i+1), ideal DCG of "
-                     "min(|R(u)|, K) ones; the top K come from torch.topk (ties unspecified)"),
+                     "min(number of positive items, K) ones; the top K come from torch.topk (ties unspecified)"),
         source=("RUCAIBox/RecBole v1.2.1 recbole/evaluator/metrics.py:163-202 (NDCG.metric_info: "
                 "idcg_len = min(pos_len, K), idcg = cumsum 1/log2(i+1), dcg over pos_index); "
                 "uses np.float, removed in numpy 1.24"),
@@ -359,7 +359,7 @@ def _presets():
         name="elliot.ndcg_rendle2020",
         spec="ndcg(gain=binary(threshold=0),discount=log2,idcg=judged,ties=stable,empty=skip)",
         description=("Elliot nDCGRendle2020: binary relevance at the relevance threshold (default "
-                     "0: every test item gains 1), ideal DCG of min(|relevant|, cutoff) ones"),
+                     "0: every test item gains 1), ideal DCG of min(number relevant, cutoff) ones"),
         source=("sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg_rendle2020.py "
                 "(binary_relevance; idcg = 1 / sum 1/log2(i+2) over min(|rel|, cutoff); users "
                 "without relevant items excluded)"),
