@@ -42,11 +42,13 @@ _PYTREC = "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float
 
 def _presets():
     # ------------------------------------------------------------------ CatBoost
-    catboost_src = (f"{CATBOOST} catboost/libs/metrics/dcg.cpp (CalcNdcg: the group's labels "
-                    "sorted for the ideal DCG, top = -1 is the whole group; ties: equal approxes "
-                    "sorted by label ascending, i.e. the lower label first; ideal DCG 0 -> 1), "
-                    "catboost/libs/metrics/metric.cpp (NDCG: type=Base linear / Exp 2^r-1, "
-                    "denominator=LogPosition 1/log2(i+1))")
+    catboost_src = (f"{CATBOOST} catboost/libs/metrics/dcg.cpp (GetSortedTargets; CalcDcgSorted: "
+                    "decay[i] = 1/log2(i + 2), type=Exp: pow(2, target) - 1; CalcDcg sorts with "
+                    "CompareDocs from doc_comparator.h: equal predictions put the lower target "
+                    "first; CalcIDcg: targets sorted descending; read at commit 031b387f), "
+                    "catboost/libs/metrics/metric.cpp (NDCG: top=-1 is the whole group, "
+                    "type=Base linear / Exp); in 1.2.10 a group whose labels are all 0 scores 1 "
+                    "(the older CalcNdcg returned 0; checked against catboost.utils.eval_metric)")
     for name, gain, what in (("catboost.ndcg", "linear", "type=Base: the label as gain"),
                              ("catboost.ndcg_exp", "exp2", "type=Exp: gain 2^label - 1")):
         yield Preset(
