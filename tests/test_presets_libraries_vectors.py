@@ -301,3 +301,42 @@ def test_pyserini_remove_unjudged_is_trec_eval_on_the_filtered_run(k):
                         [f"ndcg(idcg=judged,ties=trec_eval,run_filter=unjudged,missing=zero)@{k}"])
     assert complete.mean("r", 0) == pytest.approx(
         sum(m[f"ndcg_cut_{k}"] for m in theirs.values()) / len(qd), abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- components
+
+def test_threshold_gains():
+    from evalkit.builtins.library_components import binary, exp2_from
+
+    g = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    assert binary(g).tolist() == [0, 1, 1, 1, 1]
+    assert binary(g, threshold=3.0).tolist() == [0, 0, 0, 1, 1]
+    assert exp2_from(g).tolist() == [1, 3, 7, 15, 31]  # Elliot's default threshold 0
+    assert exp2_from(g, threshold=1.0).tolist() == [0, 1, 3, 7, 15]  # = 2^rel - 1 above 0
+    assert exp2_from(g, threshold=3.0).tolist() == [0, 0, 0, 1, 3]
+
+
+def test_new_conventions_are_validated_and_canonical():
+    from evalkit.errors import FlavourError
+    from evalkit.flavour import parse_flavour
+
+    fl = parse_flavour("ndcg(rounding=half_up,round=2,complement=yes,run_filter=query_id,round_mean=5)@10")
+    assert str(fl) == ("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,run_filter=query_id,"
+                       "complement=yes,round=2,round_mean=5,rounding=half_up)@10")
+    assert parse_flavour(str(fl)) == fl
+    assert str(parse_flavour("ndcg(run_filter=none,complement=no,rounding=half_even)")) == \
+        "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)"
+    for bad in ("ndcg(round=-1)", "ndcg(round=1.5)", "ndcg(run_filter=second)", "ndcg(rounding=up)",
+                "ndcg(complement=maybe)", "ndcg(round_mean=16)"):
+        with pytest.raises(FlavourError):
+            parse_flavour(bad)
+
+
+def test_round_mean_rounds_only_the_mean():
+    qrels = [("q1", "a", 1), ("q2", "b", 1)]
+    rows = [("q1", "x", 2.0), ("q1", "a", 1.0), ("q2", "b", 1.0)]
+    res = evaluate(Qrels.from_rows(qrels), Run.from_rows(rows, name="r"),
+                   ["ndcg(ties=stable,round_mean=3)", "ndcg(ties=stable)"])
+    assert res.per_query("r", 0)["q1"] == pytest.approx(1 / L2(3), rel=1e-15)  # not rounded
+    assert res.mean("r", 0) == round((1 / L2(3) + 1) / 2, 3) == 0.815
+    assert res.mean("r", 1) == pytest.approx((1 / L2(3) + 1) / 2, rel=1e-15)
