@@ -8,7 +8,7 @@ import numpy as np
 
 from .errors import ArgumentError, UnknownNameError
 from .flavour import Flavour
-from .rounding import round_decimals
+from .rounding import round_means
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +92,7 @@ class Results:
         for f, fl in enumerate(self.flavours):
             decimals = fl.convention("round_mean") if isinstance(fl, Flavour) else None
             if decimals is not None:
-                out[:, f] = round_decimals(out[:, f], decimals, fl.convention("rounding"))
+                out[:, f] = round_means(out[:, f], decimals, fl.convention("rounding"))
         return out
 
     def mean(self, system, flavour) -> float:

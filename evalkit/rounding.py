@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["round_decimals"]
+__all__ = ["round_decimals", "round_means"]
 
 
 def round_decimals(values: np.ndarray, decimals: int | None, mode: str = "half_even") -> np.ndarray:
@@ -32,3 +32,20 @@ def round_decimals(values: np.ndarray, decimals: int | None, mode: str = "half_e
     if mode != "half_even":
         raise ValueError(f"rounding must be half_even or half_up, got {mode!r}")
     return np.round(values, decimals)
+
+
+def round_means(means: np.ndarray, decimals: int | None, mode: str = "half_even") -> np.ndarray:
+    """Means over queries (a few values: one per system) rounded as the libraries round
+    them: ``half_even`` calls Python's ``round(x, decimals)`` on each value, exactly as
+    BEIR (``evaluation.py:112``) and MTEB (``retrieval_metrics.py:519``) do (correct
+    rounding of the binary value, which ``np.round``'s scaling can miss by one unit);
+    ``half_up`` as :func:`round_decimals`.
+
+    :param means: ``float64`` array of any shape (``NaN`` stays ``NaN``).
+    :returns: a new ``float64`` array of the same shape.
+    """
+    means = np.asarray(means, dtype=np.float64)
+    if decimals is None or mode != "half_even":
+        return round_decimals(means, decimals, mode)
+    return np.array([x if np.isnan(x) else round(float(x), decimals) for x in means.ravel()],
+                    dtype=np.float64).reshape(means.shape)

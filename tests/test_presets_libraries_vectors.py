@@ -340,3 +340,16 @@ def test_round_mean_rounds_only_the_mean():
     assert res.per_query("r", 0)["q1"] == pytest.approx(1 / L2(3), rel=1e-15)  # not rounded
     assert res.mean("r", 0) == round((1 / L2(3) + 1) / 2, 3) == 0.815
     assert res.mean("r", 1) == pytest.approx((1 / L2(3) + 1) / 2, rel=1e-15)
+
+
+def test_round_means_is_pythons_round():
+    """round_means gives exactly what BEIR's and MTEB's round(x, d) gives, value for value,
+    including 0.285 and 2.675, whose binary values lie just below the printed half."""
+    from evalkit.rounding import round_means
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.random(2000), [0.285, 2.675, 1.0005, 0.125, np.nan]])
+    for d in (2, 3, 5):
+        got = round_means(x, d)
+        want = [math.nan if math.isnan(v) else round(v, d) for v in x.tolist()]
+        assert np.array_equal(got, np.array(want), equal_nan=True), d
