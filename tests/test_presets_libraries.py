@@ -366,7 +366,8 @@ def _dense(values, groups):
 
 
 @pytest.mark.parametrize("rows", list(ROWS))
-@pytest.mark.parametrize("kind,preset", [("Base", "catboost.ndcg"), ("Exp", "catboost.ndcg_exp")])
+@pytest.mark.parametrize("kind,preset", [("Base", "catboost.ndcg"), ("Exp", "catboost.ndcg_exp"),
+                                         ("Base;denominator=Position", "catboost.ndcg_position")])
 @pytest.mark.parametrize("top", [-1, 3, 10])
 def test_catboost_ndcg(rows, kind, preset, top):
     from catboost.utils import eval_metric

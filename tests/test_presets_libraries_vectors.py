@@ -103,6 +103,8 @@ def test_torchrec_reports_one_minus_ndcg():
     got = ea.score(y, s, flavour="torchrec.ndcg")
     assert got[0] == pytest.approx(1 - 2 / (2 + 1 / L2(3)), abs=1e-6)  # float32 discounts
     assert got[1] == 1.0
+    exp = ea.score(y, s, flavour="torchrec.ndcg_exp")  # exponential_gain=True: gains 1, 0, 3
+    assert exp[0] == pytest.approx(1 - (1 + 3 / 2) / (3 + 1 / L2(3)), abs=1e-6)
 
 
 # ----------------------------------------------------------------------------- allRank

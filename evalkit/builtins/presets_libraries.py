@@ -61,6 +61,14 @@ def _presets():
             native_name="NDCG:top={k}",
         )
     yield Preset(
+        name="catboost.ndcg_position",
+        spec="ndcg(gain=linear,discount=reciprocal,idcg=returned,ties=pessimistic,empty=one)",
+        description=("CatBoost NDCG:denominator=Position: discount 1/i instead of 1/log2(i+1); "
+                     "otherwise as catboost.ndcg"),
+        source=catboost_src + "; denominator=Position: 1/position",
+        native_name="NDCG:top={k};denominator=Position",
+    )
+    yield Preset(
         name="catboost.dcg",
         spec="dcg(gain=linear,discount=log2,ties=pessimistic)",
         description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first",
@@ -283,6 +291,13 @@ def _presets():
                 ":205-207 (1/log2(rank + 1) of int64 ranks: float32), :234-236 (exp2 gain if "
                 "exponential_gain), :240-241 (ideal_dcg == 0 -> 1e-6), :247, :261 (1 - ndcg), "
                 ":281-284 (sum / num_sessions)"),
+        native_name="ndcg",
+    )
+    yield Preset(
+        name="torchrec.ndcg_exp",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average,complement=yes)",
+        description="TorchRec NDCGMetric(exponential_gain=True): gain 2^label - 1, otherwise as torchrec.ndcg",
+        source="pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:234-236 (torch.exp2(gains) - 1.0)",
         native_name="ndcg",
     )
     # ------------------------------------------------------------------ allRank, pytorchltr
