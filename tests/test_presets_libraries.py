@@ -157,7 +157,7 @@ def test_ir_measures_ndcg(dataset, k, judged_only):
         measure = measure @ k
     qd, rd = _nested(qrels, int), _nested(run)
     theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qd, rd)}
-    name = "ir_measures.ndcg_judged" if judged_only else "ir_measures.ndcg"
+    name = "ir_measures.nDCG_judged_only" if judged_only else "ir_measures.nDCG"  # main's presets
     ours = _per_query(qrels, run, name if k is None else f"{name}@{k}")
     assert theirs.keys() == ours.keys()
     for q in theirs:

@@ -3,7 +3,7 @@ embedding-benchmark libraries (issue 11).
 
 Each preset cites the lines its flavour was read from. The versions read are the
 ones the differential tests (``tests/test_presets_libraries.py``) run against:
-CatBoost 1.2.10, ir_measures 0.4.3, implicit 0.7.3, LensKit 0.14.4 (legacy
+CatBoost 1.2.10, implicit 0.7.3, LensKit 0.14.4 (legacy
 ``lenskit.metrics.topn``), pytorch-ignite 0.5.5, sentence-transformers 6.2.0,
 BEIR 2.2.0 and microsoft/recommenders 1.2.1. The libraries that do not install here
 without a GPU or a JVM are tested against vectors worked by hand from the cited lines.
@@ -29,7 +29,6 @@ from ..components import Preset
 from ..hookspecs import hookimpl
 
 CATBOOST = "catboost/catboost v1.2.10"
-IR_MEASURES = "terrierteam/ir_measures v0.4.3"
 IMPLICIT = "benfred/implicit v0.7.3 implicit/evaluation.pyx"
 LENSKIT = "lenskit/lkpy v0.14.4 lenskit/metrics/topn.py"
 IGNITE = "pytorch/ignite v0.5.5 ignite/metrics/rec_sys/ndcg.py"
@@ -74,30 +73,6 @@ def _presets():
         description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first",
         source=catboost_src,
         native_name="DCG:top={k}",
-    )
-    # ------------------------------------------------------------------ ir_measures
-    yield Preset(
-        name="ir_measures.ndcg",
-        spec=_PYTREC + ",missing=zero)",
-        description=("ir_measures nDCG (pytrec_eval provider): trec_eval's ndcg / ndcg_cut.k with "
-                     "scores as 32-bit floats; a query of the qrels absent from the run scores 0 "
-                     "(iter_calc yields it, calc_aggregate averages it)"),
-        source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:16-19 (cutoff, dcg, gains, "
-                "judged_only), ir_measures/providers/pytrec_eval_provider.py:31 and :83-93 "
-                "(nDCG -> pytrec_eval ndcg / ndcg_cut), ir_measures/providers/pytrec_eval_provider.py "
-                "iter_calc; ir_measures/providers/base.py:18-27 (Evaluator.iter_calc: queries of the "
-                "qrels missing from the run yield measure.DEFAULT = 0)"),
-        native_name="nDCG@{k}",
-    )
-    yield Preset(
-        name="ir_measures.ndcg_judged",
-        spec=_PYTREC + ",missing=zero,judged_only=yes)",
-        description=("ir_measures nDCG(judged_only=True): unjudged documents removed from the run "
-                     "before ranking (pytrec_eval judged_docs_only_flag, trec_eval -J)"),
-        source=(f"{IR_MEASURES} ir_measures/measures/ndcg.py:19 (judged_only), "
-                "ir_measures/providers/pytrec_eval_provider.py:83-93 (invocation_key[3] = "
-                "judged_only -> RelevanceEvaluator(judged_docs_only_flag=...))"),
-        native_name="nDCG(judged_only=True)@{k}",
     )
     # ------------------------------------------------------------------ implicit
     yield Preset(
