@@ -398,10 +398,11 @@ def _presets():
     # ------------------------------------------------------------------ Pyserini
     pys = ("castorini/pyserini v1.6 pyserini/eval/trec_eval.py (runs trec_eval 9 through the "
            "jtreceval jar of Anserini; -remove-unjudged: the run rows without a qrels entry are "
-           "dropped before trec_eval, so a query left without rows is not in the run)")
+           "dropped before trec_eval, so a query left without rows is not in the run); trec_eval 9 "
+           "keeps scores as C floats (float32), as trec_eval9.*")
     yield Preset(
         name="pyserini.ndcg_cut",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32))",
         description="Pyserini's trec_eval wrapper, ndcg_cut.k: trec_eval's own",
         source=pys,
         requires_cutoff=True,
@@ -410,7 +411,7 @@ def _presets():
     )
     yield Preset(
         name="pyserini.ndcg_cut_remove_unjudged",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,run_filter=unjudged)",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32),run_filter=unjudged)",
         description=("Pyserini trec_eval -remove-unjudged ndcg_cut.k: documents absent from the "
                      "qrels removed before ranking (condensed lists); a query with no judged "
                      "document retrieved leaves the run (out of the mean; with -c it scores 0: "

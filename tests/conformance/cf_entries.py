@@ -43,6 +43,12 @@ class Entry:
 
 # ----------------------------------------------------------------------------- datasets
 
+def _ranked_case(name: str, qrels_rows: list, ranking: dict) -> D.Case:
+    """A worked example: rankings given as docno lists (scores n, n-1, ..., 1)."""
+    rows = [(q, d, float(len(docs) - i)) for q, docs in ranking.items() for i, d in enumerate(docs)]
+    return D.Case(name, qrels_rows, rows, note="worked example (see the entry's reference)")
+
+
 GEN = ("generated",)
 GEN_NONNEG = ("generated-nonneg",)
 REAL_TREC = ("robust03/InexpC2", "robust03/oce03noXbmD", "trec_eval_test/qrels.rel_level", "cast2021/bm25")
@@ -70,6 +76,30 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
         [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
         [("1", "a", 1.0), ("1", "b", 3.0), ("1", "c", 2.0), ("2", "a", 1.0), ("2", "b", 2.0), ("2", "c", 3.0)],
         note="TF-Ranking metrics_test.py"),
+    **{name: (lambda name=name, q=q, r=r: _ranked_case(name, q, r)) for name, (q, r) in {
+        # Elasticsearch DiscountedCumulativeGainTests.java (testDCGAt, ...SixMissingRatings, ...FourMoreRatings)
+        "es/testDCGAt": ([("q", str(i), g) for i, g in enumerate([3, 2, 3, 0, 1, 2])],
+                         {"q": [str(i) for i in range(6)]}),
+        "es/testDCGAtSixMissingRatings": ([("q", "0", 3), ("q", "1", 2), ("q", "2", 3), ("q", "4", 1)],
+                                          {"q": [str(i) for i in range(6)]}),
+        "es/testDCGAtFourMoreRatings": ([("q", "0", 3), ("q", "1", 2), ("q", "2", 3), ("q", "4", 1)],
+                                        {"q": ["0", "1", "2", "3"]}),
+        "opensearch/worked": ([("q1", "a", 1), ("q1", "b", 0), ("q1", "c", 2), ("q1", "d", 3), ("q2", "e", 1)],
+                              {"q1": ["a", "b", "c"], "q2": ["n1", "n2", "n3", "n4", "n5", "n6", "e"]}),
+        "torchrec/worked": ([("s1", "a", 1), ("s1", "b", 0), ("s1", "c", 2), ("s2", "a", 0), ("s2", "b", 0),
+                             ("s2", "c", 0)], {"s1": ["a", "b", "c"], "s2": ["a", "b", "c"]}),
+        "allrank/test_ndcg": ([("simple_1", "a", 1), ("simple_1", "b", 0), ("simple_2", "a", 0),
+                               ("simple_2", "b", 1), ("no_relevant", "a", 0), ("no_relevant", "b", 0)],
+                              {"simple_1": ["a", "b"], "simple_2": ["a", "b"], "no_relevant": ["a", "b"]}),
+        "allrank/multiple_ats": ([("q", "a", 1), ("q", "b", 0), ("q", "c", 1)], {"q": ["a", "b", "c"]}),
+        "pytorchltr/worked": ([("q0", "b", 0), ("q0", "c", 1), ("q0", "a", 2), ("q1", "a", 0), ("q1", "b", 0),
+                               ("q1", "c", 0)], {"q0": ["b", "c", "a"], "q1": ["a", "b", "c"]}),
+        "recbole/worked": ([("u", d, g) for d, g in [("i1", 2), ("i3", 1), ("i7", 1), ("i8", 1), ("i9", 1)]],
+                           {"u": ["i1", "i2", "i3", "i4"]}),
+        "elliot/worked": ([("u", "a", 3), ("u", "b", 1), ("u", "c", 0), ("v", "z", 0)],
+                          {"u": ["b", "x", "a"], "v": ["z"]}),
+        "mteb/worked": ([("q1", "d2", 1), ("q2", "d3", 1)], {"q1": ["q1", "d2", "d9"], "q2": ["d3", "d4"]}),
+    }.items()},
 }
 
 TE_OUT = "trec_eval (usnistgov/trec_eval f4253652c8ef) test/out.test.aq (-m all_trec -q), in ../shared/data"
@@ -133,6 +163,38 @@ def _recommenders(case, k=None):
     if k == 10:
         ref.mean = 0.38172  # the value recommenders' own test asserts
     return ref
+
+
+# ----------------------------------------------------------------------------- library presets (issue 11)
+L2 = math.log2
+#: CAsT 2021 and the generated edge cases (grades 0..4: the recommender libraries' ratings)
+LIB_TREC = ("generated-nonneg", "cast2021/bm25")
+LENSKIT = lambda: version("lenskit") + " topn.RecListAnalysis + topn.ndcg"  # noqa: E731
+PYSERINI = lambda: ("Pyserini runs trec_eval 9 (jtreceval); here " + version("pytrec_eval-terrier")  # noqa: E731
+                    + " (trec_eval 9.0.8 compiled in); Pyserini needs a JVM, not installed here")
+ES_TESTS = ("elastic/elasticsearch modules/rank-eval/src/test/java/org/elasticsearch/index/rankeval/"
+            "DiscountedCumulativeGainTests.java (testDCGAt, testDCGAtSixMissingRatings, "
+            "testDCGAtFourMoreRatings); Elasticsearch (Java) is in no reachable registry")
+ES_DCG = {"testDCGAt": 13.84826362927298, "testDCGAtSixMissingRatings": 12.779642067948913,
+          "testDCGAtFourMoreRatings": 12.392789260714371}
+ES_IDEAL = {"testDCGAt": 14.595390756454922, "testDCGAtSixMissingRatings": 13.347184833073591,
+            "testDCGAtFourMoreRatings": 13.347184833073591}
+OPENSEARCH = ("worked by hand from opensearch-project/search-relevance src/main/java/org/opensearch/"
+              "searchrelevance/metrics/calculator/Evaluation.java @0b75cf84b5b2 (calculateNDCGAtK, "
+              "Math.round(x * 100) / 100.0); OpenSearch (Java) is in no reachable registry")
+TORCHREC = ("worked by hand from pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:152-160, :205-207, "
+            ":234-236, :240-241, :261 (1 - DCG/IDCG; IDCG 0 -> 1e-6); TorchRec needs fbgemm, not installed here")
+ELLIOT = ("worked by hand from sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg.py and "
+          "elliot/evaluation/relevance/relevance.py (gain 2^(r - t + 1) - 1 above threshold t; binary for "
+          "Rendle 2020); Elliot pins numpy < 1.24, not installed here")
+MTEB_SRC = {"ndcg_cut": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:509-519, "
+                        ":592-614 (pytrec_eval ndcg_cut, mean round(..., 5))",
+            "ndcg_cut_skip_first": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:"
+                                   "597-601 (skip_first_result)",
+            "ndcg_cut_ignore_ids": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_evaluator.py:"
+                                   "134-142 (ignore_identical_ids)"}
+MTEB_SRC = {m: v + "; MTEB's dependencies fight this environment's pins, not installed here"
+            for m, v in MTEB_SRC.items()}
 
 
 ENTRIES: list[Entry] = [
@@ -244,6 +306,85 @@ ENTRIES: list[Entry] = [
             DIVERSITY, 1e-12, F64,
             cutoffs=(5, 10, 20), side="diversity")
       for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
+    # ------------------------------------------------------------------ library presets (issue 11)
+    # references installed by the README's test command; the rest: values from the library's
+    # own unit tests or worked by hand from the source lines the preset cites
+    *[Entry(f"catboost.{m}", R.catboost(metric), lambda: version("catboost"), LTR, 1e-12, F64,
+            cutoffs=(None, 3, 10), side="arrays")
+      for m, metric in (("ndcg", "NDCG:top={top};type=Base"), ("ndcg_exp", "NDCG:top={top};type=Exp"),
+                        ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position"),
+                        ("dcg", "DCG:top={top};type=Base"))],
+    *[Entry(f"ignite.{m}", R.ignite(**kw), lambda: version("pytorch-ignite") + " (torch "
+            + version("torch").split()[1] + ")", LTR, 1e-6,
+            "ignite computes in float32 (sums of up to 30 terms)", cutoffs=(1, 5, 10), side="arrays")
+      for m, kw in (("ndcg", {}), ("ndcg_zero_hits", {"ignore_zero_hits": False}),
+                    ("ndcg_linear", {"gain_function": "linear_rank"}))],
+    Entry("implicit.ndcg", R.implicit, lambda: version("implicit") + " evaluation.ranking_metrics_at_k",
+          LIB_TREC, 1e-12, F64, cutoffs=(1, 10)),
+    Entry("lenskit.ndcg", R.lenskit(True), LENSKIT, LIB_TREC, 1e-12, F64, cutoffs=(None, 10)),
+    Entry("lenskit.ndcg_binary", R.lenskit(False), LENSKIT, LIB_TREC, 1e-12, F64, cutoffs=(None, 10)),
+    Entry("sentence_transformers.ndcg", R.sentence_transformers,
+          lambda: version("sentence-transformers") + " InformationRetrievalEvaluator.compute_metrics",
+          LIB_TREC, 1e-12, F64, cutoffs=(1, 10)),
+    *[Entry(f"beir.{m}", R.beir(ids), lambda: version("beir") + " EvaluateRetrieval.evaluate (pytrec_eval "
+            + version("pytrec_eval-terrier").split()[1] + ")", LIB_TREC + ("robust03/InexpC2",), 5e-6 + 1e-12,
+            "BEIR rounds each value to 5 decimals", cutoffs=(1, 10, 100))
+      for m, ids in (("ndcg_cut", True), ("ndcg_cut_keep_ids", False))],
+    *[Entry(f"recommenders.{m}", R.recommenders(st), lambda: version("recommenders")
+            + " evaluation.python_evaluation.ndcg_at_k", LIB_TREC, 1e-12, F64, cutoffs=(10,))
+      for m, st in (("ndcg_at_k", "binary"), ("ndcg_at_k_raw", "raw"), ("ndcg_at_k_exp", "exp"))],
+    Entry("pyserini.ndcg_cut", R.pytrec_eval("ndcg_cut_{k}"), PYSERINI, REAL_TREC[:1] + ("cast2021/bm25",),
+          1e-12, F64, cutoffs=(5, 10, 1000)),
+    Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(R.pytrec_eval("ndcg_cut_{k}")),
+          lambda: PYSERINI() + " on the run without its unjudged rows (-remove-unjudged)",
+          REAL_TREC[:1] + ("cast2021/bm25",), 1e-12, F64, cutoffs=(5, 10, 1000)),
+    Entry("elasticsearch.dcg", R.vectors({("es/" + t, 10): {"q": v} for t, v in ES_DCG.items()}),
+          ES_TESTS, tuple("es/" + t for t in ES_DCG), 1e-12, "the Java test asserts 1e-14 relative; "
+          "values below 14", cutoffs=(10,)),
+    Entry("elasticsearch.ndcg", R.vectors({("es/" + t, 10): {"q": v / ES_IDEAL[t]} for t, v in ES_DCG.items()}),
+          ES_TESTS, tuple("es/" + t for t in ES_DCG), 1e-12, "DCG / ideal DCG as the Java test asserts them "
+          "(1e-14 relative)", cutoffs=(10,)),
+    Entry("opensearch.ndcg", R.vectors({("opensearch/worked", 10): {"q1": 0.27, "q2": 0.33}}), OPENSEARCH,
+          ("opensearch/worked",), 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
+          cutoffs=(10,)),
+    Entry("opensearch.dcg", R.vectors({("opensearch/worked", 10): {"q1": 2.5, "q2": 0.33}}), OPENSEARCH,
+          ("opensearch/worked",), 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
+          cutoffs=(10,)),
+    Entry("torchrec.ndcg", R.vectors({("torchrec/worked", None): {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}}),
+          lambda: TORCHREC, ("torchrec/worked",), 1e-6, "TorchRec computes in float32", side="arrays"),
+    Entry("torchrec.ndcg_exp", R.vectors({("torchrec/worked", None): {"s1": 1 - 2.5 / (3 + 1 / L2(3)),
+                                                                      "s2": 1.0}}),
+          lambda: TORCHREC, ("torchrec/worked",), 1e-6, "TorchRec computes in float32", side="arrays"),
+    Entry("allrank.ndcg", R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3),
+                                                                   "no_relevant": 1.0},
+                                     ("allrank/multiple_ats", 1): {"q": 1.0},
+                                     ("allrank/multiple_ats", 2): {"q": 1 / (1 + 1 / L2(3))}}),
+          "allegro/allRank tests/losses/test_ndcg.py @6167f9d (test_ndcg_simple_1, test_ndcg_simple_2, "
+          "test_ndcg_for_multiple_ats); no relevant item: allrank/models/metrics.py:7-8, :23-24 v1.4.3 "
+          "(filler_value 1.0); allRank needs an old torch/numpy, not installed here",
+          ("allrank/test_ndcg", "allrank/multiple_ats"), 1e-6, "allRank computes in float32",
+          cutoffs=(None, 1, 2), side="arrays"),
+    *[Entry(f"pytorchltr.{m}", R.vectors({("pytorchltr/worked", 10): {"q0": v, "q1": 0.0}}),
+            "worked by hand from rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py (ndcg: dcg / idcg, "
+            "idcg 0 set to 1; exp: 2^rel - 1; [:, :k][:, -1] on the cumulative sum); pytorchltr needs a "
+            "Cython build against an old torch, not installed here", ("pytorchltr/worked",), 1e-6,
+            "pytorchltr computes in float32", cutoffs=(10,), side="arrays")
+      for m, v in (("ndcg", (1 / L2(3) + 1.5) / (3 + 1 / L2(3))), ("ndcg_linear", (1 / L2(3) + 1) / (2 + 1 / L2(3))))],
+    Entry("recbole.ndcg", R.vectors({("recbole/worked", 3): {"u": 1.5 / (1 + 1 / L2(3) + 0.5)}}),
+          "worked by hand from RUCAIBox/RecBole v1.2.1 recbole/evaluator/metrics.py:186-202 (NDCG.metric_info: "
+          "idcg_len = min(pos_len, k), binary hits); RecBole needs numpy < 1.24, not installed here",
+          ("recbole/worked",), 1e-12, F64, cutoffs=(3,)),
+    *[Entry(f"elliot.{m}", R.vectors({("elliot/worked", 3): v}), ELLIOT, ("elliot/worked",), 1e-12, F64,
+            cutoffs=(3,))
+      for m, v in (("ndcg", {"u": (3 + 15 / 2) / (15 + 3 / L2(3) + 0.5), "v": 1.0}),
+                   ("ndcg_t1", {"u": (1 + 7 / 2) / (7 + 1 / L2(3))}),
+                   ("ndcg_rendle2020", {"u": 1.5 / (1 + 1 / L2(3) + 0.5), "v": 1.0}))],
+    *[Entry(f"mteb.{m}", R.vectors_with_mean({("mteb/worked", 10): v}),
+            "worked by hand from " + MTEB_SRC[m], ("mteb/worked",), 1e-12,
+            "the mean is MTEB's round(mean, 5), exact; per query float64", cutoffs=(10,))
+      for m, v in (("ndcg_cut", ({"q1": 1 / L2(3), "q2": 1.0}, 0.81546)),
+                   ("ndcg_cut_skip_first", ({"q1": 1.0, "q2": 0.0}, 0.5)),
+                   ("ndcg_cut_ignore_ids", ({"q1": 1.0, "q2": 1.0}, 1.0)))],
     # ------------------------------------------------------------------ papers
     Entry("burges2005.ndcg", R.gdeval(2, k_override=100000), GDEVAL,
           ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,

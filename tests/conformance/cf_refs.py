@@ -545,3 +545,196 @@ def spark_ml_ranking_evaluator(case, k=None) -> Ref:
         return float(evaluator.evaluate(frame))
 
     return Ref({q: value([r]) for q, r in rows.items()}, value(list(rows.values())))
+# ----------------------------------------------------------------------------- library presets (issue 11)
+# The references of tests/test_presets_libraries.py, run on the suite's cases as their
+# users run them (recommender libraries are handed the run's ranking: score descending,
+# ties in run order).
+
+def _nested(rows, cast=float) -> dict:
+    out: dict = {}
+    for q, d, v in rows:
+        out.setdefault(q, {})[d] = cast(v)
+    return out
+
+
+def _ranked(case) -> dict:
+    out: dict = {}
+    for i, (q, d, s) in enumerate(case.run_rows):
+        out.setdefault(q, []).append((-s, i, d))
+    return {q: [d for _, _, d in sorted(v)] for q, v in out.items()}
+
+
+def catboost(metric: str):
+    """``catboost.utils.eval_metric(y, s, '<metric>:top=k', group_id=0)`` per group
+    (``top=-1``: the whole list)."""
+    def ref(case, k=None) -> Ref:
+        from catboost.utils import eval_metric
+
+        top = -1 if k is None else k
+        per = {q: float(eval_metric(y, s, metric.format(top=top), group_id=np.zeros(len(y), dtype=np.int64))[0])
+               for q, y, s in zip(*case.arrays())}
+        return Ref(per)
+    return ref
+
+
+def ignite(**kwargs):
+    """``ignite.metrics.NDCG(top_k=[k], **kwargs)`` updated with one group (float32
+    tensors); a group it refuses (``NotComputableError``: ``ignore_zero_hits`` left it
+    out) is absent, as evalkit leaves it out."""
+    def ref(case, k=None) -> Ref:
+        import torch
+        from ignite.exceptions import NotComputableError
+        from ignite.metrics import NDCG
+
+        per = {}
+        for q, y, s in zip(*case.arrays()):
+            metric = NDCG(top_k=[k], **kwargs)
+            metric.update((torch.tensor(s[None, :], dtype=torch.float32),
+                           torch.tensor(y[None, :], dtype=torch.float32)))
+            try:
+                per[q] = float(metric.compute()[0])
+            except NotComputableError:
+                continue
+        return Ref(per)
+    return ref
+
+
+class _GivenRanking:
+    """A stand-in for an implicit model: ``recommend`` returns the run's ranking."""
+
+    def __init__(self, ranking):
+        self.ranking = ranking
+
+    def recommend(self, userid, user_items, N=10, **_):
+        ids = np.full((len(userid), N), -1, dtype=np.int32)
+        for row, u in enumerate(userid):
+            got = self.ranking.get(int(u), [])[:N]
+            ids[row, :len(got)] = got
+        return ids, np.zeros(ids.shape, dtype=np.float32)
+
+
+def implicit(case, k=None) -> Ref:
+    """``implicit.evaluation.ranking_metrics_at_k(model, train=empty, test, K=k)['ndcg']``,
+    the model returning the run's ranking; test = the qrels' documents with grade >= 1;
+    per query: the test matrix restricted to that user; mean: all users at once."""
+    import scipy.sparse as sp
+    from implicit.evaluation import ranking_metrics_at_k
+
+    users = sorted({q for q, _, _ in case.qrels_rows})
+    items = sorted({d for _, d, _ in case.qrels_rows} | {d for _, d, _ in case.run_rows})
+    uid = {u: i for i, u in enumerate(users)}
+    iid = {d: i for i, d in enumerate(items)}
+    rel = [(uid[q], iid[d]) for q, d, g in case.qrels_rows if g >= 1]
+    test = sp.csr_matrix((np.ones(len(rel), dtype=np.float32), tuple(zip(*rel))), shape=(len(users), len(items)))
+    train = sp.csr_matrix((len(users), len(items)), dtype=np.float32)
+    model = _GivenRanking({uid[q]: [iid[d] for d in docs] for q, docs in _ranked(case).items() if q in uid})
+    per = {}
+    for q in sorted({users[u] for u, _ in rel}):
+        one = test.multiply(sp.csr_matrix(([1.0], ([uid[q]], [0])), shape=(len(users), 1))).tocsr()
+        per[q] = float(ranking_metrics_at_k(model, train, one, K=k, show_progress=False)["ndcg"])
+    mean = float(ranking_metrics_at_k(model, train, test, K=k, show_progress=False)["ndcg"])
+    return Ref(per, mean)
+
+
+def lenskit(rating: bool):
+    """LensKit 0.14 ``topn.RecListAnalysis`` with ``topn.ndcg(k=k)``; recommendations =
+    the run's ranking with ranks; truth = qrels with a ``rating`` column (grade >= 0) or
+    the items with grade >= 1 (binary). Its NaN (no relevant item) is absent."""
+    def ref(case, k=None) -> Ref:
+        import pandas as pd
+        from lenskit import topn
+
+        recs = pd.DataFrame([(q, d, r + 1) for q, docs in _ranked(case).items() for r, d in enumerate(docs)],
+                            columns=["user", "item", "rank"])
+        if rating:
+            truth = pd.DataFrame([(q, d, float(g)) for q, d, g in case.qrels_rows if g >= 0],
+                                 columns=["user", "item", "rating"])
+        else:
+            truth = pd.DataFrame([(q, d) for q, d, g in case.qrels_rows if g >= 1], columns=["user", "item"])
+        rla = topn.RecListAnalysis()
+        rla.add_metric(topn.ndcg, k=k)
+        out = rla.compute(recs, truth)["ndcg"]
+        return Ref({str(u): float(v) for u, v in out.items() if not math.isnan(v)})
+    return ref
+
+
+def _sbert(qd, k):
+    from sentence_transformers.sentence_transformer.evaluation import InformationRetrievalEvaluator
+
+    relevant = {q: {d for d, g in docs.items() if g >= 1} for q, docs in qd.items()}
+    return InformationRetrievalEvaluator({q: q for q in qd}, {"unused": ""}, relevant, ndcg_at_k=[k],
+                                         mrr_at_k=[k], accuracy_at_k=[k], precision_recall_at_k=[k],
+                                         map_at_k=[k], show_progress_bar=False)
+
+
+def sentence_transformers(case, k=None) -> Ref:
+    """``InformationRetrievalEvaluator.compute_metrics`` (relevant = grade >= 1) on the
+    run's hits, one evaluator per query and one over all for the mean."""
+    qd, rd = _nested(case.qrels_rows, int), _nested(case.run_rows)
+    ev = _sbert(qd, k)
+    per = {}
+    for q in ev.queries_ids:
+        hits = [{"corpus_id": d, "score": s} for d, s in rd.get(q, {}).items()]
+        per[q] = float(_sbert({q: qd[q]}, k).compute_metrics([hits])["ndcg@k"][k])
+    hits = [[{"corpus_id": d, "score": s} for d, s in rd.get(q, {}).items()] for q in ev.queries_ids]
+    return Ref(per, float(ev.compute_metrics(hits)["ndcg@k"][k]))
+
+
+def beir(ignore_identical_ids: bool):
+    """``EvaluateRetrieval.evaluate(qrels, run, [k], ignore_identical_ids=...)``: per query
+    (one call per query) and over all (its mean); BEIR rounds both to 5 decimals."""
+    def ref(case, k=None) -> Ref:
+        import copy
+
+        from beir.retrieval.evaluation import EvaluateRetrieval
+
+        qd, rd = _nested(case.qrels_rows, int), _nested(case.run_rows)
+        per = {q: float(EvaluateRetrieval.evaluate({q: qd[q]}, copy.deepcopy({q: rd[q]}), [k],
+                                                   ignore_identical_ids=ignore_identical_ids)[0][f"NDCG@{k}"])
+               for q in sorted(qd.keys() & rd.keys())}
+        mean = EvaluateRetrieval.evaluate(qd, copy.deepcopy(rd), [k], ignore_identical_ids=ignore_identical_ids)
+        return Ref(per, float(mean[0][f"NDCG@{k}"]))
+    return ref
+
+
+def recommenders(score_type: str):
+    """microsoft/recommenders ``python_evaluation.ndcg_at_k(true, pred, k=k,
+    score_type=...)`` per user of the qrels (a user absent from the run: the call on an
+    empty prediction frame, 0.0; NaN absent) and over all (its mean)."""
+    def ref(case, k=None) -> Ref:
+        import pandas as pd
+        from recommenders.evaluation.python_evaluation import ndcg_at_k
+
+        true = pd.DataFrame(case.qrels_rows, columns=["userID", "itemID", "rating"])
+        pred = pd.DataFrame(case.run_rows, columns=["userID", "itemID", "prediction"])
+        per = {}
+        for u in sorted(set(true.userID)):
+            v = ndcg_at_k(true[true.userID == u], pred[pred.userID == u], k=k, score_type=score_type)
+            if not math.isnan(v):
+                per[u] = float(v)
+        return Ref(per, float(ndcg_at_k(true, pred, k=k, score_type=score_type)))
+    return ref
+
+
+def on_judged_rows(inner):
+    """``inner`` on the case with the run's unjudged rows removed (Pyserini's
+    ``-remove-unjudged`` filters the run file before trec_eval)."""
+    def ref(case, k=None) -> Ref:
+        from cf_data import Case
+
+        judged = {(q, d) for q, d, _ in case.qrels_rows}
+        kept = Case(case.name + "/judged-rows", case.qrels_rows,
+                    [r for r in case.run_rows if (r[0], r[1]) in judged])
+        return inner(kept, k)
+    return ref
+
+
+def vectors_with_mean(table: dict):
+    """Cited values per query and the mean the reference prints:
+    ``{(case, k): ({qid: value}, mean)}``."""
+    def ref(case, k=None) -> Ref:
+        if (case.name, k) not in table:
+            raise NotApplicable(f"no cited vector for {case.name} at k={k}")
+        per, mean = table[(case.name, k)]
+        return Ref(dict(per), mean)
+    return ref
