@@ -232,9 +232,9 @@ def test_sentence_transformers_ndcg(dataset, k):
 
 # ----------------------------------------------------------------------------- microsoft/recommenders
 
-@pytest.mark.parametrize("score_type,preset", [("binary", "recommenders.ndcg_at_k"),
-                                               ("raw", "recommenders.ndcg_at_k_raw"),
-                                               ("exp", "recommenders.ndcg_at_k_exp")])
+@pytest.mark.parametrize("score_type,preset", [("binary", "recommenders.python_ndcg_at_k"),
+                                               ("raw", "recommenders.python_ndcg_at_k_raw"),
+                                               ("exp", "recommenders.python_ndcg_at_k_exp")])
 def test_recommenders_ndcg_at_k(dataset, score_type, preset):
     import pandas as pd
     from recommenders.evaluation.python_evaluation import ndcg_at_k
@@ -440,7 +440,7 @@ def test_identify_names_the_library(library):
 
         value = ndcg_at_k(pd.DataFrame(qrels, columns=["userID", "itemID", "rating"]),
                           pd.DataFrame(run, columns=["userID", "itemID", "prediction"]), k=10)
-        preset = "recommenders.ndcg_at_k@10"
+        preset = "recommenders.python_ndcg_at_k@10"
     else:
         ev = _sbert_evaluator(qd, 10)
         hits = [[{"corpus_id": d, "score": s} for d, s in rd.get(q, {}).items()] for q in ev.queries_ids]

@@ -308,10 +308,14 @@ def test_pyserini_remove_unjudged_is_trec_eval_on_the_filtered_run(k):
 # ----------------------------------------------------------------------------- components
 
 def test_threshold_gains():
-    from evalkit.builtins.library_components import binary, exp2_from
+    from evalkit.builtins.gains import binary
+    from evalkit.builtins.library_components import exp2_from
 
     g = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
     assert binary(g).tolist() == [0, 1, 1, 1, 1]
+    # the default is every positive grade (Spark MLlib's binary NDCG), also a fractional one
+    assert binary(np.array([-1.0, 0.0, 1e-300, 0.5, 1.0])).tolist() == [0, 0, 1, 1, 1]
+    assert binary(g, threshold=0.0).tolist() == [1, 1, 1, 1, 1]  # recommenders, Elliot: every test item
     assert binary(g, threshold=3.0).tolist() == [0, 0, 0, 1, 1]
     assert exp2_from(g).tolist() == [1, 3, 7, 15, 31]  # Elliot's default threshold 0
     assert exp2_from(g, threshold=1.0).tolist() == [0, 1, 3, 7, 15]  # = 2^rel - 1 above 0

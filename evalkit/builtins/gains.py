@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import Gain, declared, gain
+from ..components import Gain, Param, declared, gain
 from ..hookspecs import hookimpl
 
 
@@ -32,15 +32,28 @@ def exp2(grades: np.ndarray) -> np.ndarray:
     return np.exp2(grades) - 1.0
 
 
+#: the default threshold of ``binary``: the smallest positive float64, so that
+#: ``rel >= threshold`` is ``rel > 0`` for every real grade (Spark MLlib's binary NDCG: an
+#: item of the ground-truth set, i.e. a positive grade, gains 1; for integer grades the same
+#: as ``threshold=1``)
+POSITIVE = float(np.nextafter(0.0, 1.0))
+
+
 @gain(
     "binary",
-    formula="g(rel) = 1 if rel > 0 else 0",
+    params=(Param("threshold", "float", POSITIVE, "smallest grade that counts as relevant (default: "
+                  "every positive grade, rel > 0)"),),
+    formula="g(rel) = 1 if rel >= threshold else 0 (default: 1 if rel > 0 else 0)",
     source=("apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala "
-            "ndcgAt (relevance values absent: an item of the ground-truth set has gain 1)"),
-    description="relevant or not: every positive grade counts 1 (Spark MLlib's default NDCG)",
+            "ndcgAt (relevance values absent: an item of the ground-truth set has gain 1); "
+            "implicit evaluation.pyx ndcg_at_k (a test item is relevant); sentence-transformers "
+            "information_retrieval.py:541 (1 if corpus_id in relevant_docs); RecBole "
+            "evaluator/metrics.py NDCG; Elliot and recommenders at threshold 0 (every test item)"),
+    description="binary relevance at a threshold (default: every positive grade gains 1)",
 )
-def binary(grades: np.ndarray) -> np.ndarray:
-    return (grades > 0).astype(np.float64)
+def binary(grades: np.ndarray, threshold: float = POSITIVE) -> np.ndarray:
+    """``grades``: ``float64`` array of any shape; returns ``float64`` 0/1 of the same shape."""
+    return (grades >= threshold).astype(np.float64)
 
 
 @gain(

@@ -1,6 +1,7 @@
 """Components the recommender, learning-to-rank, search-engine and embedding-benchmark
-presets need (issue 11): gains with a relevance threshold, an IDCG cut at the number
-of documents returned. (Ties by docno ascending, for sentence-transformers, are the
+presets need (issue 11): a gain shifted to a relevance threshold, an IDCG cut at the
+number of documents returned. (The binary gain with a threshold, ``binary``, is in
+:mod:`evalkit.builtins.gains`: one gain serves these presets and the Spark MLlib ones.) (Ties by docno ascending, for sentence-transformers, are the
 built-in ``docno_ascending`` policy of :mod:`evalkit.builtins.ties`.)
 
 The conventions these presets also need (per-query and final rounding, ``1 - value``,
@@ -15,29 +16,6 @@ import numpy as np
 from ..components import Gain, IdcgStrategy, Param, declared, gain, idcg_strategy
 from ..hookspecs import hookimpl
 from ..kernel import IdealContext, ideal_dcg, offsets_from_sorted, segment_ids
-
-#: the default threshold of ``binary``: the smallest positive float64, so that
-#: ``rel >= threshold`` is ``rel > 0`` for every real grade (Spark MLlib's binary NDCG: an
-#: item of the ground-truth set, i.e. a positive grade, gains 1; for integer grades the same
-#: as ``threshold=1``)
-POSITIVE = float(np.nextafter(0.0, 1.0))
-
-
-@gain(
-    "binary",
-    params=(Param("threshold", "float", POSITIVE, "smallest grade that counts as relevant (default: "
-                  "every positive grade, rel > 0)"),),
-    formula="g(rel) = 1 if rel >= threshold else 0 (default: 1 if rel > 0 else 0)",
-    source=("apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala "
-            "ndcgAt (relevance values absent: an item of the ground-truth set has gain 1); "
-            "implicit evaluation.pyx ndcg_at_k (a test item is relevant); sentence-transformers "
-            "information_retrieval.py:541 (1 if corpus_id in relevant_docs); RecBole "
-            "evaluator/metrics.py NDCG; Elliot and recommenders at threshold 0 (every test item)"),
-    description="binary relevance at a threshold (default: every positive grade gains 1)",
-)
-def binary(grades: np.ndarray, threshold: float = POSITIVE) -> np.ndarray:
-    """``grades``: ``float64`` array of any shape; returns ``float64`` 0/1 of the same shape."""
-    return (grades >= threshold).astype(np.float64)
 
 
 @gain(

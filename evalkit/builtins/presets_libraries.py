@@ -183,10 +183,10 @@ def _presets():
                "prediction, stable)")
     ln = "log(base=2.718281828459045)"
     for name, gain, empty, text in (
-        ("recommenders.ndcg_at_k", "binary(threshold=0)", "zero",
+        ("recommenders.python_ndcg_at_k", "binary(threshold=0)", "zero",
          "score_type='binary' (default): every row of rating_true gains 1"),
-        ("recommenders.ndcg_at_k_raw", "linear", "skip", "score_type='raw': the rating as gain"),
-        ("recommenders.ndcg_at_k_exp", "exp2", "skip", "score_type='exp': 2^rating - 1"),
+        ("recommenders.python_ndcg_at_k_raw", "linear", "skip", "score_type='raw': the rating as gain"),
+        ("recommenders.python_ndcg_at_k_exp", "exp2", "skip", "score_type='exp': 2^rating - 1"),
     ):
         yield Preset(
             name=name,

@@ -332,7 +332,8 @@ ENTRIES: list[Entry] = [
       for m, ids in (("ndcg_cut", True), ("ndcg_cut_keep_ids", False))],
     *[Entry(f"recommenders.{m}", R.recommenders(st), lambda: version("recommenders")
             + " evaluation.python_evaluation.ndcg_at_k", LIB_TREC, 1e-12, F64, cutoffs=(10,))
-      for m, st in (("ndcg_at_k", "binary"), ("ndcg_at_k_raw", "raw"), ("ndcg_at_k_exp", "exp"))],
+      for m, st in (("python_ndcg_at_k", "binary"), ("python_ndcg_at_k_raw", "raw"),
+                    ("python_ndcg_at_k_exp", "exp"))],
     Entry("pyserini.ndcg_cut", R.pytrec_eval("ndcg_cut_{k}"), PYSERINI, REAL_TREC[:1] + ("cast2021/bm25",),
           1e-12, F64, cutoffs=(5, 10, 1000)),
     Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(R.pytrec_eval("ndcg_cut_{k}")),
