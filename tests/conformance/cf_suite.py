@@ -54,11 +54,19 @@ class Row:
                 "tolerance": f"{self.tolerance:g} ({self.reason})", "status": self.status}
 
 
+#: differences below this are float64 rounding noise: they can change with what ran
+#: earlier in the process (summation order of BLAS / NumPy paths), so the page prints
+#: them as one bound instead of digits that would make the published page unstable
+NOISE = 1e-15
+
+
 def _fmt(x: float) -> str:
     if x == 0:
         return "0"
     if not math.isfinite(x):
         return str(x)
+    if x < NOISE:
+        return "<1e-15"
     return f"{x:.0e}"
 
 
