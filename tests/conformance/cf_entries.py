@@ -21,7 +21,22 @@ from typing import Callable
 
 import cf_data as D
 import cf_refs as R
+import cf_treceval as TE
 from cf_refs import version
+
+
+@dataclass(frozen=True)
+class Also:
+    """A further reference of the same preset, compared on the entry's datasets and
+    cutoffs with its own tolerance (e.g. the trec_eval binary beside pytrec_eval)."""
+
+    ref: Callable
+    reference: str | Callable[[], str]
+    tolerance: float
+    reason: str
+
+    def reference_text(self) -> str:
+        return self.reference() if callable(self.reference) else self.reference
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,8 @@ class Entry:
     side: str = "trec"
     #: queries left out of the comparison on purpose: ``(predicate(case, qid), why, compare_means)``
     exclude: tuple | None = None
+    #: further references (:class:`Also`), each a full per-query and mean comparison
+    also: tuple = ()
 
     def reference_text(self) -> str:
         return self.reference() if callable(self.reference) else self.reference
@@ -109,9 +126,14 @@ GDEVAL = lambda: "gdeval.pl 1.2a as shipped in " + version("ir_measures") + ", r
 NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else '(rank column; runs written in rank order) '}(src/ndeval.c of the "  # noqa: E731
                        f"{version('pyndeval')} sdist from PyPI, built with cc)")
 F64 = "both sides compute in float64"
-TE9 = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in; 9.0.8's own source is in no registry)"  # noqa: E731,E501
+TE9 = lambda: version("pytrec_eval-terrier") + (" (builds usnistgov/trec_eval tag v9.0.8, d95ca64e; that source is in "  # noqa: E731
+                                                 "no registry)")
 IRM = lambda: version("ir_measures") + " (default providers), files read with read_trec_qrels/read_trec_run"  # noqa: E731,E501
 TE_PRINT = "trec_eval prints 4 decimals"
+#: half a unit of trec_eval's 4th printed decimal, and float64 noise at that boundary
+TE_BIN_TOL = 5e-5 + 1e-12
+TE_BIN_908 = TE.SOURCE + "; " + TE.UNCHANGED_TO_908
+TE9_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
 JK2002 = ("Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS 20(4):422-446, "
           "2002: the running example G' = <3,2,3,0,0,1,2,2,3,0> against the ideal <3,3,3,2,2,2,1,1,1,1>, "
           "b = 2, normalised vector printed to 2 decimals")
@@ -170,8 +192,8 @@ L2 = math.log2
 #: CAsT 2021 and the generated edge cases (grades 0..4: the recommender libraries' ratings)
 LIB_TREC = ("generated-nonneg", "cast2021/bm25")
 LENSKIT = lambda: version("lenskit") + " topn.RecListAnalysis + topn.ndcg"  # noqa: E731
-PYSERINI = lambda: ("Pyserini runs trec_eval 9 (jtreceval); here " + version("pytrec_eval-terrier")  # noqa: E731
-                    + " (trec_eval 9.0.8 compiled in); Pyserini needs a JVM, not installed here")
+PYSERINI = TE.SOURCE + ", run as -q -m ndcg_cut.k qrels run"
+PYSERINI_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
 ES_TESTS = ("elastic/elasticsearch modules/rank-eval/src/test/java/org/elasticsearch/index/rankeval/"
             "DiscountedCumulativeGainTests.java (testDCGAt, testDCGAtSixMissingRatings, "
             "testDCGAtFourMoreRatings); Elasticsearch (Java) is in no reachable registry")
@@ -210,7 +232,8 @@ ENTRIES: list[Entry] = [
                               ("map_cut", "map_cut_{k}", TE_CUTOFFS), ("recall", "recall_{k}", TE_CUTOFFS),
                               ("recip_rank", "recip_rank", (None,)))],
     # ------------------------------------------------------------------ trec_eval 9.0.8
-    *[Entry(f"trec_eval9.{m}", R.pytrec_eval(native), TE9, REAL_TREC + GEN, 1e-12, F64, cutoffs=cuts)
+    *[Entry(f"trec_eval9.{m}", R.pytrec_eval(native), TE9, TE9_DATA, 1e-12, F64, cutoffs=cuts,
+            also=(Also(TE.trec_eval(native), TE_BIN_908, TE_BIN_TOL, TE_PRINT),))
       for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_cut", "ndcg_cut_{k}", (5, 10, 1000)),
                               ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
                               ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
@@ -334,11 +357,11 @@ ENTRIES: list[Entry] = [
             + " evaluation.python_evaluation.ndcg_at_k", LIB_TREC, 1e-12, F64, cutoffs=(10,))
       for m, st in (("python_ndcg_at_k", "binary"), ("python_ndcg_at_k_raw", "raw"),
                     ("python_ndcg_at_k_exp", "exp"))],
-    Entry("pyserini.ndcg_cut", R.pytrec_eval("ndcg_cut_{k}"), PYSERINI, REAL_TREC[:1] + ("cast2021/bm25",),
-          1e-12, F64, cutoffs=(5, 10, 1000)),
-    Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(R.pytrec_eval("ndcg_cut_{k}")),
-          lambda: PYSERINI() + " on the run without its unjudged rows (-remove-unjudged)",
-          REAL_TREC[:1] + ("cast2021/bm25",), 1e-12, F64, cutoffs=(5, 10, 1000)),
+    Entry("pyserini.ndcg_cut", TE.trec_eval("ndcg_cut_{k}"), PYSERINI, PYSERINI_DATA, TE_BIN_TOL, TE_PRINT,
+          cutoffs=(5, 10, 1000)),
+    Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(TE.trec_eval("ndcg_cut_{k}")),
+          PYSERINI + " on the run without its unjudged rows (what -remove-unjudged hands it)",
+          PYSERINI_DATA, TE_BIN_TOL, TE_PRINT, cutoffs=(5, 10, 1000)),
     Entry("elasticsearch.dcg", R.vectors({("es/" + t, 10): {"q": v} for t, v in ES_DCG.items()}),
           ES_TESTS, tuple("es/" + t for t in ES_DCG), 1e-12, "the Java test asserts 1e-14 relative; "
           "values below 14", cutoffs=(10,)),

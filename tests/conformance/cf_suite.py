@@ -46,9 +46,11 @@ class Row:
     status: str = "pass"
     problems: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    also: list = field(default_factory=list)  # Part per further reference
 
     def as_dict(self) -> dict:
-        return {"preset": self.preset, "reference": self.reference, "datasets": self.datasets,
+        extra = {"also": [p.as_dict() for p in self.also]} if self.also else {}
+        return {**extra, "preset": self.preset, "reference": self.reference, "datasets": self.datasets,
                 "cutoffs": self.cutoffs, "queries_compared": self.queries, "ties": self.ties,
                 "max_abs_diff_per_query": _fmt(self.max_diff), "max_abs_diff_mean": _fmt(self.max_mean_diff),
                 "tolerance": f"{self.tolerance:g} ({self.reason})", "status": self.status}
@@ -95,6 +97,73 @@ def _evalkit(entry: Entry, case: D.Case, k) -> tuple[dict, float]:
     return res.per_query(0, 0), res.mean(0, 0)
 
 
+@dataclass
+class Part:
+    """The comparison with one further reference of an entry (:class:`cf_entries.Also`)."""
+
+    reference: str
+    tolerance: float
+    reason: str
+    queries: int = 0
+    max_diff: float = 0.0
+    max_mean_diff: float = 0.0
+    problems: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"reference": self.reference, "queries_compared": self.queries,
+                "max_abs_diff_per_query": _fmt(self.max_diff), "max_abs_diff_mean": _fmt(self.max_mean_diff),
+                "tolerance": f"{self.tolerance:g} ({self.reason})"}
+
+
+def _compare(entry: Entry, ref_fn, tolerance: float, case: D.Case, name: str, k, evalkit_side, acc) -> None:
+    """Compare evalkit with one reference on one dataset and cutoff, per query and on
+    the mean; ``acc`` (a :class:`Row` or :class:`Part`) collects counts, differences,
+    problems and notes."""
+    try:
+        ref = ref_fn(case, k)
+    except NotApplicable:
+        return
+    got, got_mean = evalkit_side()
+    tag = f"{name} k={k}"
+    want = dict(ref.per_query)
+    refused = set(ref.refused)
+    if refused:
+        acc.notes.append(f"{tag}: {len(refused)} queries refused by the reference "
+                         f"({next(iter(ref.refused.values()))})")
+    got = {q: v for q, v in got.items() if q not in refused}
+    mean_comparable = True
+    if entry.exclude is not None:
+        pred, why, mean_comparable = entry.exclude
+        dropped = {q for q in set(got) | set(want) if pred(case, q)}
+        got = {q: v for q, v in got.items() if q not in dropped}
+        want = {q: v for q, v in want.items() if q not in dropped}
+        if dropped:
+            acc.notes.append(f"{tag}: {len(dropped)} queries left out ({why})")
+    if set(got) != set(want):
+        only_ek = sorted(set(got) - set(want))[:5]
+        only_ref = sorted(set(want) - set(got))[:5]
+        acc.problems.append(f"{tag}: query sets differ (evalkit only: {only_ek}, "
+                            f"reference only: {only_ref})")
+    common = sorted(set(got) & set(want))
+    acc.queries += len(common)
+    spread = getattr(ref, "spread", {})
+    for q in common:
+        d = abs(got[q] - want[q])
+        if not math.isfinite(got[q]) or not math.isfinite(want[q]):
+            d = math.inf if got[q] != want[q] else 0.0
+        acc.max_diff = max(acc.max_diff, d)
+        if d > tolerance + 6 * spread.get(q, 0.0):
+            acc.problems.append(f"{tag} query {q}: evalkit {got[q]!r} vs reference {want[q]!r}")
+    if common and not refused and mean_comparable:
+        ref_mean = ref.mean if ref.mean is not None else float(np.mean([want[q] for q in want]))
+        dm = abs(got_mean - ref_mean)
+        acc.max_mean_diff = max(acc.max_mean_diff, dm)
+        mean_spread = math.sqrt(sum(v * v for v in spread.values())) / len(common)
+        if not dm <= tolerance + 6 * mean_spread:
+            acc.problems.append(f"{tag} mean: evalkit {got_mean!r} vs reference {ref_mean!r}")
+
+
 def run_entry(entry: Entry) -> Row:
     row = Row(entry.preset, entry.reference_text(), list(entry.datasets),
               ["none" if k is None else k for k in entry.cutoffs], tolerance=entry.tolerance,
@@ -103,54 +172,28 @@ def run_entry(entry: Entry) -> Row:
         row.status = "FAIL: no reference"
         row.problems.append(f"{entry.preset}: {row.reference}")
         return row
+    row.also = [Part(a.reference_text(), a.tolerance, a.reason) for a in entry.also]
     ties, f32 = False, False
     for name in entry.datasets:
         case = DATASETS[name]()
         ties |= case.has_ties()
         f32 |= case.has_ties(float32=True) and not case.has_ties() or _f32_only(case)
         for k in entry.cutoffs:
-            try:
-                ref = entry.ref(case, k)
-            except NotApplicable:
-                continue
-            got, got_mean = _evalkit(entry, case, k)
-            tag = f"{name} k={k}"
-            want = dict(ref.per_query)
-            refused = set(ref.refused)
-            if refused:
-                row.notes.append(f"{tag}: {len(refused)} queries refused by the reference "
-                                 f"({next(iter(ref.refused.values()))})")
-            got = {q: v for q, v in got.items() if q not in refused}
-            mean_comparable = True
-            if entry.exclude is not None:
-                pred, why, mean_comparable = entry.exclude
-                dropped = {q for q in set(got) | set(want) if pred(case, q)}
-                got = {q: v for q, v in got.items() if q not in dropped}
-                want = {q: v for q, v in want.items() if q not in dropped}
-                if dropped:
-                    row.notes.append(f"{tag}: {len(dropped)} queries left out ({why})")
-            if set(got) != set(want):
-                only_ek = sorted(set(got) - set(want))[:5]
-                only_ref = sorted(set(want) - set(got))[:5]
-                row.problems.append(f"{tag}: query sets differ (evalkit only: {only_ek}, "
-                                    f"reference only: {only_ref})")
-            common = sorted(set(got) & set(want))
-            row.queries += len(common)
-            spread = getattr(ref, "spread", {})
-            for q in common:
-                d = abs(got[q] - want[q])
-                if not math.isfinite(got[q]) or not math.isfinite(want[q]):
-                    d = math.inf if got[q] != want[q] else 0.0
-                row.max_diff = max(row.max_diff, d)
-                if d > entry.tolerance + 6 * spread.get(q, 0.0):
-                    row.problems.append(f"{tag} query {q}: evalkit {got[q]!r} vs reference {want[q]!r}")
-            if common and not refused and mean_comparable:
-                ref_mean = ref.mean if ref.mean is not None else float(np.mean([want[q] for q in want]))
-                dm = abs(got_mean - ref_mean)
-                row.max_mean_diff = max(row.max_mean_diff, dm)
-                mean_spread = math.sqrt(sum(v * v for v in spread.values())) / len(common)
-                if not dm <= entry.tolerance + 6 * mean_spread:
-                    row.problems.append(f"{tag} mean: evalkit {got_mean!r} vs reference {ref_mean!r}")
+            cached: list = []
+
+            def evalkit_side(case=case, k=k, cached=cached):
+                if not cached:
+                    cached.append(_evalkit(entry, case, k))
+                return cached[0]
+
+            _compare(entry, entry.ref, entry.tolerance, case, name, k, evalkit_side, row)
+            for also, part in zip(entry.also, row.also):
+                _compare(entry, also.ref, also.tolerance, case, name, k, evalkit_side, part)
+    for part in row.also:
+        row.problems.extend(f"[{part.reference}] {p}" for p in part.problems)
+        row.notes.extend(f"[{part.reference}] {n}" for n in part.notes)
+        if part.queries == 0:
+            row.problems.append(f"[{part.reference}] no query compared")
     row.ties = "yes" if ties else "no"
     if f32:
         row.ties += " (f32)"
@@ -186,10 +229,15 @@ def render_page(rows: list[Row]) -> str:
     lines = [PAGE_HEAD.rstrip("\n")]
     for r in rows:
         d = r.as_dict()
-        lines.append("| " + " | ".join(_cell(c) for c in (
-            f"`{r.preset}`", r.reference, ", ".join(r.datasets) or "-", ", ".join(map(str, r.cutoffs)),
-            r.queries, r.ties, f"{d['max_abs_diff_per_query']} ({d['max_abs_diff_mean']})",
-            d["tolerance"], r.status)) + " |")
+        # a further reference (Also) adds its reference, queries, differences and tolerance
+        # to the same cells, after a line break
+        parts = [d] + d.get("also", [])
+        both = lambda key: "<br>".join(_cell(p[key]) for p in parts)  # noqa: E731
+        lines.append("| " + " | ".join((
+            _cell(f"`{r.preset}`"), both("reference"), _cell(", ".join(r.datasets) or "-"),
+            _cell(", ".join(map(str, r.cutoffs))), both("queries_compared"), _cell(r.ties),
+            "<br>".join(_cell(f"{p['max_abs_diff_per_query']} ({p['max_abs_diff_mean']})") for p in parts),
+            both("tolerance"), _cell(r.status))) + " |")
     return "\n".join(lines) + "\n"
 
 
