@@ -43,7 +43,11 @@ def _conformance_lines(row: dict | None) -> list[str]:
         f"{', '.join(map(str, row['cutoffs'])) or '-'}",
         f"    queries compared: {row['queries_compared']}; ties: {row['ties']}; max |diff| per query: "
         f"{row['max_abs_diff_per_query']} (mean: {row['max_abs_diff_mean']}); tolerance: {row['tolerance']}",
-    ]
+    ] + [line for also in row.get("also", []) for line in (
+        f"    also against: {also['reference']}",
+        f"      queries compared: {also['queries_compared']}; max |diff| per query: "
+        f"{also['max_abs_diff_per_query']} (mean: {also['max_abs_diff_mean']}); tolerance: {also['tolerance']}",
+    )]
 
 
 def _parts(flavour, registry) -> list[tuple[str, str, str]]:

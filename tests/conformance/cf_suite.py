@@ -23,8 +23,10 @@ when this page differs from what it produces.
 Each preset is run per query **and** on the mean, on the same input as its reference
 (the same query set must come out of both); *max |diff|* is the largest difference
 per query over all datasets and cutoffs (and of the means, in brackets). *ties*: whether
-the input had tied scores (`f32`: scores that tie only as 32-bit floats). The datasets
-are described in `tests/conformance/README.md`.
+the input had tied scores (`f32`: scores that tie only as 32-bit floats). A row with a
+second reference (the trec_eval binary beside pytrec_eval) gives its reference, queries,
+differences and tolerance on a second line of the same cells; both must pass. The
+datasets are described in `tests/conformance/README.md`.
 
 | preset | reference | datasets | cutoffs | queries compared | ties | max \\|diff\\| per query (mean) | tolerance | status |
 |---|---|---|---|---|---|---|---|---|
