@@ -111,6 +111,37 @@ def test_generated_float32_tie_query_differs():
     assert bad and bad <= f32_only_queries(case)
 
 
+@pytest.mark.parametrize("preset", ("pyserini.ndcg_cut", "pyserini.ndcg_cut_remove_unjudged"))
+@pytest.mark.parametrize("name", ("generated", "cast2021/bm25", "robust03/InexpC2"))
+def test_pyserini_with_c_is_the_preset_with_missing_zero(preset, name):
+    """Pyserini's usual command line has ``-c`` (its own example: ``trec_eval -c -m
+    ndcg_cut.10 ... -remove-unjudged``): trec_eval then averages over every qrels query,
+    a query absent from the run (or left without rows by -remove-unjudged) counting 0;
+    it prints per-query lines only for the queries it evaluated. The preset with
+    ``missing=zero`` must give those per-query values and that mean."""
+    from cf_refs import on_judged_rows
+
+    from evalkit.presets import preset_flavour
+
+    case = DATASETS[name]()
+    ref_fn = TE.trec_eval("ndcg_cut_{k}", ("-c",))
+    if preset.endswith("remove_unjudged"):
+        ref_fn = on_judged_rows(ref_fn)
+    for k in (5, 10, 1000):
+        flavour = preset_flavour(preset, k).replace(missing="zero")
+        res = evalkit.evaluate(case.qrels, case.run, [flavour])
+        got, mean = res.per_query(0, 0), res.mean(0, 0)
+        ref = ref_fn(case, k)
+        assert set(ref.per_query) <= set(got)
+        extra = set(got) - set(ref.per_query)
+        assert all(got[q] == 0.0 for q in extra), (name, k)
+        assert extra <= {q for q, _, _ in case.qrels_rows}, (name, k)
+        assert max(abs(got[q] - ref.per_query[q]) for q in ref.per_query) <= TE_BIN_TOL, (name, k)
+        assert abs(mean - ref.mean) <= TE_BIN_TOL, (name, k, mean, ref.mean)
+    if name == "generated":
+        assert extra, "the generated data has a qrels query missing from the run: -c must count it"
+
+
 def test_binary_fails_clearly_off_linux_x86_64(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     with pytest.raises(TE.TrecEvalUnavailable, match="Linux x86-64"):
