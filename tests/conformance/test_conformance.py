@@ -80,3 +80,10 @@ def test_flavours_verbose_shows_each_row(capsys):
     for name in PRESETS:
         assert infos[name]["conformance"] == committed.get(name), name
         assert f"| `{name}` |" in PAGE.read_text()
+    # a row's further references (Entry.also) are printed too, in the text format
+    assert main(["flavours", "--verbose"]) == 0
+    text = capsys.readouterr().out
+    seconds = [(n, a) for n in PRESETS for a in committed.get(n, {}).get("also", [])]
+    assert seconds, "no row has a second reference (the trec_eval9.* rows should)"
+    for name, also in seconds:
+        assert f"    also against: {also['reference']}" in text, name
