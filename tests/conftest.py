@@ -3,8 +3,10 @@
 Real evaluation data lives beside the checkout in ``../shared/data`` (on CI and on
 the development machine ``/work/shared/data``); it is never copied into the
 repository. Tests that need it use the :func:`shared_data` fixture (or
-:func:`shared_path`), which skips the test with a clear reason when the folder is
-absent, and carry the ``shared`` marker (``pytest -m "not shared"`` runs the rest).
+:func:`shared_path`), which FAILS the test with a clear reason when the folder is
+absent (CI has it beside the checkout, so a missing folder is a broken setup, not a
+reason to pass), and carry the ``shared`` marker (``pytest -m "not shared"`` deselects
+them when working without the data).
 """
 
 from __future__ import annotations
@@ -30,19 +32,22 @@ def pytest_configure(config):
 
 
 def shared_path(*parts: str) -> Path:
-    """``../shared/data/<parts>``; skips the calling test if it does not exist."""
+    """``../shared/data/<parts>``; fails the calling test if it does not exist
+    (deselect such tests with ``-m "not shared"`` instead)."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(
+        pytest.fail(
             f"shared evaluation data not found at {path} "
-            f"(expected ../shared/data beside the checkout {REPO_ROOT}; see /work/shared/data/README.md)"
+            f"(expected ../shared/data beside the checkout {REPO_ROOT}; see /work/shared/data/README.md; "
+            f"run with -m 'not shared' to deselect the tests that need it)",
+            pytrace=False,
         )
     return path
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """Path of ``../shared/data``; skips the test when the folder is absent."""
+    """Path of ``../shared/data``; fails the test when the folder is absent."""
     return shared_path()
 
 
@@ -65,6 +70,24 @@ def registry():
     from evalkit import build_registry
 
     return build_registry(disable_plugins=True)
+
+
+def assert_per_query(got, want, *, abs_tol, context=""):
+    """Assert that two ``{qid: value}`` maps hold the SAME query set and agree within
+    ``abs_tol`` on every query.
+
+    ``got`` is evalkit's side, ``want`` the oracle's. Comparing only over ``want``'s
+    queries would let a query evalkit adds (or keeps when the oracle drops it) pass
+    unnoticed, so the key sets are compared first; the message lists what differs.
+    """
+    got_q, want_q = set(got), set(want)
+    assert got_q == want_q, (
+        f"{context}: query sets differ; only in evalkit: {sorted(got_q - want_q)[:10]}, "
+        f"only in the reference: {sorted(want_q - got_q)[:10]}"
+    )
+    assert want_q, f"{context}: the reference returned no query"
+    bad = [(q, got[q], want[q]) for q in sorted(want_q) if not abs(float(got[q]) - float(want[q])) <= abs_tol]
+    assert not bad, f"{context}: {len(bad)} of {len(want_q)} queries differ by more than {abs_tol}: {bad[:5]}"
 
 
 def to_pytrec(qrels, run):

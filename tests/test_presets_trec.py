@@ -25,7 +25,7 @@ from evalkit.data import Qrels, Run
 from evalkit.io.trec import read_qrels, read_run
 from evalkit.presets import preset_flavour
 
-from conftest import shared_path, to_pytrec
+from conftest import assert_per_query, shared_path, to_pytrec
 from trec_eval_out import values as trec_eval_values
 
 TOL = 1e-9
@@ -103,16 +103,11 @@ def test_trec_eval_expected_outputs(out_name, qrels_name, run_name, flags):
         flavours.append(fl)
     res = evalkit.evaluate(read_qrels(d / qrels_name), read_run(d / run_name), flavours, labels=labels)
     means = res.means()[0]
-    compared = 0
     for f, name in enumerate(labels):
-        per_q = res.per_query(0, f)
-        for (m, qid), want in expected.items():
-            if m != name:
-                continue
-            got = means[f] if qid == "all" else per_q[qid]
-            assert abs(got - want) <= 5e-5, (out_name, name, qid, got, want)
-            compared += 1
-    assert compared >= len(names)
+        want = {qid: v for (m, qid), v in expected.items() if m == name and qid != "all"}
+        assert_per_query(res.per_query(0, f), want, abs_tol=5e-5, context=f"{out_name} {name}")
+        if (name, "all") in expected:
+            assert abs(means[f] - expected[name, "all"]) <= 5e-5, (out_name, name, means[f])
 
 
 @pytest.mark.shared
@@ -173,8 +168,7 @@ def test_ndcg_p_random_lists(seed):
         (_, fl), = trec_eval_flavours("ndcg_p", rel_level=rel_level)
         got = evalkit.evaluate(qrels, run, [fl]).per_query(0, 0)
         want = ndcg_p_reference(qrels, run, rel_level)
-        for qid, v in want.items():
-            assert got[qid] == pytest.approx(v, abs=TOL)
+        assert_per_query(got, want, abs_tol=TOL, context=f"ndcg_p rel_level={rel_level}")
 
 
 def test_ndcg_p_discount_is_the_original_jarvelin_one():
@@ -206,13 +200,9 @@ def compare_pytrec(qrels: Qrels, run: Run, *, relevance_level=1, judged_only=Fal
     want = ev.evaluate(r)
     pairs = pytrec_flavours(rel_level=relevance_level, judged_only=judged_only)
     res = evalkit.evaluate(qrels, run, [fl for _, fl in pairs], labels=[n for n, _ in pairs])
-    checked = 0
     for f, (name, _) in enumerate(pairs):
-        got = res.per_query(0, f)
-        for qid, measures in want.items():
-            assert got[qid] == pytest.approx(measures[name], abs=TOL), (name, qid)
-            checked += 1
-    assert checked > 0
+        assert_per_query(res.per_query(0, f), {qid: m[name] for qid, m in want.items()}, abs_tol=TOL,
+                         context=f"pytrec_eval {name} relevance_level={relevance_level} judged_only={judged_only}")
     return res, want
 
 
@@ -239,7 +229,8 @@ def test_pytrec_eval_float32_ties_matter(robust_qrels):
     want = pytrec_eval.RelevanceEvaluator(q, {"ndcg"}).evaluate(r)
     res = evalkit.evaluate(robust_qrels, run, ["trec_eval.ndcg", "pytrec_eval.ndcg"])
     f64, f32 = res.per_query(0, 0), res.per_query(0, 1)
-    assert all(abs(f32[qid] - m["ndcg"]) <= TOL for qid, m in want.items())
+    assert_per_query(f32, {qid: m["ndcg"] for qid, m in want.items()}, abs_tol=TOL, context="pytrec_eval.ndcg")
+    assert set(f64) == set(want)
     assert max(abs(f64[qid] - m["ndcg"]) for qid, m in want.items()) > 1e-6
 
 
@@ -251,15 +242,13 @@ TREC_EVAL9_PRESETS = {"ndcg": "trec_eval9.ndcg", "ndcg_cut_10": "trec_eval9.ndcg
 def compare_trec_eval9(qrels: Qrels, run: Run) -> None:
     """The trec_eval9.* presets per query against pytrec_eval, which wraps trec_eval 9
     (scores stored as C float, trec_format.h)."""
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = importlib.import_module("pytrec_eval")
     q, r = to_pytrec(qrels, run)
     want = pytrec_eval.RelevanceEvaluator(q, {"ndcg", "ndcg_cut.10,100", "ndcg_rel", "Rndcg"}).evaluate(r)
     res = evalkit.evaluate(qrels, run, list(TREC_EVAL9_PRESETS.values()))
     for f, name in enumerate(TREC_EVAL9_PRESETS):
-        got = res.per_query(0, f)
-        assert want
-        for qid, measures in want.items():
-            assert got[qid] == pytest.approx(measures[name], abs=TOL), (name, qid)
+        assert_per_query(res.per_query(0, f), {qid: m[name] for qid, m in want.items()}, abs_tol=TOL,
+                         context=TREC_EVAL9_PRESETS[name])
 
 
 @pytest.mark.shared
@@ -367,15 +356,15 @@ def test_sklearn_on_robust03_runs(robust_qrels, name):
              "sklearn.dcg_score@20"]
     res = evalkit.evaluate(robust_qrels, run, specs)
     for f, spec in enumerate(specs):
-        got = res.per_query(0, f)
+        want = {}
         for qid, (t, s) in rows.items():
             t, s = np.array([t]), np.array([s])
             if spec.startswith("sklearn.dcg_score"):
-                want = metrics.dcg_score(t, s, k=20)
+                want[qid] = metrics.dcg_score(t, s, k=20)
             else:
-                want = metrics.ndcg_score(t, s, k=10 if "@10" in spec else None,
-                                          ignore_ties="ignore_ties" in spec)
-            assert got[qid] == pytest.approx(want, abs=TOL), (spec, qid)
+                want[qid] = metrics.ndcg_score(t, s, k=10 if "@10" in spec else None,
+                                               ignore_ties="ignore_ties" in spec)
+        assert_per_query(res.per_query(0, f), want, abs_tol=TOL, context=spec)
 
 
 def test_sklearn_ndcg_score_gain_is_linear():
@@ -416,9 +405,7 @@ def compare_ranx(ranx, qrels, run, metrics):
         if level != 1:
             fl = fl.replace(min_grade=level)
         got = evalkit.evaluate(qrels, run, [fl]).per_query(0, 0)
-        assert set(got) == set(want[metric])
-        for qid, v in want[metric].items():
-            assert got[qid] == pytest.approx(v, abs=TOL), (metric, qid)
+        assert_per_query(got, want[metric], abs_tol=TOL, context=f"ranx {metric}")
 
 
 RANX_METRICS = ["ndcg", "ndcg@10", "ndcg@100", "ndcg_burges", "ndcg_burges@10", "ndcg@10-l2",
@@ -461,10 +448,7 @@ def test_ranx_random_long_lists_with_ties(ranx, seed):
     res = evalkit.evaluate(qrels, run, ["ndcg(ties=numba_quicksort)@5",
                                         "ndcg(gain=exp2,ties=numba_quicksort)@20"])
     for f, metric in enumerate(["ndcg@5", "ndcg_burges@20"]):
-        got = res.per_query(0, f)
-        assert set(got) == set(rr.scores[metric])
-        for qid, v in rr.scores[metric].items():
-            assert got[qid] == pytest.approx(v, abs=TOL), (metric, qid)
+        assert_per_query(res.per_query(0, f), dict(rr.scores[metric]), abs_tol=TOL, context=f"ranx once {metric}")
 
 
 def test_ranx_sixteen_tied_documents_first_relevant(ranx):
