@@ -23,7 +23,7 @@ import evalkit.arrays as ea
 from evalkit import Qrels, Run, evaluate, read_qrels
 from evalkit.presets import expand_spec
 
-from conftest import shared_path
+from conftest import assert_per_query, shared_path
 
 LOG2 = math.log2
 
@@ -140,10 +140,18 @@ def test_xgboost_ndcg_matches_xgboost_on_lambdarank_data():
     y = y.copy()
     y[: groups[0]] = 0  # IDCG = 0: 'ndcg' scores 1, 'ndcg-' scores 0
     rng = np.random.default_rng(8)
+    starts = np.cumsum(groups) - groups
     for scores in (rng.normal(size=len(y)), rng.integers(0, 3, size=len(y)).astype(float)):
         ref = _xgboost_eval(xgb, y, scores, groups, XGB_METRICS)
         for native, preset in XGB_METRICS.items():
             assert _preset_mean(y, scores, groups, preset) == pytest.approx(ref[native], abs=1e-12), native
+        # per query: XGBoost evaluated on each group alone, every group, same group set
+        per_group = [_xgboost_eval(xgb, y[a: a + n], scores[a: a + n], [n], XGB_METRICS)
+                     for a, n in zip(starts, groups)]
+        for native, preset in XGB_METRICS.items():
+            got = ea.score(_dense(y, groups), _dense(scores, groups), flavour=preset)
+            assert_per_query(dict(enumerate(got)), {g: r[native] for g, r in enumerate(per_group)},
+                             abs_tol=1e-12, context=f"xgboost {native}")
 
 
 def test_xgboost_default_cutoff_float32_ties_and_linear_gain():
@@ -240,7 +248,7 @@ def test_torchmetrics_ndcg_matches_torchmetrics():
     retrieval = importlib.import_module("torchmetrics.retrieval")
     rng = np.random.default_rng(10)
     for trial in range(12):
-        nq, nd = 6, int(rng.integers(2, 25))
+        nq, nd = 6, int(rng.integers(2, 25)) if trial < 8 else int(rng.integers(17, 60))
         y = rng.integers(0, 4, size=(nq, nd)).astype(float)
         y[0] = 0  # empty_target_action='neg': 0
         if trial % 2:
@@ -252,14 +260,18 @@ def test_torchmetrics_ndcg_matches_torchmetrics():
             metric = retrieval.RetrievalNormalizedDCG(top_k=k)
             ref = float(metric(torch.tensor(s.ravel(), dtype=torch.float32),
                                torch.tensor(y.ravel(), dtype=torch.long), indexes=index))
-            got = ea.score(y, s, k=k, flavour="torchmetrics.ndcg").mean()
+            per_query = ea.score(y, s, k=k, flavour="torchmetrics.ndcg")
             # torchmetrics accumulates in float32: agreement to its precision
-            assert got == pytest.approx(ref, abs=1e-6), (trial, k)
+            assert per_query.mean() == pytest.approx(ref, abs=1e-6), (trial, k)
+            # per query: torchmetrics' functional form on each row, every row
+            want = _torchmetrics_per_query(y, s.astype(np.float32), k)
+            assert_per_query(dict(enumerate(per_query)), dict(enumerate(want)), abs_tol=1e-6,
+                             context=f"torchmetrics trial {trial} k={k}")
 
 
 def _torchmetrics_per_query(y, s, k):
-    torch = pytest.importorskip("torch")
-    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    torch = importlib.import_module("torch")
+    functional = importlib.import_module("torchmetrics.functional.retrieval")
     return np.array([functional.retrieval_normalized_dcg(torch.tensor(s[i]), torch.tensor(y[i]).long(),
                                                          top_k=k).item() for i in range(len(y))])
 
@@ -300,16 +312,10 @@ def test_torchmetrics_per_query_exact_on_a_real_run():
         by_q.setdefault(q, ([], []))
         by_q[q][0].append(grades.get((q, d), 0.0))
         by_q[q][1].append(sc)
-    checked = 0
+    assert not any(by_q["433"][0])  # a query with no relevant document retrieved: 0 on both sides
     for f, k in enumerate((10, None)):
-        got = res.per_query(0, f)
-        for q, (y, s) in by_q.items():
-            if q not in got or not any(y):
-                continue
-            want = _torchmetrics_per_query([np.array(y)], [np.array(s)], k)[0]
-            assert got[q] == want, (q, k)
-            checked += 1
-    assert checked > 50
+        want = {q: _torchmetrics_per_query([np.array(y)], [np.array(s)], k)[0] for q, (y, s) in by_q.items()}
+        assert_per_query(res.per_query(0, f), want, abs_tol=0.0, context=f"torchmetrics.ndcg@{k}")
 
 
 # ----------------------------------------------------------------------------- gdeval
@@ -330,8 +336,9 @@ def test_gdeval_presets_reproduce_ir_measures_fixture(ir_measures_dir):
     run = read_run(ir_measures_dir / "fixtureA.run")
     specs = sorted({spec for spec, _ in GDEVAL_FIXTURE})
     res = evaluate(qrels, run, specs)
-    for (spec, qid), expected in GDEVAL_FIXTURE.items():
-        assert res.per_query(0, specs.index(spec))[qid] == pytest.approx(expected, abs=1e-5)
+    for spec in specs:
+        want = {qid: v for (sp, qid), v in GDEVAL_FIXTURE.items() if sp == spec}
+        assert_per_query(res.per_query(0, specs.index(spec)), want, abs_tol=1e-5, context=spec)
 
 
 def _gdeval_script() -> str:
