@@ -44,15 +44,19 @@ class PageCheck:
 
 def open_page(path: Path) -> PageCheck:
     """Load ``path`` (``file://``) in headless Chromium and collect :class:`PageCheck`."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    import importlib
+
+    from conftest import missing_tool
+
+    webdriver = importlib.import_module("selenium.webdriver")  # in the test extra: a missing one fails
     from selenium.webdriver.chrome.service import Service
 
     chromium = _binary("chromium", "chromium-browser", "google-chrome")
     driver_bin = _binary("chromedriver")
     if chromium is None:
-        pytest.skip("no Chromium on PATH (Debian: apt-get install chromium chromium-driver; .ci/run does this)")
+        missing_tool("no Chromium on PATH (Debian: apt-get install chromium chromium-driver; .ci/run does this)")
     if driver_bin is None:
-        pytest.skip("no chromedriver on PATH (Debian: apt-get install chromium-driver; .ci/run does this)")
+        missing_tool("no chromedriver on PATH (Debian: apt-get install chromium-driver; .ci/run does this)")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in FLAGS:

@@ -27,6 +27,8 @@ import pytest
 
 import evalkit.registry as registry_mod
 
+from conftest import shared_path
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -92,8 +94,7 @@ def test_the_docs_have_code():
 @pytest.mark.shared
 @pytest.mark.parametrize("path", PY_CASES)
 def test_python_blocks_run(path, workdir, monkeypatch):
-    if not SHARED.is_dir():
-        pytest.skip("../shared/data is not beside the checkout")
+    shared_path()  # fails (not skips) when ../shared/data is not beside the checkout
     monkeypatch.chdir(workdir)
     monkeypatch.syspath_prepend(str(REPO))
     if path.name in NEEDS_RBP:
@@ -113,8 +114,7 @@ def test_python_blocks_run(path, workdir, monkeypatch):
 @pytest.mark.parametrize("path, command", SH_CASES)
 def test_shell_commands_run(path, command, workdir):
     words = shlex.split(command)
-    if not SHARED.is_dir():
-        pytest.skip("../shared/data is not beside the checkout")
+    shared_path()  # fails (not skips) when ../shared/data is not beside the checkout
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, "-m", "evalkit", *words[1:]], cwd=workdir, env=env,
                           capture_output=True, text=True, timeout=600)

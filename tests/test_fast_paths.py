@@ -131,8 +131,7 @@ def _shared(*parts):
     ("trectools_robust03/robust03_qrels.txt", "trectools_robust03/runs/input.InexpC2.gz"),
 ])
 def test_real_files_read_identically(monkeypatch, qrels, run):
-    if not _shared(qrels).exists():
-        pytest.skip(f"shared data not available: {_shared(qrels)}")
+    assert _shared(qrels).exists(), f"shared data not beside the checkout: {_shared(qrels)}"
     for reader, path in ((evalkit.read_qrels, qrels), (evalkit.read_run, run)):
         fast, exact = _read_both(monkeypatch, reader, _shared(path))
         assert fast == exact

@@ -249,13 +249,13 @@ def test_err_with_the_2009_web_track_maximum_grade_is_identified(qrels, run):
 
 # --------------------------------------------------------------------------- weighing the evidence
 def _ranx_ndcg(qrels, run, k: int) -> float:
-    ranx = pytest.importorskip("ranx")
+    ranx = importlib.import_module("ranx")
     q, r = to_pytrec(qrels, run)
     return ranx.evaluate(ranx.Qrels(q), ranx.Run(r), f"ndcg@{k}", make_comparable=True)
 
 
 def _pytrec_per_query(qrels, run, measure: str) -> dict[str, float]:
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = importlib.import_module("pytrec_eval")
     q, r = to_pytrec(qrels, run)
     key = measure.replace(".", "_")
     return {qid: m[key] for qid, m in pytrec_eval.RelevanceEvaluator(q, {measure}).evaluate(r).items()}

@@ -14,6 +14,8 @@ from evalkit import Results, parse_flavour
 from evalkit.report import Report, to_latex
 from evalkit.report.latex import DOWN, UP, latex_escape
 
+from conftest import missing_tool
+
 
 def make_report(registry, systems=("base", "sys_1&2", "[x] 100%", "weak"), test="t") -> Report:
     rng = np.random.default_rng(1)
@@ -99,8 +101,8 @@ def test_structure_bold_and_superscripts(registry):
 def compile_tex(tex: str, tmp_path) -> str:
     engine = shutil.which("pdflatex")
     if engine is None:
-        pytest.skip("no LaTeX engine (pdflatex) installed; the structure tests still ran "
-                    "(Debian: apt-get install texlive-latex-base texlive-latex-recommended)")
+        missing_tool("no LaTeX engine (pdflatex) installed; the structure tests still ran "
+                     "(Debian: apt-get install texlive-latex-base texlive-latex-recommended)")
     (tmp_path / "report.tex").write_text(tex, encoding="utf-8")
     proc = subprocess.run([engine, "-halt-on-error", "-interaction=nonstopmode", "-no-shell-escape", "report.tex"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)

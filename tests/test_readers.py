@@ -258,8 +258,7 @@ def test_msmarco_docnos_with_hash(trec_eval_dir):
 @pytest.mark.shared
 def test_gzipped_robust03_run(shared_data):
     runs = sorted((shared_data / "trectools_robust03" / "runs").glob("*.gz"))
-    if not runs:
-        pytest.skip("no gzip runs in trectools_robust03/runs")
+    assert runs, "no gzip runs in ../shared/data/trectools_robust03/runs"
     small = min(runs, key=lambda p: p.stat().st_size)
     run = read_run(small)
     plain = read_run(io.BytesIO(gzip.decompress(small.read_bytes())))

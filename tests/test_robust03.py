@@ -17,7 +17,7 @@ import pytest
 from evalkit import build_registry, evaluate, read_qrels, read_run
 from evalkit.cli import main
 
-from conftest import to_pytrec
+from conftest import shared_path, to_pytrec
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
@@ -33,10 +33,8 @@ SYSTEMS = {
 
 @pytest.fixture(scope="module")
 def robust03(shared_data, tmp_path_factory):
-    """Runs the config once through the CLI; skipped (by ``shared_data``) without ../shared."""
-    data = shared_data / "trectools_robust03"
-    if not data.is_dir():
-        pytest.skip(f"{data} not found (TREC 2003 Robust runs from ../shared/data)")
+    """Runs the config once through the CLI; fails (by ``shared_path``) without ../shared."""
+    shared_path("trectools_robust03")
     out_dir = tmp_path_factory.mktemp("robust03")
     stdout, stderr = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as mp:

@@ -6,6 +6,7 @@ documents (brute force); ir_measures' ``Judged@k``; hand counts.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 
@@ -15,6 +16,8 @@ import pytest
 from evalkit import Qrels, Results, Run, build_registry, evaluate, parse_flavour
 from evalkit.report import Report
 from evalkit.sensitivity import JudgedAtK, judged_at_k, tie_bounds
+
+from conftest import shared_path
 
 QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 1}, "q2": {"d1": 1, "d2": 2}}
 # q1: d1, d2, d3 and the unjudged d5 tie at 0.5; q2: d1 and d2 tie at 1.0
@@ -82,12 +85,10 @@ def test_judged_at_k_by_hand(registry):
 
 @pytest.mark.shared
 def test_judged_at_k_equals_ir_measures(shared_data, registry):
-    ir_measures = pytest.importorskip("ir_measures")
+    ir_measures = importlib.import_module("ir_measures")
     from evalkit import read_qrels, read_run
 
-    data = shared_data / "trectools_robust03"
-    if not data.is_dir():
-        pytest.skip(f"{data} not found")
+    data = shared_path("trectools_robust03")
     qrels_path, run_path = data / "robust03_qrels.txt", data / "runs" / "input.humR03dc.gz"
     v = judged_at_k(read_qrels(qrels_path), read_run(run_path), [10, 100], registry)
     ref = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
