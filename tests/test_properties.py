@@ -1,14 +1,20 @@
-"""Property-based tests (hypothesis; small example counts so the suite stays fast).
+"""Property-based tests (hypothesis; moderate example counts so the suite stays fast).
+
+Lists run up to 200 documents with 1 to 40 score levels (so from all-tied to nearly
+untied), grades 0..4 and, where the property allows, negative grades (-2..4).
 
 * NDCG lies in [0, 1] for non-negative grades and a judged (or returned) ideal;
 * an ideal ranking scores 1 under every tie policy;
+* ``idcg=returned_top_k`` with averaged ties and a cutoff is refused, whatever the data;
 * strictly monotone score transforms change nothing, for every tie policy;
 * the ``average`` tie policy equals the brute-force mean over all orderings of the
-  tied documents (itertools.permutations) for dcg, ndcg, precision and recall;
+  tied documents (itertools.permutations, written from the formula) for dcg, ndcg,
+  precision and recall;
 * pessimistic <= average <= optimistic;
-* peers as oracles on longer lists with more score levels (up to 60 documents, 12
-  levels, grades -2..4, unjudged documents): pytrec_eval for the ``pytrec_eval.*``
-  presets and scikit-learn for ``sklearn.ndcg_score`` (averaged ties);
+* peers as oracles on long lists with many score levels (up to 200 documents, 40
+  levels, grades -2..4, unjudged documents): pytrec_eval for the ``pytrec_eval.*`` and
+  ``trec_eval.*`` presets, scikit-learn for ``sklearn.ndcg_score`` / ``sklearn.dcg_score``
+  (averaged ties and ``ignore_ties``), ranx for ``ranx.ndcg`` / ``ranx.ndcg_burges``;
 * results are additive: evaluating a partition of the queries separately and joining
   with ``concat`` gives exactly the values of one evaluation.
 """
@@ -20,12 +26,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import evalkit
 import evalkit.arrays as ea
 from evalkit.results import concat
+
+from conftest import assert_per_query
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TIES = ("trec_eval", "input", "average", "optimistic", "pessimistic")
@@ -34,13 +42,15 @@ DISCOUNTS = ("log2", "reciprocal", "none", "natural", "jarvelin(base=2)", "log(b
 
 
 @st.composite
-def query(draw, max_docs=7, max_grade=4, score_levels=4, max_extra=3):
-    """One query: grades and scores of the returned documents (coarse scores, so
-    ties are common) and grades of judged documents that were not returned."""
+def query(draw, max_docs=200, min_grade=0, max_grade=4, score_levels=40, max_extra=8):
+    """One query: grades and scores of the returned documents and grades of judged
+    documents that were not returned. The number of score levels is drawn per query
+    (1 = every document tied, up to ``score_levels``), so long tie blocks are common."""
     n = draw(st.integers(1, max_docs))
-    grades = draw(st.lists(st.integers(0, max_grade), min_size=n, max_size=n))
-    scores = draw(st.lists(st.integers(0, score_levels - 1), min_size=n, max_size=n))
-    extra = draw(st.lists(st.integers(0, max_grade), max_size=max_extra))
+    levels = draw(st.integers(1, score_levels))
+    grades = draw(st.lists(st.integers(min_grade, max_grade), min_size=n, max_size=n))
+    scores = draw(st.lists(st.integers(0, levels - 1), min_size=n, max_size=n))
+    extra = draw(st.lists(st.integers(min_grade, max_grade), max_size=max_extra))
     return grades, [s / 4 for s in scores], extra
 
 
@@ -56,7 +66,7 @@ def arrays(queries):
     return y_true, y_score
 
 
-cutoffs = st.one_of(st.none(), st.integers(1, 8))
+cutoffs = st.one_of(st.none(), st.integers(1, 8), st.integers(9, 250))
 
 
 # --------------------------------------------------------------------------- bounds
@@ -64,19 +74,26 @@ cutoffs = st.one_of(st.none(), st.integers(1, 8))
 @given(st.lists(query(), min_size=1, max_size=4), cutoffs, st.sampled_from(GAINS),
        st.sampled_from(DISCOUNTS), st.sampled_from(TIES), st.sampled_from(("judged", "returned", "returned_top_k")))
 def test_ndcg_in_unit_interval(queries, k, gain, discount, ties, idcg):
+    # refused whatever the data: test_returned_top_k_with_averaged_ties_refused_on_any_data
+    assume(not (idcg == "returned_top_k" and ties == "average" and k is not None))
     y_true, y_score = arrays(queries)
     spec = f"ndcg(gain={gain},discount={discount},idcg={idcg},ties={ties})"
-    if idcg == "returned_top_k" and ties == "average" and k is not None:
-        # refused (see test_returned_top_k_refuses_averaged_ties), whatever the data
-        with pytest.raises(evalkit.FlavourError, match="returned_top_k"):
-            ea.score(y_true, y_score, k=k, flavour=spec)
-        return
     v = ea.score(y_true, y_score, k=k, flavour=spec)
     assert np.all((v >= 0) & (v <= 1 + 1e-12)), v
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(query(min_grade=-2), min_size=1, max_size=4), st.integers(1, 250), st.sampled_from(GAINS),
+       st.sampled_from(DISCOUNTS))
+def test_returned_top_k_with_averaged_ties_refused_on_any_data(queries, k, gain, discount):
+    y_true, y_score = arrays(queries)
+    with pytest.raises(evalkit.FlavourError, match="returned_top_k"):
+        ea.score(y_true, y_score, k=k,
+                 flavour=f"ndcg(gain={gain},discount={discount},idcg=returned_top_k,ties=average)")
+
+
 @SETTINGS
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=8), cutoffs, st.sampled_from(GAINS),
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=200), cutoffs, st.sampled_from(GAINS),
        st.sampled_from(DISCOUNTS), st.sampled_from(TIES))
 def test_ideal_ranking_scores_one(grades, k, gain, discount, ties):
     """Scores equal to the grades give an ideal ranking (ties only among equal grades);
@@ -115,7 +132,7 @@ TRANSFORMS = {
 
 
 @SETTINGS
-@given(st.lists(query(), min_size=1, max_size=4), cutoffs, st.sampled_from(TIES),
+@given(st.lists(query(min_grade=-2), min_size=1, max_size=4), cutoffs, st.sampled_from(TIES),
        st.sampled_from(sorted(TRANSFORMS)),
        st.sampled_from(("ndcg(gain=exp2)", "dcg", "precision", "ndcg(idcg=returned,discount=reciprocal)")))
 def test_monotone_score_transform_invariance(queries, k, ties, transform, metric):
@@ -130,14 +147,15 @@ def test_monotone_score_transform_invariance(queries, k, ties, transform, metric
 # --------------------------------------------------------------------------- average ties
 def _brute_force(grades, scores, extra, k, metric, gain):
     """Mean of ``metric`` over every ordering consistent with the scores (ties in any
-    order), computed by hand with NumPy."""
+    order), computed by hand with NumPy. Negative grades gain 0 and are not relevant
+    (trec_eval's convention: judged non-relevant)."""
     g = np.asarray(grades, dtype=float)
     s = np.asarray(scores)
     n = len(g)
     kk = n if k is None else k
-    gf = (2.0**g - 1) if gain == "exp2" else g
-    judged_gains = np.concatenate([gf, (2.0 ** np.asarray(extra, float) - 1) if gain == "exp2" else
-                                   np.asarray(extra, float)])
+    g0, e0 = np.maximum(g, 0), np.maximum(np.asarray(extra, float), 0)
+    gf = (2.0**g0 - 1) if gain == "exp2" else g0
+    judged_gains = np.concatenate([gf, (2.0**e0 - 1) if gain == "exp2" else e0])
     ideal = np.sort(judged_gains)[::-1][: len(judged_gains) if k is None else k]
     idcg = float(np.sum(ideal / np.log2(np.arange(2, len(ideal) + 2))))
     n_rel = int(np.sum(np.concatenate([g, np.asarray(extra, float)]) >= 1))
@@ -160,7 +178,8 @@ def _brute_force(grades, scores, extra, k, metric, gain):
 
 
 @settings(max_examples=60, deadline=None)
-@given(query(max_docs=6, score_levels=3), cutoffs, st.sampled_from(("dcg", "ndcg", "precision", "recall")),
+@given(query(max_docs=7, min_grade=-2, score_levels=3, max_extra=3), cutoffs,
+       st.sampled_from(("dcg", "ndcg", "precision", "recall")),
        st.sampled_from(GAINS))
 def test_average_ties_equal_brute_force_mean(q, k, metric, gain):
     grades, scores, extra = q
@@ -175,7 +194,7 @@ def test_average_ties_equal_brute_force_mean(q, k, metric, gain):
 
 
 @SETTINGS
-@given(st.lists(query(), min_size=1, max_size=4), cutoffs, st.sampled_from(GAINS),
+@given(st.lists(query(min_grade=-2), min_size=1, max_size=4), cutoffs, st.sampled_from(GAINS),
        st.sampled_from(("log2", "reciprocal", "none", "natural")),
        st.sampled_from(("ndcg", "dcg", "precision")))
 def test_pessimistic_average_optimistic_order(queries, k, gain, discount, metric):
@@ -249,63 +268,117 @@ def test_concat_rejects_overlap():
 
 # --------------------------------------------------------------------------- peers as oracles
 @st.composite
-def long_problem(draw, max_queries=6, max_docs=60, levels=12, min_grade=-2):
+def long_problem(draw, max_queries=6, max_docs=200, levels=40, min_grade=-2):
     """Rows of a run (``qid, docno, score``) and qrels (``qid, docno, grade``): long
-    lists, many score levels (ties common), unjudged and unretrieved judged documents."""
+    lists, 1 to ``levels`` score levels per query (ties common), grades
+    ``min_grade..4``, unjudged and unretrieved judged documents."""
     run, qrels = [], []
     for q in range(draw(st.integers(1, max_queries))):
         n = draw(st.integers(1, max_docs))
-        scores = draw(st.lists(st.integers(0, levels - 1), min_size=n, max_size=n))
+        n_levels = draw(st.integers(1, levels))
+        scores = draw(st.lists(st.integers(0, n_levels - 1), min_size=n, max_size=n))
         judged = draw(st.lists(st.one_of(st.none(), st.integers(min_grade, 4)), min_size=n + 5, max_size=n + 5))
         for i in range(n):
-            run.append((f"q{q}", f"d{i:02d}", scores[i] / 7.0))
+            run.append((f"q{q}", f"d{i:03d}", scores[i] / 7.0))
         for i, g in enumerate(judged):
             if g is not None:
-                qrels.append((f"q{q}", f"d{i:02d}", g))
+                qrels.append((f"q{q}", f"d{i:03d}", g))
     return run, qrels
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(long_problem(), st.sampled_from([None, 1, 5, 10, 30]))
-def test_pytrec_eval_presets_match_pytrec_eval(problem, k):
-    import pytrec_eval
-
-    run_rows, qrels_rows = problem
-    # pytrec_eval-terrier 0.5.11 crashes (SIGSEGV) on a query whose only judgments are
-    # negative, e.g. ndcg_cut.1 with qrels {'q3': {'d03': -2}} and run {'q3': {'d00': 0.0}};
-    # such queries are left out here (the conformance suite covers them with trec_eval's
-    # semantics through the generated data of tests/conformance)
-    positive = {q for q, _, g in qrels_rows if g >= 0}
-    qrels_rows = [row for row in qrels_rows if row[0] in positive]
-    if not qrels_rows:
-        qrels_rows = [("q0", "absent", 1)]
-    qrels = evalkit.Qrels.from_rows(qrels_rows)
-    run = evalkit.Run.from_rows(run_rows)
+def _as_dicts(qrels_rows, run_rows):
     q: dict = {}
     for qid, d, g in qrels_rows:
         q.setdefault(qid, {})[d] = g
     r: dict = {}
     for qid, d, s in run_rows:
         r.setdefault(qid, {})[d] = s
-    measure, name, spec = (("ndcg", "ndcg", "pytrec_eval.ndcg") if k is None else
-                           (f"ndcg_cut.{k}", f"ndcg_cut_{k}", f"pytrec_eval.ndcg_cut@{k}"))
+    return q, r
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_problem(), st.sampled_from([None, 1, 5, 10, 30, 100, 250]))
+def test_trec_eval_presets_match_pytrec_eval(problem, k):
+    """``pytrec_eval.*`` and ``trec_eval.*`` against pytrec_eval per query, same query
+    set. Scores are multiples of 1/7 below 40/7, distinct in float32 when distinct in
+    float64, so trec_eval's float64 preset and pytrec_eval's float32 one agree here."""
+    import pytrec_eval
+
+    run_rows, qrels_rows = problem
+    # pytrec_eval-terrier 0.5.11 crashes (SIGSEGV) on a query whose only judgments are
+    # negative, e.g. ndcg_cut.1 with qrels {'q3': {'d03': -2}} and run {'q3': {'d00': 0.0}};
+    # such queries are kept out of what goes to it (the conformance suite covers them
+    # with trec_eval's semantics through the generated data of tests/conformance)
+    positive = {q for q, _, g in qrels_rows if g >= 0}
+    qrels_rows = [row for row in qrels_rows if row[0] in positive]
+    assume(qrels_rows)
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_rows(run_rows)
+    q, r = _as_dicts(qrels_rows, run_rows)
+    measure, name, specs = (("ndcg", "ndcg", ["pytrec_eval.ndcg", "trec_eval.ndcg"]) if k is None else
+                            (f"ndcg_cut.{k}", f"ndcg_cut_{k}",
+                             [f"pytrec_eval.ndcg_cut@{k}", f"trec_eval.ndcg_cut@{k}"]))
     want = pytrec_eval.RelevanceEvaluator(q, {measure}).evaluate(r)
-    got = evalkit.evaluate(qrels, run, [spec]).per_query(0, 0)
-    assert set(got) == set(want)
-    for qid, values in want.items():
-        assert got[qid] == pytest.approx(values[name], abs=1e-12), qid
+    res = evalkit.evaluate(qrels, run, specs)
+    for f, spec in enumerate(specs):
+        assert_per_query(res.per_query(0, f), {qid: v[name] for qid, v in want.items()}, abs_tol=1e-12,
+                         context=spec)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(2, 60), st.integers(1, 4), st.integers(2, 12), st.sampled_from([None, 1, 3, 10]),
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 200), st.integers(1, 4), st.integers(1, 40), st.sampled_from([None, 1, 3, 10, 50, 250]),
        st.integers(0, 2**32 - 1))
-def test_sklearn_ndcg_score_preset_matches_sklearn(n_docs, n_queries, levels, k, seed):
-    from sklearn.metrics import ndcg_score
+def test_sklearn_presets_match_sklearn(n_docs, n_queries, levels, k, seed):
+    """``sklearn.ndcg_score`` / ``sklearn.dcg_score`` (averaged ties and
+    ``ignore_ties=True``) against scikit-learn per row, grades 0..4 (ndcg_score refuses
+    negative ones; dcg_score with negative grades: the xfail test below)."""
+    from sklearn.metrics import dcg_score, ndcg_score
 
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 5, size=(n_queries, n_docs)).astype(float)
     s = rng.integers(0, levels, size=(n_queries, n_docs)) / 3.0
-    got = ea.score(y, s, k=k, flavour="sklearn.ndcg_score")
-    for i in range(n_queries):
-        want = ndcg_score(y[i:i + 1], s[i:i + 1], k=k)
-        assert got[i] == pytest.approx(want, abs=1e-12), i
+    cases = [("sklearn.ndcg_score", lambda t, p: ndcg_score(t, p, k=k)),
+             ("sklearn.ndcg_score_ignore_ties", lambda t, p: ndcg_score(t, p, k=k, ignore_ties=True)),
+             ("sklearn.dcg_score", lambda t, p: dcg_score(t, p, k=k)),
+             ("sklearn.dcg_score_ignore_ties", lambda t, p: dcg_score(t, p, k=k, ignore_ties=True))]
+    labels = y
+    for preset, fn in cases:
+        got = ea.score(labels, s, k=k, flavour=preset)
+        want = {i: fn(labels[i:i + 1], s[i:i + 1]) for i in range(n_queries)}
+        assert_per_query(dict(enumerate(got)), want, abs_tol=1e-9, context=preset)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "KNOWN DISAGREEMENT (found by this test): scikit-learn 1.9.1 dcg_score uses a negative "
+    "y_true as a negative gain (_dcg_sample_scores: y_true[ranking] * discount), while evalkit's "
+    "engine gives negative grades gain 0 (trec_eval's convention, evalkit/builtins/gains.py:3), "
+    "so the sklearn.dcg_score presets differ from scikit-learn on negative labels"))
+def test_sklearn_dcg_score_preset_on_negative_grades():
+    from sklearn.metrics import dcg_score
+
+    y = np.array([[-1.0, 2, 0, -2]])
+    s = np.array([[3.0, 2, 1, 0]])
+    assert ea.score(y, s, flavour="sklearn.dcg_score")[0] == pytest.approx(dcg_score(y, s), abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_problem(min_grade=0), st.sampled_from([None, 1, 5, 10, 100]))
+def test_ranx_presets_match_ranx(problem, k):
+    """``ranx.ndcg`` / ``ranx.ndcg_burges`` against ranx per query, same query set, on
+    tied lists of up to 200 documents (ranx's numba quicksort reorders ties on lists
+    longer than 16; ``make_comparable=True`` as the presets document)."""
+    import ranx
+
+    run_rows, qrels_rows = problem
+    assume(qrels_rows)
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_rows(run_rows)
+    q, r = _as_dicts(qrels_rows, run_rows)
+    suffix = "" if k is None else f"@{k}"
+    metrics = [f"ndcg{suffix}", f"ndcg_burges{suffix}"]
+    rr = ranx.Run(r)
+    ranx.evaluate(ranx.Qrels(q), rr, metrics, make_comparable=True, return_mean=False)
+    res = evalkit.evaluate(qrels, run, [f"ranx.ndcg{suffix}", f"ranx.ndcg_burges{suffix}"])
+    for f, metric in enumerate(metrics):
+        want = {qid: float(v) for qid, v in rr.scores[metric].items()}
+        assert_per_query(res.per_query(0, f), want, abs_tol=1e-12, context=f"ranx {metric}")
