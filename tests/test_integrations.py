@@ -1,7 +1,9 @@
 """evalkit metrics in training loops (evalkit.integrations), on LightGBM's lambdarank
 example (../shared/data/lightgbm_lambdarank): the logged values equal the libraries'
-own NDCG where a preset reproduces it, and the last logged value equals ``evalkit
-eval`` of the final model's predictions."""
+own NDCG where a preset reproduces it, and the last logged value (and ``evalkit eval``
+of the final model's predictions) equals a peer's number for those predictions:
+pytrec_eval's ``ndcg_cut_10`` for ``trec_eval.ndcg_cut@10``, CatBoost's own
+``NDCG:top=10;type=Exp`` for the CatBoost flavour -- never evalkit compared with itself."""
 
 from __future__ import annotations
 
@@ -29,6 +31,27 @@ def lambdarank(shared_data):
     return x_train, y_train, g_train, x_valid, y_valid, g_valid
 
 
+def pytrec_ndcg_cut_10(labels, scores, sizes) -> float:
+    """pytrec_eval's mean ``ndcg_cut_10`` over the groups (qid = the group's index,
+    docno = the row's zero-padded position in its group, as evalkit.integrations names
+    them, so tied scores fall in the same docno-descending order; every row judged with
+    its label); asserts that no two scores of a group that differ
+    in float64 are equal in float32 (pytrec_eval stores scores as C float)."""
+    pytrec_eval = importlib.import_module("pytrec_eval")
+    qrels: dict = {}
+    run: dict = {}
+    start = 0
+    for g, n in enumerate(sizes):
+        ls, ss = labels[start: start + n], np.asarray(scores[start: start + n], dtype=np.float64)
+        start += n
+        assert len(np.unique(ss)) == len(np.unique(ss.astype(np.float32))), "float32-only ties"
+        qrels[str(g)] = {f"d{i:06d}": int(l) for i, l in enumerate(ls)}
+        run[str(g)] = {f"d{i:06d}": float(x) for i, x in enumerate(ss)}
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    assert set(per_q) == set(qrels)
+    return float(np.mean([m["ndcg_cut_10"] for m in per_q.values()]))
+
+
 def evalkit_eval(tmp_path, capsys, labels, scores, sizes, spec) -> float:
     """``evalkit eval`` (the command) of predictions written as TREC files: qid = the
     group's index, docno = the row's position in its group, zero-padded."""
@@ -45,7 +68,7 @@ def evalkit_eval(tmp_path, capsys, labels, scores, sizes, spec) -> float:
     return value
 
 
-def test_lightgbm_feval_equals_lightgbm_and_evalkit_eval(lambdarank, tmp_path, capsys):
+def test_lightgbm_feval_equals_lightgbm_and_pytrec_eval(lambdarank, tmp_path, capsys):
     lgb = importlib.import_module("lightgbm")
     x_train, y_train, g_train, x_valid, y_valid, g_valid = lambdarank
     train = lgb.Dataset(x_train, y_train, group=g_train)
@@ -61,10 +84,13 @@ def test_lightgbm_feval_equals_lightgbm_and_evalkit_eval(lambdarank, tmp_path, c
     # the lightgbm preset reproduces LightGBM's own metric at every iteration
     np.testing.assert_allclose(v["lightgbm.ndcg@10"], v["ndcg@10"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(v["lightgbm.ndcg@1"], v["ndcg@1"], rtol=0, atol=1e-12)
-    # the last logged value is what `evalkit eval` gives for the final model's predictions
+    # the last logged value is pytrec_eval's ndcg_cut_10 of the final model's predictions,
+    # and so is what `evalkit eval` (the command, on TREC files) prints for them
     final = booster.predict(x_valid)
+    peer = pytrec_ndcg_cut_10(y_valid, final, g_valid)
+    assert v["trec_eval.ndcg_cut@10"][-1] == pytest.approx(peer, abs=1e-12)
     offline = evalkit_eval(tmp_path, capsys, y_valid, final, g_valid, "trec_eval.ndcg_cut@10")
-    assert v["trec_eval.ndcg_cut@10"][-1] == pytest.approx(offline, abs=1e-12)
+    assert offline == pytest.approx(peer, abs=1e-12)
     assert v["trec_eval.ndcg_cut@10"][-1] != pytest.approx(v["ndcg@10"][-1], abs=1e-3)  # a different flavour
 
 
@@ -81,8 +107,10 @@ def test_xgboost_metric_equals_xgboost(lambdarank):
     # XGBoost keeps a custom metric's value as printed (6 significant digits)
     np.testing.assert_allclose(v["xgboost.ndcg@10"], v["ndcg@10"], rtol=0, atol=5e-7)
     final = booster.predict(dvalid, output_margin=True)
+    peer = pytrec_ndcg_cut_10(y_valid, final, g_valid)
+    assert v["trec_eval.ndcg_cut@10"][-1] == pytest.approx(peer, abs=5e-7)
     offline = evaluate_groups(y_valid, final, g_valid, "trec_eval.ndcg_cut@10")["trec_eval.ndcg_cut@10"]
-    assert v["trec_eval.ndcg_cut@10"][-1] == pytest.approx(offline, abs=5e-7)
+    assert offline == pytest.approx(peer, abs=1e-12)
 
 
 def test_catboost_metric(lambdarank):
@@ -91,7 +119,7 @@ def test_catboost_metric(lambdarank):
 
     x_train, y_train, g_train, x_valid, y_valid, g_valid = lambdarank
     q_train, q_valid = np.repeat(np.arange(len(g_train)), g_train), np.repeat(np.arange(len(g_valid)), g_valid)
-    spec = "ndcg(gain=exp2,idcg=judged,ties=stable,empty=one)@10"  # CatBoost's NDCG:type=Exp
+    spec = "catboost.ndcg_exp@10"  # CatBoost's NDCG:top=10;type=Exp, ties included (pessimistic)
     metric = CatBoostMetric(spec, q_valid, q_train)
     # tie-free scores: CatBoost's own NDCG:top=10;type=Exp gives the same number
     scores = np.random.default_rng(0).normal(size=len(y_valid))
@@ -107,7 +135,11 @@ def test_catboost_metric(lambdarank):
     logged = model.get_evals_result()["validation"]["CatBoostMetric"]
     assert len(logged) == 6
     final = model.predict(x_valid.toarray())
-    assert logged[-1] == pytest.approx(evaluate_groups(y_valid, final, g_valid, spec)[spec], abs=1e-9)
+    # CatBoost's own NDCG of the final predictions (they have ties: the preset's
+    # pessimistic order is CatBoost's)
+    peer = eval_metric(y_valid, final, "NDCG:top=10;type=Exp", group_id=q_valid)[0]
+    assert logged[-1] == pytest.approx(peer, abs=1e-9)
+    assert evaluate_groups(y_valid, final, g_valid, spec)[spec] == pytest.approx(peer, abs=1e-12)
     with pytest.raises(ValueError, match="5 rows, but the metric knows group ids for data sets of 768, 3005 rows"):
         metric.evaluate([np.zeros(5)], np.zeros(5), None)
 
