@@ -214,6 +214,38 @@ def test_explain_average_ties_by_hand(small, registry):
     assert ex.value == pytest.approx(5 * mean_disc / (3 + 2 / math.log2(3)))
 
 
+def _q1_tied_oracle(spec: str) -> float:
+    """Query q1 of QRELS / RUN_TIED by an oracle independent of evalkit."""
+    import itertools
+
+    import pytrec_eval
+
+    qrels = {"q1": {"d1": 3, "d2": 2, "d3": 0, "d4": 0, "d5": 1}}
+    run = {"q1": {"d1": 3.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}}
+    if spec.startswith("trec_eval."):
+        measure = {"trec_eval.ndcg": ("ndcg", "ndcg"), "trec_eval.ndcg_cut@2": ("ndcg_cut.2", "ndcg_cut_2")}[spec]
+        return pytrec_eval.RelevanceEvaluator(qrels, {measure[0]}).evaluate(run)["q1"][measure[1]]
+    exp2 = lambda g: 2.0**g - 1  # noqa: E731
+    jarvelin3 = lambda r: 1.0 if r < 3 else math.log(3) / math.log(r)  # noqa: E731 - J&K 2002, b = 3
+    natural = lambda r: 1 / math.log(r + math.e)  # noqa: E731 - evalkit's 'natural': 1 / ln(r + e)
+    log2 = lambda r: 1 / math.log2(r + 1)  # noqa: E731
+
+    def dcg(grades, disc, k):
+        return sum(exp2(g) * disc(r) for r, g in enumerate(grades[:k], start=1))
+
+    tail = [0, 0]  # d3, d4
+    orders = [list(p) + tail for p in itertools.permutations([3, 2])]  # d1, d2 tied
+    if spec == "ndcg(gain=exp2,discount=jarvelin(base=3),idcg=returned,ties=average)@3":
+        # average over the tie orders; the ideal: the returned grades sorted, cut at 3
+        return sum(dcg(o, jarvelin3, 3) for o in orders) / len(orders) / dcg([3, 2, 0, 0], jarvelin3, 3)
+    if spec == "ndcg(gain=exp2,discount=natural,idcg=returned_top_k,ties=pessimistic)@2":
+        worst = [2, 3] + tail  # pessimistic: the lower grade first among tied documents
+        return dcg(worst, natural, 2) / dcg(sorted(worst[:2], reverse=True), natural, 2)
+    if spec == "dcg(gain=exp2,discount=log2,ties=trec_eval)@3":
+        return dcg([2, 3] + tail, log2, 3)  # trec_eval: ties by docno descending, d2 before d1
+    raise AssertionError(spec)
+
+
 @pytest.mark.parametrize("spec", [
     "trec_eval.ndcg",
     "trec_eval.ndcg_cut@2",
@@ -221,11 +253,16 @@ def test_explain_average_ties_by_hand(small, registry):
     "ndcg(gain=exp2,discount=natural,idcg=returned_top_k,ties=pessimistic)@2",
     "dcg(gain=exp2,discount=log2,ties=trec_eval)@3",
 ])
-def test_explain_value_equals_evaluate(small, registry, spec):
+def test_explain_value_equals_an_independent_oracle(small, registry, spec):
+    """explain and evaluate both give the value an oracle outside evalkit computes:
+    pytrec_eval for the trec_eval presets, otherwise the formula over every order of
+    the tied documents d1, d2 (scores 3.0, grades 3, 2) written here."""
     qrels, run = read_qrels(small / "qrels.txt"), read_run(small / "tied.run")
     res = evaluate(qrels, [run], [spec], registry=registry)
     ex = explain_query(qrels, run, "q1", spec, registry)
-    assert ex.value == res.per_query("tied", 0)["q1"]
+    want = _q1_tied_oracle(spec)
+    assert ex.value == pytest.approx(want, abs=1e-12)
+    assert res.per_query("tied", 0)["q1"] == pytest.approx(want, abs=1e-12)
     contributions = [r.contribution for r in ex.rows if r.contribution is not None]
     assert sum(contributions) == pytest.approx(ex.dcg)
     if ex.idcg is not None:
@@ -241,9 +278,14 @@ def test_explain_matches_trec_eval(trec_eval_dir, capsys, registry):
     assert code == 0
     assert out.strip().endswith("NDCG@10 = DCG/IDCG = 0.7530")  # out.test.aq: ndcg_cut_10 302 0.7530
     ex = explain_query(read_qrels(qrels), read_run(run), "301", "trec_eval.ndcg", registry)
-    res = evaluate(read_qrels(qrels), [read_run(run)], ["trec_eval.ndcg"], registry=registry)
-    assert ex.value == res.per_query(0, 0)["301"]
     assert f"{ex.value:.4f}" == "0.1584"  # out.test.aq: ndcg 301
+    import pytrec_eval
+
+    from conftest import to_pytrec
+
+    q, r = to_pytrec(read_qrels(qrels), read_run(run))
+    assert ex.value == pytest.approx(pytrec_eval.RelevanceEvaluator(q, {"ndcg"}).evaluate(r)["301"]["ndcg"],
+                                     abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- run
@@ -276,8 +318,15 @@ def test_run_prints_and_writes(small, capsys, registry):
     assert files == ["flips.csv", "judged_at_k.csv", "means.csv", "per_query.csv", "report.json", "report.md",
                      "statistics.csv", "tie_spread.csv"]
     data = json.loads((small / "out" / "report.json").read_text())
+    # the written mean against pytrec_eval's ndcg_cut_4 for the tied run (q1 only: like
+    # trec_eval without -c, the mean is over the run's queries)
+    import pytrec_eval
+
+    te = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 3, "d2": 2, "d3": 0, "d4": 0, "d5": 1}, "q2": {"x": 1}},
+                                        {"ndcg_cut.4"}).evaluate({"q1": {"d1": 3.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}})
+    assert data["means"]["tied"]["trec@4"] == pytest.approx(np.mean([v["ndcg_cut_4"] for v in te.values()]),
+                                                            abs=1e-12)
     report = evalkit.run_config(cfg, registry=registry)
-    assert data["means"]["tied"]["trec@4"] == report.results.mean("tied", "trec@4")
     # the terminal gives the verdict in short sentences; report.md the full statement
     flat = " ".join(out.split())
     assert all(sentence in flat for sentence in agreement_summary(report))
