@@ -7,6 +7,7 @@ run of fixture A, computed here by hand with a plain-Python NDCG."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 
 import pytest
@@ -44,6 +45,20 @@ def hand_ia(topic, weights=None, **kw):
 def data(ir_measures_dir):
     return (read_qrels(ir_measures_dir / "fixtureA.qrels"), read_run(ir_measures_dir / "fixtureA.run"),
             read_subtopic_qrels(ir_measures_dir / "fixtureC_diversity.qrels"))
+
+
+@pytest.mark.parametrize("k", [None, 1, 2, 3, 20])
+def test_hand_helper_is_pytrec_eval_per_intent(k):
+    """The oracle helper ``hand_ndcg`` (used by the tests below) is trec_eval's ndcg /
+    ndcg_cut (linear gain, ideal from the judged positive grades) for each intent alone:
+    checked against pytrec_eval, so the IA tests rest on a peer, not on this file."""
+    pytrec_eval = importlib.import_module("pytrec_eval")
+    measure, key = ("ndcg", "ndcg") if k is None else (f"ndcg_cut.{k}", f"ndcg_cut_{k}")
+    for topic, subs in INTENTS.items():
+        run = {"q": {d: float(len(RANKING[topic]) - i) for i, d in enumerate(RANKING[topic])}}
+        for s, judged in subs.items():
+            want = pytrec_eval.RelevanceEvaluator({"q": dict(judged)}, {measure}).evaluate(run)["q"][key]
+            assert hand_ndcg(RANKING[topic], judged, k=k) == pytest.approx(want, abs=1e-12), (topic, s)
 
 
 def test_hand_values_are_what_we_think():
