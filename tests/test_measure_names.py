@@ -48,9 +48,13 @@ def test_all_trec_against_trec_eval_outputs(out, qrels_file):
     qrels, run = read_qrels(d / qrels_file), read_run(d / "results.test")
     res = evalkit.evaluate(qrels, run, [m.flavour for m in measures], labels=[m.label for m in measures])
     expected = trec_eval_values(d / out)
+    per_query_file = any(qid != "all" for _, qid in expected)
     compared = 0
     for f, m in enumerate(measures):
         per_q = res.per_query(0, f)
+        printed = {qid for (name, qid) in expected if name == m.native and qid != "all"}
+        if per_query_file:  # trec_eval -q: the same query set on both sides
+            assert set(per_q) == printed, (m.label, sorted(set(per_q) ^ printed))
         for (name, qid), want in expected.items():
             if name != m.native:
                 continue
@@ -170,6 +174,7 @@ def test_ir_measures_alpha_ndcg_against_ir_measures():
         want = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(text)], qdf, rdf)}
         got = res.per_query(0, f)
         assert got["203"] == 0.0 and want["203"] == 0.0
+        assert set(got) == set(want), text
         for qid, v in want.items():
             assert got[qid] == pytest.approx(v, abs=1e-12), (text, qid)
     docno_descending = evalkit.evaluate(q, run, ["alpha_ndcg(ties=trec_eval,missing=zero)@20"], subtopics=sub)

@@ -244,6 +244,7 @@ def test_elasticsearch_and_opensearch_brute_force(k):
     es_dcg = _run(qrels, ranking, f"elasticsearch.dcg@{k}")
     es_ndcg = _run(qrels, ranking, f"elasticsearch.ndcg@{k}")
     osr = _run(qrels, ranking, f"opensearch.ndcg@{k}")
+    assert set(es_dcg) == set(es_ndcg) == set(osr) == set(ranking)
     for q, ranked in ranking.items():
         assert es_dcg[q] == pytest.approx(_es(ranked, ratings[q], k, False), rel=1e-12, abs=1e-15), q
         assert es_ndcg[q] == pytest.approx(_es(ranked, ratings[q], k, True), rel=1e-12, abs=1e-15), q

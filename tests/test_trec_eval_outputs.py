@@ -75,6 +75,10 @@ def compare(out_path, qrels, run, *, threshold=1, missing="skip"):
     compared, bad = 0, []
     for f, measure in enumerate(measures):
         per_q = res.per_query(0, f)
+        printed = {qid for (m, qid) in expected if m == measure and qid != "all"}
+        if any(qid != "all" for _, qid in expected) and set(per_q) != printed:  # a query evalkit adds, or one it drops
+            bad.append(f"{measure}: query sets differ: evalkit only {sorted(set(per_q) - printed)}, "
+                       f"trec_eval only {sorted(printed - set(per_q))}")
         for (m, qid), want in expected.items():
             if m != measure:
                 continue
@@ -125,6 +129,7 @@ def test_out_test_aq_ndcg_presets(trec_eval_dir, qrels_test, results_test):
     assert len(res.flavours) == 10  # ndcg + nine default cutoffs
     names = ["ndcg"] + [f"ndcg_cut_{f.k}" for f in res.flavours[1:]]
     for f, name in enumerate(names):
+        assert set(res.per_query(0, f)) == {q for (m, q) in expected if m == name and q != "all"}, name
         for qid, v in res.per_query(0, f).items():
             assert v == pytest.approx(expected[(name, qid)], abs=TOL), (name, qid)
         assert res.means()[0, f] == pytest.approx(expected[(name, "all")], abs=TOL), name
