@@ -113,6 +113,20 @@ def test_robust03_gzip_runs(spark, shared_data, registry):
     want = evalkit.evaluate(evalkit.read_qrels(data / "robust03_qrels.txt"), local_runs, flavours,
                             registry=registry)
     assert_same(got, want)
+    # and against a peer, not only the local engine: pytrec_eval's ndcg_cut_10 and
+    # ndcg_rel per query for each system
+    import pytrec_eval
+
+    from conftest import assert_per_query, to_pytrec
+
+    qrels = evalkit.read_qrels(data / "robust03_qrels.txt")
+    for run in local_runs:
+        q, r = to_pytrec(qrels, run)
+        peer = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10", "ndcg_rel"}).evaluate(r)
+        for flavour, key in (("trec_eval.ndcg_cut@10", "ndcg_cut_10"), ("pytrec_eval.ndcg_rel", "ndcg_rel")):
+            assert_per_query(got.per_query(run.name, flavours.index(flavour)),
+                             {qid: m[key] for qid, m in peer.items()}, abs_tol=1e-9,
+                             context=f"spark {run.name} {flavour}")
 
 
 @pytest.mark.shared
