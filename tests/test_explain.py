@@ -7,7 +7,10 @@
   declared parameters, every convention, cutoffs) on random qrels and runs with tied
   scores, the explanation's value is :func:`evalkit.evaluate`'s, its DCG is the
   ``dcg`` flavour's value with the same components, and for ``ndcg`` the value is
-  DCG/IDCG wherever the conventions and ``rel_level`` leave it so.
+  DCG/IDCG wherever the conventions and ``rel_level`` leave it so (a consistency
+  check: explain and evaluate share the engine);
+* explain against peers on tied random lists: pytrec_eval (trec_eval presets) and
+  scikit-learn (``sklearn.ndcg_score``: value and DCG).
 """
 
 from __future__ import annotations
@@ -184,3 +187,41 @@ def test_explain_agrees_with_evaluate(fl, data):
         else:
             empty = fl.convention("empty")
             assert values[qid] == _reported(fl, {"zero": 0.0, "one": 1.0}[empty]), (str(fl), qid)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_explain_values_equal_pytrec_eval_and_sklearn(seed):
+    """Beside the consistency property above (explain and evaluate share the engine),
+    explain's value, DCG and IDCG against peers on tied random lists: pytrec_eval's
+    ``ndcg_cut_10`` / ``ndcg`` for the trec_eval presets, scikit-learn's ``dcg_score``
+    and ``ndcg_score`` (averaged ties; the list's own grades as y_true) for
+    ``sklearn.ndcg_score@5``."""
+    import pytrec_eval
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    from conftest import to_pytrec
+
+    rng = np.random.default_rng(300 + seed)
+    q_rows, r_rows = [], []
+    for q in range(8):
+        n = int(rng.integers(1, 40))
+        for d in range(n):
+            r_rows.append((f"q{q}", f"d{d:02d}", float(rng.integers(0, 5))))  # many ties
+        for d in rng.choice(60, size=int(rng.integers(1, 30)), replace=False):
+            q_rows.append((f"q{q}", f"d{d:02d}", int(rng.integers(0, 4))))
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows, name="r")
+    qd, rd = to_pytrec(qrels, run)
+    peer = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10", "ndcg"}).evaluate(rd)
+    assert set(peer) == {f"q{q}" for q in range(8)}
+    judged = qrels.to_dict()
+    for qid in sorted(peer):
+        assert explain_query(qrels, run, qid, "trec_eval.ndcg_cut@10", REG).value == \
+            pytest.approx(peer[qid]["ndcg_cut_10"], abs=1e-12), qid
+        assert explain_query(qrels, run, qid, "trec_eval.ndcg", REG).value == \
+            pytest.approx(peer[qid]["ndcg"], abs=1e-12), qid
+        y = np.array([[max(judged[qid].get(d, 0), 0) for d in rd[qid]]], dtype=float)
+        s = np.array([list(rd[qid].values())])
+        ex = explain_query(qrels, run, qid, "sklearn.ndcg_score@5", REG)
+        assert ex.dcg == pytest.approx(dcg_score(y, s, k=5), abs=1e-12), qid
+        if y.shape[1] > 1:  # scikit-learn refuses a single document for ndcg_score
+            assert ex.value == pytest.approx(ndcg_score(y, s, k=5), abs=1e-12), qid
