@@ -76,9 +76,9 @@ def registry():
 def missing_tool(message: str) -> None:
     """A tool the test needs (Chromium, chromedriver, pdflatex) is not installed.
 
-    Under CI (``CI`` set to ``true``/``1``, as ``.ci/run`` and the usual CI services do)
-    the tool is installed by the pipeline, so its absence FAILS the test; outside CI
-    the test is skipped with ``message`` (how to install it)."""
+    Under CI (the ``CI`` environment variable set to ``true``/``1``/``yes``, as CI
+    services set it) the pipeline installs the tool (``.ci/run`` does), so its absence
+    FAILS the test; outside CI the test is skipped with ``message`` (how to install it)."""
     if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
         pytest.fail(f"{message} -- CI=true: the pipeline installs it, so this is a failure", pytrace=False)
     pytest.skip(f"{message} (outside CI only; under CI=true this fails)")

@@ -5,6 +5,7 @@ Numbers are checked against ir_measures and ranx reading the same DataFrames."""
 from __future__ import annotations
 
 import importlib
+
 import numpy as np
 import pandas as pd
 import pytest

@@ -5,6 +5,7 @@ ir_measures itself, per query; labels, ``--format tsv`` names and "did you mean"
 from __future__ import annotations
 
 import importlib
+
 import numpy as np
 import pytest
 
