@@ -271,7 +271,7 @@ def _presets():
     yield Preset(
         name="torchrec.ndcg_exp",
         spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average,complement=yes)",
-        description="TorchRec NDCGMetric(exponential_gain=True): gain 2^label - 1, otherwise as torchrec.ndcg",
+        description="TorchRec NDCGMetric(exponential_gain=True): gain 2^label - 1, otherwise as torchrec.ndcg (expected value over tie orders)",
         source="pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:234-236 (torch.exp2(gains) - 1.0)",
         native_name="ndcg",
     )
@@ -304,7 +304,7 @@ def _presets():
     yield Preset(
         name="pytorchltr.ndcg_linear",
         spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
-        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain",
+        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain, otherwise as pytorchltr.ndcg (ties broken at random: expected value here)",
         source="rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:91-93 (exp=False: y)",
         native_name="ndcg@{k}",
     )
