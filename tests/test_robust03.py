@@ -34,7 +34,7 @@ SYSTEMS = {
 @pytest.fixture(scope="module")
 def robust03(shared_data, tmp_path_factory):
     """Runs the config once through the CLI; fails (by ``shared_path``) without ../shared."""
-    shared_path("trectools_robust03")
+    data = shared_path("trectools_robust03")
     out_dir = tmp_path_factory.mktemp("robust03")
     stdout, stderr = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as mp:
