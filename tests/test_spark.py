@@ -372,6 +372,75 @@ def test_config_engine_spark(spark, trec_eval_dir):
         evalkit.run_config({**config, "engine": {"name": "dask"}})
 
 
+def _tied_run(path: Path, qrels: Path, seed: int) -> None:
+    """A run over the qrels' documents with scores rounded to 0..3 (many ties), a
+    quarter of each query's documents unjudged, one query left out."""
+    rng = np.random.default_rng(seed)
+    by_q: dict = {}
+    for line in qrels.read_text().split("\n"):
+        if line.strip():
+            q, _, d, _ = line.split()
+            by_q.setdefault(q, []).append(d)
+    lines = []
+    for q, docs in sorted(by_q.items())[1:]:
+        docs = docs[:30] + [f"unjudged-{q}-{i}" for i in range(10)]
+        for d in rng.permutation(docs):
+            lines.append(f"{q} Q0 {d} 0 {int(rng.integers(0, 4))} tied{seed}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _judged_brute_force(qrels: Path, run: Path, k: int) -> dict:
+    """ir_measures' Judged@k from the files: score descending, docno ascending, the
+    judged fraction of the first min(k, n) documents."""
+    judged = {(q, d) for q, _, d, _ in (line.split() for line in qrels.read_text().splitlines() if line.strip())}
+    by_q: dict = {}
+    for q, _, d, _, score, _ in (line.split() for line in run.read_text().splitlines() if line.strip()):
+        by_q.setdefault(q, []).append((-float(score), d))
+    return {q: sum((q, d) in judged for _, d in sorted(docs)[:k]) / min(k, len(docs)) for q, docs in by_q.items()}
+
+
+@pytest.mark.shared
+def test_config_engine_spark_report_has_tie_spread_and_judged(spark, trec_eval_dir, tmp_path):
+    """The tie spread and judged@k come from the executors, equal to the local
+    engine's, and every report file is the same (bar the output directory)."""
+    qrels = trec_eval_dir / "qrels.rel_level"
+    _tied_run(tmp_path / "tied1.txt", qrels, 1)
+    _tied_run(tmp_path / "tied2.txt", qrels, 2)
+    config = {"qrels": str(qrels),
+              "runs": [{"name": "std", "path": str(trec_eval_dir / "results.test")},
+                       {"name": "tied1", "path": str(tmp_path / "tied1.txt")},
+                       {"name": "tied2", "path": str(tmp_path / "tied2.txt")}],
+              "flavours": {"trec": "trec_eval.ndcg_cut", "avg": "ndcg(gain=exp2,ties=average)",
+                           "whole": "ndcg(ties=stable,missing=zero)"},
+              "cutoffs": [5, 10], "baseline": "std",
+              "output": {"dir": str(tmp_path / "local"), "formats": ["markdown", "csv", "json", "latex", "html"]}}
+    local = evalkit.run_config(config)
+    got = evalkit.run_config({**config, "output": {**config["output"], "dir": str(tmp_path / "spark")},
+                              "engine": {"name": "spark", "master": "local[2]", "partitions": 3}})
+    assert_same(got.results, local.results)
+    assert got.tie_bounds is not None and got.judged is not None
+    for mine, theirs in zip(got.tie_bounds, local.tie_bounds):
+        np.testing.assert_allclose(mine, theirs, rtol=0, atol=TOL, equal_nan=True)
+    assert got.judged.cutoffs == local.judged.cutoffs == (5, 10)
+    assert got.judged.systems == ("std", "tied1", "tied2") and list(got.judged.qids) == list(local.judged.qids)
+    np.testing.assert_allclose(got.judged.values, local.judged.values, rtol=0, atol=TOL, equal_nan=True)
+    # independent of both engines: judged@10 from the files, and the spread of a tied run is wide
+    want = _judged_brute_force(qrels, tmp_path / "tied1.txt", 10)
+    row = got.judged.values[1, 1]
+    assert {q: row[i] for i, q in enumerate(got.judged.qids) if not np.isnan(row[i])} == pytest.approx(want, abs=1e-12)
+    low, high = got.tie_bounds
+    assert (high[1:] - low[1:] > 0.05).any() and np.all(low[~np.isnan(low)] <= high[~np.isnan(low)] + 1e-12)
+    local.write()
+    got.write()
+    files = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "spark") for p in (tmp_path / "spark").rglob("*") if p.is_file())
+    assert "tie_spread.csv" in {f.name for f in files} and "judged_at_k.csv" in {f.name for f in files}
+    for f in files:
+        a = (tmp_path / "local" / f).read_text().replace(str(tmp_path / "local"), "OUT")
+        b = (tmp_path / "spark" / f).read_text().replace(str(tmp_path / "spark"), "OUT")
+        assert a.replace("../local", "OUT") == b.replace("../spark", "OUT"), f
+
+
 @pytest.mark.shared
 def test_engines_come_from_the_registry(trec_eval_dir):
     qrels, run = str(trec_eval_dir / "qrels.test"), str(trec_eval_dir / "results.test")

@@ -68,8 +68,7 @@ def run_config(
     except FlavourError as exc:
         raise ConfigError(f"{cfg.source}: engine: {exc}") from None
     if engine.name == "spark":
-        results = _evaluate_on_spark(cfg, flavours, registry)
-        tie_spread = judged = None  # not computed on the Spark engine
+        results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry)
         if progress is not None:
             progress("runs", total, total)
     else:
@@ -109,15 +108,18 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
 
 
-def _evaluate_on_spark(cfg: Config, flavours, registry) -> Results:
-    """Every run of the config in one Spark evaluation (``engine: {name: spark}``)."""
+def _evaluate_on_spark(cfg: Config, flavours, registry):
+    """Every run of the config in one Spark evaluation (``engine: {name: spark}``);
+    returns the results, the tie spread ``(low, high)`` and judged@k, all computed on
+    the executors."""
     from ..spark.files import evaluate_paths
 
     engine = cfg.engine
     return evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
                           registry=registry, names=[r.name for r in cfg.runs],
                           master=engine.get("master", "local[*]"), conf=engine.get("conf"),
-                          partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels)
+                          partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels,
+                          sensitivity=True)
 
 
 def _relative(path, base) -> str | None:

@@ -15,10 +15,11 @@ See ``docs/scale.md`` for the plan (what is shuffled and why) and cluster use.
 
 from __future__ import annotations
 
-from .backend import collect, evaluate, evaluate_frame, ship_plugins
+from .backend import collect, evaluate, evaluate_frame, evaluate_with_sensitivity, ship_plugins
 from .columns import RECOMMENDER, TREC, Columns
 from .io import read_qrels, read_run, read_subtopic_qrels
 from .session import parse_conf, session
 
-__all__ = ["Columns", "RECOMMENDER", "TREC", "collect", "evaluate", "evaluate_frame", "parse_conf",
+__all__ = ["Columns", "RECOMMENDER", "TREC", "collect", "evaluate", "evaluate_frame",
+           "evaluate_with_sensitivity", "parse_conf",
            "read_qrels", "read_run", "read_subtopic_qrels", "session", "ship_plugins"]

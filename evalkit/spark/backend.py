@@ -169,7 +169,7 @@ def ship_plugins(spark, registry) -> list[str]:
 
 # ------------------------------------------------------------------ evaluation
 def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, compact,
-           subtopics=None, weights=None):
+           subtopics=None, weights=None, sensitivity=False):
     from ..registry import default_registry
 
     driver_registry = registry if registry is not None else default_registry()
@@ -191,7 +191,7 @@ def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name
         column_names={"qid": columns.qid, "docno": columns.docno,
                       "value": f"{columns.grade} / {columns.score}"},
         registry=registry, compact=compact, subtopics=subtopics is not None,
-        weights=dict(weights) if weights else None)
+        weights=dict(weights) if weights else None, sensitivity=sensitivity)
     schema = COMPACT_SCHEMA if compact else OUT_SCHEMA
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -253,11 +253,37 @@ def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence
     return collect(frame, systems, expanded, labels)
 
 
-def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str]) -> Results:
+def evaluate_with_sensitivity(qrels, runs, flavours, *, columns: Columns = TREC,
+                              labels: Sequence[str] | None = None, registry=None, partitions: int | None = None,
+                              name: str = "run", subtopics=None,
+                              weights: Mapping[tuple[str, str], float] | None = None):
+    """:func:`evaluate` plus what a report shows besides the values, computed on the
+    executors in the same pass (each partition's queries, the local engine's
+    :func:`evalkit.sensitivity.tie_bounds` and :func:`~evalkit.sensitivity.judged_at_k`):
+    the tie spread and judged@k at every cutoff of the flavours, as
+    :func:`evalkit.run_config` computes them with the local engine.
+
+    :returns: ``(results, (low, high), judged)``: :class:`~evalkit.Results`, the tie
+        bounds (each ``float64`` ``(s, f, q)``) and a
+        :class:`~evalkit.sensitivity.JudgedAtK`; the driver receives
+        ``(3 f + c) s`` numbers a query (``c`` distinct cutoffs).
+    :raises: as :func:`evaluate`.
+    """
+    frame, systems, expanded, labels = _frame(
+        qrels, runs, flavours, columns=columns, labels=labels, registry=registry,
+        partitions=partitions, name=name, compact=True, subtopics=subtopics, weights=weights, sensitivity=True)
+    return collect(frame, systems, expanded, labels, sensitivity=True)
+
+
+def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str],
+            sensitivity: bool = False):
     """:class:`~evalkit.Results` from the :data:`~evalkit.spark.partition.COMPACT_SCHEMA`
     rows of the evaluation (one per qrels query); raises the evalkit error an executor
-    reported (the first one)."""
+    reported (the first one). ``sensitivity``: the rows also carry the tie bounds and
+    judged@k; returns ``(results, (low, high), judged)`` as :func:`evaluate_with_sensitivity`."""
     import pyarrow.compute as pc
+
+    from ..sensitivity import JudgedAtK, cutoffs_of
 
     table = frame.toArrow()
     errors = table.filter(pc.is_valid(table["error"]))
@@ -268,9 +294,17 @@ def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: 
         Exception.__init__(err, message)  # InputFormatError's own __init__ formats the location again
         raise err
     s, f = len(systems), len(flavours)
+    cutoffs = cutoffs_of(flavours) if sensitivity else ()
+    widths = [f, f, f, len(cutoffs)] if sensitivity else [f]
     qid = table["qid"].to_numpy(zero_copy_only=False).astype(object)
-    flat = pc.list_flatten(table["values"]).to_numpy(zero_copy_only=False)
-    values = flat.reshape(len(qid), s, f).transpose(1, 2, 0)
+    flat = pc.list_flatten(table["values"]).to_numpy(zero_copy_only=False).reshape(len(qid), -1)
     order = np.argsort(qid, kind="stable")
-    return Results(qid[order], tuple(systems), tuple(flavours), tuple(labels),
-                   np.ascontiguousarray(values[:, :, order], dtype=np.float64))
+    blocks, start = [], 0
+    for width in widths:  # per query: (s, width) blocks one after the other (compact_batch)
+        block = flat[:, start:start + s * width].reshape(len(qid), s, width).transpose(1, 2, 0)
+        blocks.append(np.ascontiguousarray(block[:, :, order], dtype=np.float64))
+        start += s * width
+    results = Results(qid[order], tuple(systems), tuple(flavours), tuple(labels), blocks[0])
+    if not sensitivity:
+        return results
+    return results, (blocks[1], blocks[2]), JudgedAtK(tuple(systems), cutoffs, results.qids, blocks[3])

@@ -40,13 +40,15 @@ def read_run_any(spark, path, name: str | None = None):
 def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, registry=None,
                    names: Sequence[str | None] | None = None, namer: Callable | None = None,
                    master: str = "local[*]", conf: Mapping[str, object] | None = None,
-                   partitions: int | None = None, subtopics_path=None):
+                   partitions: int | None = None, subtopics_path=None, sensitivity: bool = False):
     """Evaluate files on Spark; returns :class:`~evalkit.Results` with the systems in
     the order of ``run_paths``, named by ``names``, else by each file's first runid
     (Parquet: the file name), passed through ``namer(paths, runs)`` when given (the
     command line's rule for clashing runids; ``runs`` have a ``name``). ``subtopics_path``:
-    subtopic qrels for intent-aware metrics."""
-    from .backend import evaluate
+    subtopic qrels for intent-aware metrics. ``sensitivity``: return
+    ``(results, (low, high), judged)`` (:func:`evalkit.spark.evaluate_with_sensitivity`),
+    the tie spread and judged@k computed on the executors."""
+    from .backend import evaluate, evaluate_with_sensitivity
     from .session import session
 
     spark = session(master, conf)
@@ -59,5 +61,6 @@ def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, re
     from .io import read_subtopic_qrels
 
     subtopics = read_subtopic_qrels(spark, subtopics_path) if subtopics_path is not None else None
-    return evaluate(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
-                    partitions=partitions, subtopics=subtopics)
+    run = evaluate_with_sensitivity if sensitivity else evaluate
+    return run(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
+               partitions=partitions, subtopics=subtopics)

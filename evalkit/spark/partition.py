@@ -13,13 +13,14 @@ collection.
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import EvalkitError, InputFormatError
+from ..errors import EmptyEvaluationWarning, EvalkitError, InputFormatError
 from .columns import QRELS, RUN, SUBTOPICS
 
 #: The union layout every input is normalised to before the shuffle.
@@ -103,16 +104,42 @@ def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
     ], schema=OUT_SCHEMA)
 
 
-def compact_batch(results) -> pa.RecordBatch:
-    """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`COMPACT_SCHEMA` rows."""
-    s, f, q = results.values.shape
-    flat = np.ascontiguousarray(results.values.transpose(2, 0, 1)).reshape(-1)  # (q, s, f)
-    offsets = np.arange(0, q * s * f + 1, s * f, dtype=np.int32)
+def compact_batch(results, extra: Sequence[np.ndarray] = ()) -> pa.RecordBatch:
+    """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`COMPACT_SCHEMA` rows; each of
+    ``extra`` (``float64`` ``(s, x, q)``: the tie bounds, judged@k) appended to every
+    query's list after the values, in C order."""
+    blocks = [results.values] + list(extra)
+    q = results.values.shape[2]
+    flat = np.concatenate([np.ascontiguousarray(b.transpose(2, 0, 1)).reshape(q, -1) for b in blocks],
+                          axis=1).reshape(-1)  # per query: (s, f) values, then each extra (s, x)
+    width = sum(b.shape[0] * b.shape[1] for b in blocks)
+    offsets = np.arange(0, q * width + 1, width, dtype=np.int32)
     return pa.RecordBatch.from_arrays([
         pa.array(results.qids, pa.string()),
         pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.float64())),
         pa.nulls(q, pa.string()),
     ], schema=COMPACT_SCHEMA)
+
+
+def sensitivity_blocks(qrels, runs, flavours, registry, subtopics=None) -> tuple[np.ndarray, ...]:
+    """The tie spread and judged@k of every system on this partition's queries, as
+    the local runner computes them (:func:`evalkit.sensitivity.tie_bounds`,
+    :func:`evalkit.sensitivity.judged_at_k` at :func:`~evalkit.sensitivity.cutoffs_of`
+    the flavours): a loop over systems, each call vectorised over the queries.
+
+    :returns: ``(low, high, judged)``: ``float64`` ``(s, f, q)``, ``(s, f, q)`` and
+        ``(s, c, q)`` over ``qrels.qids``.
+    """
+    from ..sensitivity import cutoffs_of, judged_at_k, tie_bounds
+
+    cutoffs = cutoffs_of(flavours)
+    lows, highs, judged = [], [], []
+    for run in runs:
+        low, high = tie_bounds(qrels, run, flavours, registry, subtopics)
+        lows.append(low)
+        highs.append(high)
+        judged.append(judged_at_k(qrels, run, cutoffs, registry))
+    return np.stack(lows), np.stack(highs), np.stack(judged)
 
 
 def evaluate_partition(
@@ -126,6 +153,7 @@ def evaluate_partition(
     compact: bool = False,
     subtopics: bool = False,
     weights=None,
+    sensitivity: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Evaluate one partition (the ``mapInArrow`` function).
 
@@ -140,6 +168,8 @@ def evaluate_partition(
         row of it instead of raising it.
     :param subtopics: the partition carries subtopic judgments (kind 2): build a
         :class:`~evalkit.SubtopicQrels` (``weights``: its intent probabilities).
+    :param sensitivity: (with ``compact``) also the tie spread and judged@k of every
+        system (:func:`sensitivity_blocks`), appended to each query's list.
     :returns: batches of :data:`OUT_SCHEMA` (:data:`COMPACT_SCHEMA` when ``compact``).
     """
     from ..engine.evaluate import evaluate
@@ -162,7 +192,12 @@ def evaluate_partition(
         runs = build_runs(table.filter(pa.array(kind == RUN)), systems, column_names)
         sub = build_subtopics(table.filter(pa.array(kind == SUBTOPICS)), weights) if subtopics else None
         del table, qrels_rows
-        results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry, subtopics=sub)
+        with warnings.catch_warnings():
+            # a system without a query in this partition is an empty run here, on purpose
+            warnings.simplefilter("ignore", EmptyEvaluationWarning)
+            results = evaluate(qrels, runs, list(flavours), labels=list(labels), registry=registry,
+                               subtopics=sub)
+            extra = sensitivity_blocks(qrels, runs, results.flavours, registry, sub) if sensitivity and compact else ()
     except EvalkitError as exc:
         if not compact:
             raise
@@ -170,4 +205,4 @@ def evaluate_partition(
             [pa.nulls(1, pa.string()), pa.nulls(1, pa.list_(pa.float64())),
              pa.array([f"{type(exc).__name__}\x1f{exc}"], pa.string())], schema=COMPACT_SCHEMA)
         return
-    yield compact_batch(results) if compact else result_batch(results, [str(f) for f in flavours])
+    yield compact_batch(results, extra) if compact else result_batch(results, [str(f) for f in flavours])
