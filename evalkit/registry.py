@@ -40,6 +40,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.metrics",
     "evalkit.builtins.presets",
     "evalkit.builtins.presets_ml",
+    "evalkit.builtins.metrics_spark",
     "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",

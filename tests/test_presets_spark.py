@@ -121,6 +121,35 @@ def test_mllib_graded_ndcg_at_with_caller_ordered_ideal(spark):
     assert local(qrels, run, "spark_mllib.ndcgAt_graded@10").per_query(0, 0)["u7"] == pytest.approx(one, abs=1e-12)
 
 
+def test_mllib_graded_ndcg_at_negative_and_zero_grades(spark):
+    """Grades -2..4: Spark gives every label of the ground truth the gain 2^rel - 1
+    (negative for a negative grade), so NDCG can be negative, and an ideal DCG below 0
+    still divides; an ideal of 0 (only grade-0 labels) scores 0. Per user against the JVM."""
+    rng = np.random.default_rng(23)
+    qrels, run = [], []
+    for u in range(25):
+        judged = rng.choice(30, size=int(rng.integers(1, 10)), replace=False)
+        qrels += [(f"u{u}", f"i{i}", float(rng.integers(-2, 5))) for i in judged]
+        items = rng.choice(30, size=int(rng.integers(1, 12)), replace=False)
+        run += [(f"u{u}", f"i{i}", float(s)) for i, s in zip(items, rng.permutation(len(items)))]
+    qrels += [("neg", "a", -1.0), ("neg", "b", -2.0), ("zero", "a", 0.0), ("zero", "b", 0.0)]
+    run += [("neg", "b", 2.0), ("neg", "a", 1.0), ("zero", "a", 2.0), ("zero", "x", 1.0)]
+    per_user = arrays(qrels, run)
+    got = {k: local(qrels, run, f"spark_mllib.ndcgAt_graded@{k}") for k in CUTOFFS}
+    values = []
+    for user, (p, _, judged, grades) in per_user.items():
+        want = _jvm_graded(spark, [(p, judged, grades)])
+        for k in CUTOFFS:
+            v = got[k].per_query(0, 0)[user]
+            assert v == pytest.approx(want.ndcgAt(k), abs=1e-12), (user, k)
+            values.append(v)
+    assert min(values) < 0 and max(values) > 1  # negative gains, unsorted ideals
+    assert got[10].per_query(0, 0)["zero"] == 0.0
+    assert got[10].per_query(0, 0)["neg"] == pytest.approx((-0.75 + -0.5 / np.log(3) * np.log(2)) / (-0.5 - 0.75 / np.log2(3)))
+    every = _jvm_graded(spark, [(p, judged, grades) for p, _, judged, grades in per_user.values()])
+    assert got[5].means()[0, 0] == pytest.approx(every.ndcgAt(5), abs=1e-12)
+
+
 def test_ml_ranking_evaluator_ndcg_at_k(spark):
     from pyspark.ml.evaluation import RankingEvaluator
 

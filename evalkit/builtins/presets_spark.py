@@ -12,10 +12,13 @@ Spark 4.x): for each (predicted array, ground-truth array[, relevance array]):
   ground truth is the judged items with a positive grade), discount
   ``1/ln(i + 2)`` (the base cancels in the ratio: ``log2``), ideal DCG from
   ``min(|ground truth|, k)`` ones (``idcg=judged``);
-* **graded** (relevance values, JVM side only): gain ``2^rel - 1``, and the ideal
-  DCG sums ``2^rel - 1`` of the ground-truth items *in the caller's order*
-  (``idcg=listed``: the qrels' order), so NDCG exceeds 1 when that order is not
-  sorted;
+* **graded** (relevance values, JVM side only; the metric
+  :func:`evalkit.builtins.metrics_spark.ndcg_mllib`): every judged item is in the
+  ground truth whatever its grade, the gain is ``2^rel - 1`` for every grade
+  (negative grades count negatively, unjudged items 0), and the ideal DCG sums the
+  gains of the ground-truth items *in the caller's order* (the qrels' order), so
+  NDCG exceeds 1 when that order is not sorted, and an ideal DCG below 0 still
+  divides (for non-negative grades this is ``ndcg(gain=exp2,idcg=listed)``);
 * an empty ground truth or an ideal DCG of 0 scores 0 (``empty=zero``).
 
 Spark takes the predicted array as given; evalkit sorts the run by score with
@@ -36,7 +39,7 @@ SPARK = "apache/spark v4.x mllib/src/main/scala/org/apache/spark/mllib/evaluatio
 RECOMMENDERS = "recommenders-team/recommenders recommenders/evaluation/spark_evaluation.py"
 
 BINARY = "ndcg(gain=binary,discount=log2,idcg=judged,ties=stable)"
-GRADED = "ndcg(gain=exp2,discount=log2,idcg=listed,ties=stable)"
+GRADED = "ndcg_mllib(ties=stable)"
 
 
 @hookimpl
@@ -55,9 +58,10 @@ def evalkit_register_presets(register):
         name="spark_mllib.ndcgAt_graded",
         spec=GRADED,
         description=("Spark MLlib RankingMetrics.ndcgAt(k) with relevance values (JVM RankingMetrics.of with "
-                     "(pred, labels, relevance)): gain 2^rel - 1, ideal DCG in the caller's label order, "
-                     "can exceed 1"),
-        source=f"{SPARK} ndcgAt (graded branch: maxDcg over lab(i) in the given order)",
+                     "(pred, labels, relevance)): gain 2^rel - 1 for every grade (negative grades count "
+                     "negatively), ideal DCG in the caller's label order, can exceed 1 or be negative"),
+        source=(f"{SPARK} ndcgAt (graded branch: relMap over every label, maxDcg over lab(i) in the given "
+                "order, maxDcg == 0 -> 0)"),
         requires_cutoff=True,
         default_cutoffs=(10,),  # MLlib has no default k; 10 is RankingEvaluator's
         native_name="ndcgAt({k})",

@@ -170,7 +170,8 @@ SPARK_MLLIB = lambda: version("pyspark") + " RankingMetrics.ndcgAt"  # noqa: E73
 SPARK_JVM = (" with relevance values, the JVM's org.apache.spark.mllib.evaluation.RankingMetrics through py4j "
              "(pyspark's wrapper drops them)")
 SPARK_DATA = ("generated", "trec_eval_test/qrels.rel_level")
-SPARK_DATA_NONNEG = ("generated-nonneg", "robust03/InexpC2")
+#: MLlib's graded NDCG: grades -2..4 with ties (negative grades have negative gains in Spark)
+SPARK_DATA_GRADED = ("generated", "robust03/InexpC2")
 SPARK_ORDER = ("; Spark takes the predicted array as given: it is built by sorting on the score, tied "
                "documents in the run's order (ties=stable)")
 RECOMMENDERS_REF = lambda: ("recommenders-team/recommenders tests/unit/recommenders/evaluation/"  # noqa: E731
@@ -308,7 +309,7 @@ ENTRIES: list[Entry] = [
     Entry("spark_mllib.ndcgAt", R.spark_mllib(graded=False), SPARK_MLLIB, SPARK_DATA, 1e-12, F64 + SPARK_ORDER,
           cutoffs=(1, 5, 10)),
     Entry("spark_mllib.ndcgAt_graded", R.spark_mllib(graded=True), lambda: SPARK_MLLIB() + SPARK_JVM,
-          SPARK_DATA_NONNEG, 1e-12, F64 + SPARK_ORDER, cutoffs=(1, 5, 10)),
+          SPARK_DATA_GRADED, 1e-12, F64 + SPARK_ORDER, cutoffs=(1, 5, 10)),
     Entry("spark_ml.ndcgAtK", R.spark_ml_ranking_evaluator, lambda: version("pyspark") + " RankingEvaluator",
           ("generated",), 1e-12, F64 + SPARK_ORDER, cutoffs=(3, 10)),
     Entry("recommenders.ndcg_at_k", R.by_case({"recommenders/test_vectors": _recommenders}), RECOMMENDERS_REF,
