@@ -1,23 +1,32 @@
-"""The Spark backend's benchmarks (issue 12); printed as ratios.
+"""The Spark backend's two benchmarks (issue 12), printed as ratios.
 
-    python benchmarks/spark.py                         # W1 (10 M lines): local engine, Spark local[1], local[2]
-    python benchmarks/spark.py --lines 100000          # a quick look (100 queries)
-    python benchmarks/spark.py --big                   # 50 M lines, spark.driver.memory=2g: more data than memory
-    python benchmarks/spark.py --big --lines 100000 --driver-memory 1g   # the big case's machinery, small
+    python benchmarks/spark.py --dry-run          # both, small (W1 at 1 M lines, big at 2 M): a few minutes
+    python benchmarks/spark.py                    # both, full size: W1 at 10 M, big at 50 M lines
+    python benchmarks/spark.py --only w1          # W1 only (10 M lines)
+    python benchmarks/spark.py --only big         # the big case only (50 M lines, 1.7 GB of text)
 
-Each measurement is a fresh Python process. Its time is the job (reading the files
-and evaluating trec_eval's ``ndcg_cut.10``; for Spark from a started session, so
-the JVM start is reported apart); its peak memory is the summed resident set of
-the process and its descendants (the JVM of local mode and its Python workers),
-sampled from ``/proc``.
+1. **W1 overhead**: W1 (``benchmarks/generate.py``; 10 M run lines, 10,000 queries)
+   through the local engine, Spark ``local[1]`` and Spark ``local[2]``: the whole
+   evaluation, reading both text files included, of trec_eval's ``ndcg_cut.10``.
+   Printed: each time over the local engine's (Spark's overhead on one machine) and
+   ``local[1]`` over ``local[2]`` (the speed-up from one to two cores). The JVM start
+   (``SparkSession`` creation) is reported apart, not in the times.
+2. **big**: W1's shape at 50 M run lines (1.7 GB of text, 50,000 queries) through
+   Spark ``local[2]`` with ``spark.driver.memory`` capped at ``--driver-memory``
+   (default 1g, well below the data), evaluated to completion. Printed: the time, the
+   peak memory, and the ratios data / driver memory and peak memory / data.
 
-* **W1 overhead**: the local engine against Spark ``local[1]`` and ``local[2]`` on
-  the same files (``benchmarks/generate.py``): the cost of Spark on one machine and
-  the speed-up from one to two cores.
-* **big** (``--big``): 50 M run lines (1.7 GB of text) with ``spark.driver.memory``
-  capped well below the data; completes because each query partition is evaluated
-  on its own (``--partitions`` of them, 200 by default), where the in-process engine
-  holds the whole run.
+Each measurement is a fresh Python process. **Peak memory** is the largest sum of
+the resident set sizes (``VmRSS``) of that process and all its descendants (the
+local-mode JVM and its Python workers), sampled from ``/proc`` every 0.2 s (and at
+least the process's own ``ru_maxrss``); a spike shorter than 0.2 s can be missed.
+
+``--dry-run`` runs both at small sizes (``--lines``/``--big-lines`` change them),
+prints the same tables, stores the measured seconds per million lines in
+``benchmarks/data/spark_dry_run.json``, and prints how long the full runs will take
+on this machine (linear in the lines, plus writing the files the first time); a
+full run prints that estimate before it starts. The data files are written to
+``benchmarks/data/`` (git-ignored) the first time.
 """
 
 from __future__ import annotations
@@ -119,45 +128,145 @@ def measure(engine, qrels, run, master="", driver_memory=None, partitions=None, 
         # they inherit PYTHONPATH; on a cluster, ship it: docs/scale.md)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent),
                                                                         os.environ.get("PYTHONPATH")]))}
+        t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        wall = time.perf_counter() - t0
         if proc.returncode:
             raise SystemExit(f"{engine} {master} failed:\n{proc.stderr[-3000:]}")
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        rows.append({**json.loads(proc.stdout.strip().splitlines()[-1]), "wall": wall})
     return {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+
+
+W1_LINES, BIG_LINES = 10_000_000, 50_000_000
+DRY_W1_LINES, DRY_BIG_LINES = 1_000_000, 2_000_000
+ESTIMATE = HERE / "data" / "spark_dry_run.json"
+
+
+def _gib(size: str) -> float:
+    """``"1g"``, ``"512m"`` (Spark's memory strings) in GiB."""
+    unit = size[-1].lower()
+    return float(size[:-1]) / {"g": 1, "m": 1024, "k": 1024 ** 2}[unit] if unit in "gmk" else float(size) / 2**30
+
+
+def _files(lines: int, rates: dict):
+    """The W1 files of ``lines`` (written the first time; the seconds per million
+    lines it took go into ``rates["generate"]``)."""
+    from generate import write_files
+
+    fresh = not run_file(lines).exists()
+    t0 = time.perf_counter()
+    run, qrels = write_files(lines, HERE / "data")
+    if fresh:
+        rates["generate"] = (time.perf_counter() - t0) / (lines / 1e6)
+    return run, qrels
+
+
+def _rate(rates: dict, key: str, r: dict, lines: int) -> None:
+    """A job's seconds at ``lines`` and its fixed cost (process and JVM start), for the estimate."""
+    rates[key] = {"seconds": r["seconds"], "lines": lines, "fixed_s": max(r["wall"] - r["seconds"], 0.0)}
+
+
+def bench_w1(lines: int, partitions, repeat, rates: dict) -> None:
+    """W1 through the local engine, Spark local[1] and local[2]; prints the table."""
+    run, qrels = _files(lines, rates)
+    size_mb = run.stat().st_size / 2**20
+    print(f"\n### W1 overhead: {lines:,} run lines ({size_mb:.0f} MB of text), {SPEC}\n")
+    print("| job | median s | x local engine | JVM start s | peak MB | mean value |")
+    print("|---|---|---|---|---|---|")
+    base = measure("local", qrels, run, repeat=repeat)
+    print(f"| local engine | {base['seconds']:.2f} | 1.00 | - | {base['peak_mb']:.0f} | {base['value']:.6f} |",
+          flush=True)
+    out = {"local": base}
+    for master in ("local[1]", "local[2]"):
+        r = out[master] = measure("spark", qrels, run, master, None, partitions, repeat)
+        print(f"| spark {master} | {r['seconds']:.2f} | {r['seconds'] / base['seconds']:.2f} | "
+              f"{r['startup']:.1f} | {r['peak_mb']:.0f} | {r['value']:.6f} |", flush=True)
+    speedup = out["local[1]"]["seconds"] / out["local[2]"]["seconds"]
+    print(f"\nSpark overhead on one machine: local[1] {out['local[1]']['seconds'] / base['seconds']:.2f} x, "
+          f"local[2] {out['local[2]']['seconds'] / base['seconds']:.2f} x the local engine's time; "
+          f"speed-up from 1 to 2 cores: {speedup:.2f} x")
+    same = all(abs(out[m]["value"] - base["value"]) <= 1e-12 for m in ("local[1]", "local[2]"))
+    print(f"the three means agree to 1e-12: {same}")
+    for key, r in out.items():
+        _rate(rates, key, r, lines)
+
+
+def bench_big(lines: int, driver_memory: str, partitions, repeat, rates: dict) -> None:
+    """The larger-than-memory case through Spark local[2]; prints the table."""
+    run, qrels = _files(lines, rates)
+    size_gib = (run.stat().st_size + qrels.stat().st_size) / 2**30
+    print(f"\n### big: {lines:,} run lines, {size_gib:.2f} GiB of text (run + qrels), "
+          f"spark.driver.memory={driver_memory}\n")
+    print("| job | s | JVM start s | peak MB (process tree) | data / driver memory | peak / data | mean value |")
+    print("|---|---|---|---|---|---|---|")
+    r = measure("spark", qrels, run, "local[2]", driver_memory, partitions, repeat)
+    print(f"| spark local[2] | {r['seconds']:.1f} | {r['startup']:.1f} | {r['peak_mb']:.0f} | "
+          f"{size_gib / _gib(driver_memory):.2f} | {r['peak_mb'] / 1024 / size_gib:.2f} | {r['value']:.6f} |",
+          flush=True)
+    _rate(rates, "big", r, lines)
+
+
+def _estimate(which: tuple[str, ...], w1_lines: int, big_lines: int) -> str:
+    """How long the full runs take at most, from the dry run's measurements: each job
+    linear in the lines from its dry-run point (an upper bound while part of Spark's
+    time is fixed per job and partition), plus the process and JVM starts, and writing
+    the files the first time."""
+    if not ESTIMATE.exists():
+        return "no estimate yet: run `python benchmarks/spark.py --dry-run` first"
+    rate = json.loads(ESTIMATE.read_text())
+    total, parts = 0.0, []
+    for name, lines in (("w1", w1_lines), ("big", big_lines)):
+        keys = ("local", "local[1]", "local[2]") if name == "w1" else ("big",)
+        if name not in which:
+            continue
+        if not all(k in rate for k in keys):
+            return f"no estimate for {name}: its dry run is missing (run --dry-run without --only)"
+        secs = sum(rate[k]["seconds"] * lines / rate[k]["lines"] + rate[k]["fixed_s"] for k in keys)
+        if not run_file(lines).exists():
+            secs += rate.get("generate", 0.0) * lines / 1e6
+        parts.append(f"{name} ({lines:,} lines) at most about {secs / 60:.0f} min")
+        total += secs
+    return (f"expected on this machine: {', '.join(parts)}; total at most about {total / 60:.0f} min "
+            f"(linear from the dry run of {rate['date']}; a loaded machine takes longer)")
+
+
+def run_file(lines: int) -> Path:
+    from generate import file_names
+
+    return HERE / "data" / file_names(lines, "w1")[0]
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=None, help="run lines (default 10 M; 50 M with --big)")
-    parser.add_argument("--big", action="store_true", help="the larger-than-memory case (Spark only)")
-    parser.add_argument("--driver-memory", default="2g", help="spark.driver.memory of --big (default 2g)")
+    parser.add_argument("--only", choices=("w1", "big"), help="run one of the two (default: both)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="small sizes (W1 1 M, big 2 M lines) and an estimate of the full runs' time")
+    parser.add_argument("--lines", type=int, default=None, help="W1 run lines (default 10 M; dry run 1 M)")
+    parser.add_argument("--big-lines", type=int, default=None, help="big run lines (default 50 M; dry run 2 M)")
+    parser.add_argument("--driver-memory", default="1g", help="spark.driver.memory of the big case (default 1g)")
     parser.add_argument("--partitions", type=int, default=None, help="query partitions (default 200)")
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1, help="measurements per job (the median is printed)")
     parser.add_argument("--_child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args._child:
         engine, qrels, run, master, memory, parts = args._child
         child(engine, qrels, run, master, None if memory == "-" else memory, int(parts) or None)
         return
-    from generate import write_files
-
-    lines = args.lines or (50_000_000 if args.big else 10_000_000)
-    run, qrels = write_files(lines, HERE / "data")
-    size_mb = run.stat().st_size / 2**20
-    print(f"| job | lines | run MB | median s | x local engine | JVM start s | peak MB | mean {SPEC} |")
-    print("|---|---|---|---|---|---|---|---|")
-    if args.big:
-        r = measure("spark", qrels, run, "local[2]", args.driver_memory, args.partitions, args.repeat)
-        print(f"| spark local[2], driver memory {args.driver_memory} | {lines:,} | {size_mb:.0f} | "
-              f"{r['seconds']:.1f} | - | {r['startup']:.1f} | {r['peak_mb']:.0f} | {r['value']:.6f} |")
-        return
-    base = measure("local", qrels, run, repeat=args.repeat)
-    print(f"| local engine | {lines:,} | {size_mb:.0f} | {base['seconds']:.2f} | 1.00 | - | "
-          f"{base['peak_mb']:.0f} | {base['value']:.6f} |")
-    for master in ("local[1]", "local[2]"):
-        r = measure("spark", qrels, run, master, None, args.partitions, args.repeat)
-        print(f"| spark {master} | {lines:,} | {size_mb:.0f} | {r['seconds']:.2f} | "
-              f"{r['seconds'] / base['seconds']:.2f} | {r['startup']:.1f} | {r['peak_mb']:.0f} | {r['value']:.6f} |")
+    which = (args.only,) if args.only else ("w1", "big")
+    w1_lines = args.lines or (DRY_W1_LINES if args.dry_run else W1_LINES)
+    big_lines = args.big_lines or (DRY_BIG_LINES if args.dry_run else BIG_LINES)
+    if not args.dry_run:
+        print(_estimate(which, w1_lines, big_lines), flush=True)
+    rates: dict = {}
+    if "w1" in which:
+        bench_w1(w1_lines, args.partitions, args.repeat, rates)
+    if "big" in which:
+        bench_big(big_lines, args.driver_memory, args.partitions, args.repeat, rates)
+    if args.dry_run:
+        old = json.loads(ESTIMATE.read_text()) if ESTIMATE.exists() else {}
+        ESTIMATE.parent.mkdir(parents=True, exist_ok=True)
+        ESTIMATE.write_text(json.dumps({**old, **rates, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}))
+        print("\n" + _estimate(("w1", "big"), W1_LINES, BIG_LINES))
 
 
 if __name__ == "__main__":
