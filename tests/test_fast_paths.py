@@ -207,6 +207,47 @@ def test_byte_order_ranks_match_sorted_strings():
         assert fz.byte_order_ranks(fz.as_arrow(strings), rows).tolist() == [distinct.index(s) for s in picked]
 
 
+
+def _block_then_bytes(strings, rows, block, descending):
+    """Oracle for ``byte_order_sort``: Python's stable sorts (UTF-8 byte order)."""
+    enc = [strings[i].encode() for i in rows]
+    by_string = sorted(range(len(rows)), key=lambda p: enc[p], reverse=descending)  # stable
+    return sorted(by_string, key=lambda p: int(block[p]))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_byte_order_sort_matches_python_sorts(monkeypatch, descending):
+    """(block, docno) order in one sort of folded words vs Python's stable ``sorted``
+    by bytes then by block: prefixes, NUL bytes, multi-byte characters, a common
+    prefix, equal strings (kept in their order), one block, blocks too wide for the
+    folded key (top bits only, ties refined), equal words (lengths decide); sliced,
+    ``large_string``, chunked, small ``object`` and over-long-string inputs."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(11)
+    alphabet = list("ab\x00é#Z")
+    mixed = ["".join(rng.choice(alphabet, rng.integers(0, 20))) for _ in range(300)]
+    mixed += ["abcdefgh", "abcdefgh\x00", "abcdefg", "abcdefghi", "D0000001", "D0000010", ""]
+    prefixed = ["clueweb12-%04dtw-%02d-%05d" % (i % 37, i % 11, i % 5) for i in range(400)]
+    lengths_only = ["a" * (i % 5) for i in range(50)]
+    for strings in (mixed, prefixed, lengths_only, ["same-docno"] * 5):
+        inputs = [fz.as_arrow(["pad"] + strings).slice(1), fz.as_arrow(strings).cast(pa.large_string()),
+                  pa.chunked_array([fz.as_arrow(strings)]), np.array(strings, dtype=object)]
+        for arr in inputs:
+            rows = rng.integers(0, len(strings), 2000)
+            for block in (np.zeros(len(rows), dtype=np.int64),
+                          np.sort(rng.integers(0, 300, len(rows))),
+                          np.sort(rng.integers(0, 40, len(rows))) << 50):  # wider than the key
+                got = fz.byte_order_sort(arr, rows, block, descending)
+                assert got.tolist() == _block_then_bytes(strings, rows, block, descending)
+    monkeypatch.setattr(fz, "LONG_STRING", 8)  # the Arrow rank path for long strings
+    rows = rng.integers(0, len(prefixed), 500)
+    block = np.sort(rng.integers(0, 30, len(rows)))
+    got = fz.byte_order_sort(fz.as_arrow(prefixed), rows, block, descending)
+    assert got.tolist() == _block_then_bytes(prefixed, rows, block, descending)
+    assert fz.byte_order_sort(fz.as_arrow(prefixed), rows[:0], block[:0], descending).tolist() == []
+
+
 def test_long_strings_hash_compare_and_order_like_python(monkeypatch):
     """Strings longer than ``LONG_STRING`` take the one-at-a-time path (issue 9: one
     1 MB docno made the word loops pass over every row 131,072 times); hashes still

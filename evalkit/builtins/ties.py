@@ -52,7 +52,7 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
 def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
     # np.lexsort((-keys.docno, -score, keys.query)); docnos are compared for tied rows only
     s = _scores(keys, score)
-    return keys.refine_ties(keys.score_order(s), s, lambda rows: -keys.docno_key(rows))
+    return keys.refine_ties(keys.score_order(s), s, sort=keys.docno_sorter(descending=True))
 
 
 @tie_policy(
@@ -75,7 +75,7 @@ def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
 )
 def docno_ascending(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.docno, -keys.score, keys.query)); docnos compared for tied rows only
-    return keys.refine_ties(keys.score_order(), None, keys.docno_key)
+    return keys.refine_ties(keys.score_order(), None, sort=keys.docno_sorter())
 
 
 @tie_policy(

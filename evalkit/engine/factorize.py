@@ -386,14 +386,8 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
         picked = take(arr, rows)
         picked = picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
         return numpy_view(pc.rank(picked, sort_keys="ascending", tiebreaker="dense")).astype(np.int64) - 1
-    offsets, data = _buffers(arr)
-    start = offsets[rows].astype(np.int64)
-    length = offsets[rows + 1] - start
-    read = _word_reader(data)
-    words = []  # word 0 (bytes 0-7), word 1, ...: big-endian, zero-padded
-    for j in range((int(length.max()) + 7) // 8):
-        rem = length - 8 * j
-        words.append((read(start + 8 * j) & _KEEP_LE[np.clip(rem, 0, 8)]).byteswap())
+    start, length, word = _word_source(arr, rows)
+    words = [word(j) for j in range((int(length.max()) + 7) // 8)]
     keys = [length] + words[::-1]  # np.lexsort: the last key (word 0) is the primary one
     # a key equal in every row (a common prefix such as "clueweb12-", one length)
     # orders nothing: each key left out saves one stable sort of all the rows
@@ -407,6 +401,109 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
     ranks = np.empty(len(rows), dtype=np.int64)
     ranks[order] = np.cumsum(new) - 1
     return ranks
+
+
+def _word_source(arr, rows: np.ndarray):
+    """``(start, length, word)`` of the strings ``arr[rows]`` (``int64`` byte offsets and
+    lengths); ``word(j, start=start, length=length)`` is word ``j`` (bytes ``8j`` to
+    ``8j + 7``) of each string as a big-endian ``uint64``, zero-padded past the end:
+    comparing words as unsigned integers, then the lengths (a proper prefix comes
+    first), compares the strings in byte order."""
+    offsets, data = _buffers(arr)
+    start = offsets[rows].astype(np.int64)
+    length = offsets[rows + 1] - start
+    read = _word_reader(data)
+
+    def word(j: int, start: np.ndarray = start, length: np.ndarray = length) -> np.ndarray:
+        rem = length - 8 * j
+        return (read(start + 8 * j) & _KEEP_LE[np.clip(rem, 0, 8)]).byteswap()
+    return start, length, word
+
+
+def byte_order_sort(values: Any, rows: np.ndarray, block: np.ndarray,
+                    descending: bool = False) -> np.ndarray:
+    """Positions ``p`` (``int64``, a permutation of ``range(len(rows))``) ordering the
+    strings ``values[rows]`` by ``block`` (non-negative integers, non-decreasing), then
+    by byte order (``strcmp``'s; reversed if ``descending``), equal strings in their
+    given order: ``np.lexsort((ranks, block))`` with ``ranks`` from
+    :func:`byte_order_ranks` (negated if ``descending``), without the ranks.
+
+    Most strings are told apart by their block and their first 8-byte word that is
+    not the same in every row (a common prefix such as ``clueweb12-`` is skipped):
+    the block and that word's varying bits fold into one ``uint64`` key sorted once
+    (stably); only the rows whose keys tie are then ordered by their remaining words
+    and lengths (``np.lexsort``). On 1 M tied rows of 28-byte docnos this took 0.05 s
+    against 0.5 s for the ranks plus a sort by (block, rank).
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    block = np.asarray(block)
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    arr = None if _plain(values) else as_arrow(values, chunked_ok=True)
+    if arr is not None:
+        import pyarrow as pa
+    if arr is None or isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING:
+        ranks = byte_order_ranks(values, rows)
+        return _by_block_then_value(block, -ranks if descending else ranks)
+    start, length, read_word = _word_source(arr, rows)
+
+    def word(j, *where):
+        w = read_word(j, *where)
+        return ~w if descending else w  # ~ reverses the unsigned order
+    n_words = (int(length.max()) + 7) // 8
+    first, w = 0, None
+    while first < n_words:  # the first word that is not the same in every row
+        w = word(first)
+        low, high = w.min(), w.max()
+        if low != high:
+            break
+        first, w = first + 1, None
+    lengths = -length if descending else length
+    if w is None:  # equal words: the lengths decide
+        return _by_block_then_value(block, lengths)
+    block_bits = int(block[-1]).bit_length()
+    span = int(high - low).bit_length()
+    shift = max(0, span + block_bits - 63)  # keep the top bits of (w - low) that fit
+    key = np.zeros(len(rows), dtype=np.uint64)
+    if shift < 64:
+        np.subtract(w, low, out=key)
+        key >>= np.uint64(shift)
+    if block_bits:
+        key |= block.astype(np.uint64) << np.uint64(span - shift)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    same = sorted_key[1:] == sorted_key[:-1]
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[:-1] = same
+    tied[1:] |= same
+    pos = np.flatnonzero(tied)
+    # a group of equal keys starts at a tied position that does not tie with its predecessor
+    new_group = np.ones(len(pos), dtype=bool)
+    new_group[1:] = (pos[1:] != pos[:-1] + 1) | ~same[np.maximum(pos[1:] - 1, 0)]
+    group = np.cumsum(new_group)
+    sub = order[pos]
+    where = (start[sub], length[sub])
+    keys = [lengths[sub]] + [word(j, *where) for j in range(n_words - 1, first, -1)]
+    keys += [w[sub], group]
+    order[pos] = sub[np.lexsort(tuple(keys))]  # stable: equal strings keep their order
+    return order
+
+
+def _by_block_then_value(block: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.lexsort((values, block))``: positions by ``block`` (integers, non-decreasing)
+    then ``values``, stably. Integer values are folded into one ``int64`` key
+    ``block * span + (values - min)`` when it cannot overflow, so one stable argsort
+    replaces lexsort's two passes (same order: both sorts are stable)."""
+    if len(values) and values.dtype.kind in "iu" and len(block):
+        low = int(values.min())
+        span = int(values.max()) - low + 1
+        if span * (int(block[-1]) + 1) < (1 << 62):
+            composite = block.astype(np.int64) * span
+            composite += values.astype(np.int64) - low
+            return np.argsort(composite, kind="stable")
+    return np.lexsort((values, block))
 
 
 def _longest(arr, rows: np.ndarray) -> int:

@@ -9,23 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..columnar import concat_ranges, offsets_from_sorted
+from .factorize import _by_block_then_value
 
 __all__ = ["RankedList", "SortKeys", "restrict"]
 
-
-def _by_block_then_value(block: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.lexsort((values, block))``: positions by ``block`` (``int64``, non-decreasing)
-    then ``values``, stably. Integer values are folded into one ``int64`` key
-    ``block * span + (values - min)`` when it cannot overflow, so one stable argsort
-    replaces lexsort's two passes (same order: both sorts are stable)."""
-    if len(values) and values.dtype.kind in "iu" and len(block):
-        low = int(values.min())
-        span = int(values.max()) - low + 1
-        if span * (int(block[-1]) + 1) < (1 << 62):
-            composite = block.astype(np.int64) * span
-            composite += values.astype(np.int64) - low
-            return np.argsort(composite, kind="stable")
-    return np.lexsort((values, block))
 
 class SortKeys:
     """Per-row sort keys handed to tie policies (all shape ``(n,)``).
@@ -129,6 +116,21 @@ class SortKeys:
         # byte order, as strcmp (and Python's str order) compare
         return byte_order_ranks(strings, rows if src is None else src[rows])
 
+    def docno_sorter(self, descending: bool = False):
+        """A ``sort`` for :meth:`refine_ties`: ``f(rows, block)`` gives the positions
+        ordering ``rows`` by ``block`` then docno (``strcmp`` order, reversed if
+        ``descending``), stably: ``np.lexsort((±docno_key(rows), block))`` in one sort
+        of the strings' words, no ranks (:func:`~evalkit.engine.factorize.byte_order_sort`)."""
+        def sort(rows: np.ndarray, block: np.ndarray) -> np.ndarray:
+            if self._docno is not None:
+                codes = self._docno[rows]
+                return _by_block_then_value(block, -codes if descending else codes)
+            from .factorize import byte_order_sort
+
+            strings, src = self._docno_strings
+            return byte_order_sort(strings, rows if src is None else src[rows], block, descending)
+        return sort
+
     def _line_increasing(self, new_q: np.ndarray | None = None) -> bool:
         """``line`` increases along the rows (within each query if ``new_q``, the
         ``bool`` ``(n - 1,)`` flags of query changes, is given)."""
@@ -215,12 +217,16 @@ class SortKeys:
             out[idx] = np.take_along_axis(idx, order, axis=1)
         return out
 
-    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key) -> np.ndarray:
+    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key=None, *,
+                    sort=None) -> np.ndarray:
         """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``
         ascending, stably (rows with equal keys keep their order).
 
         :param key: ``(n,)`` array, or a callable ``rows -> values`` called once with
             the tied rows only (so a costly key is computed for the ties alone).
+        :param sort: instead of ``key``, a callable ``(rows, block) -> positions`` that
+            orders the tied rows (``int64``) by their block (``int64``, non-decreasing)
+            and then by the key itself, stably (e.g. :meth:`docno_sorter`).
         """
         if len(order) < 2:
             return order
@@ -243,9 +249,12 @@ class SortKeys:
         starts_block[1:] = ~((pos[1:] == pos[:-1] + 1) & same[np.maximum(pos[1:] - 1, 0)])
         block = np.cumsum(starts_block)
         rows = order[pos]
-        values = key(rows) if callable(key) else np.asarray(key)[rows]
+        if sort is not None:
+            new_rows = rows[sort(rows, block)]
+        else:
+            values = key(rows) if callable(key) else np.asarray(key)[rows]
+            new_rows = rows[_by_block_then_value(block, values)]
         out = order.copy()
-        new_rows = rows[_by_block_then_value(block, values)]
         out[pos] = new_rows
         if order is self._identity:  # remember what moved: saves a pass in moved()
             self._moved = (out, pos[new_rows != pos])
