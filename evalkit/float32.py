@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .columnar import distinct
+
 _LANES = 8
 _ILP = 4
 _LEVELS = 4
@@ -96,7 +98,7 @@ def torch_sum_float32(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=f32)
     lengths = np.diff(offsets)
     out = np.zeros(len(lengths), dtype=f32)
-    for length in np.unique(lengths):
+    for length in distinct(lengths):
         if length == 0:
             continue
         segs = np.flatnonzero(lengths == length)

@@ -22,13 +22,15 @@ QS = REPO / "examples" / "quickstart"
 HEAVY = ("pyarrow", "scipy", "jsonschema", "matplotlib", "pandas", "yaml", "tabulate")
 
 
-def loaded_after(*argv: str) -> tuple[set[str], str]:
-    """Top-level packages imported by ``evalkit ARGV`` in a fresh interpreter, and its output."""
+def loaded_after(*argv: str, full: bool = False) -> tuple[set[str], str]:
+    """Top-level packages (every module if ``full``) imported by ``evalkit ARGV`` in a
+    fresh interpreter, and its output."""
+    name = "m" if full else "m.split('.')[0]"
     code = ("import sys, io, json, contextlib; from evalkit.cli import main\n"
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
             "    code = main(sys.argv[1:])\n"
-            "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules}), out.getvalue()]))")
+            f"print(json.dumps([code, sorted({{{name} for m in sys.modules}}), out.getvalue()]))")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=300)
@@ -36,6 +38,34 @@ def loaded_after(*argv: str) -> tuple[set[str], str]:
     status, modules, out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert status == 0, out
     return set(modules), out
+
+
+def test_large_eval_loads_numpy_pyarrow_and_evalkit_only(tmp_path):
+    """A run above ``FAST_MIN_BYTES`` (the Arrow reader) loads no module beyond what
+    ``import numpy, pyarrow.csv`` loads, evalkit's own and pluggy (its registry):
+    no ``pyarrow.compute``, no ``numpy.ma`` (``np.unique`` imports it in NumPy 2)."""
+    from evalkit.io.trec import FAST_MIN_BYTES
+
+    qrels, run = [], []
+    for q in range(60):  # even queries: the 10 relevant documents first (NDCG@10 = 1)
+        for d in range(10):  # odd ones: at ranks 11-20 (NDCG@10 = 0)
+            qrels.append(f"q{q} 0 rel{q}-{d} 1")
+        for r in range(450):
+            first = r < 10 if q % 2 == 0 else 10 <= r < 20
+            doc = f"rel{q}-{r % 10}" if first else f"other-document-{q}-{r}"
+            run.append(f"q{q} Q0 {doc} {r + 1} {1000 - r} system")
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    assert (tmp_path / "run").stat().st_size > FAST_MIN_BYTES
+    modules, out = loaded_after("eval", "-m", "trec_eval.ndcg_cut@10", "--format", "json",
+                                str(tmp_path / "qrels"), str(tmp_path / "run"), full=True)
+    assert json.loads(out)["runs"]["system"]["all"]["trec_eval.ndcg_cut@10"] == 0.5
+    code = "import sys, json, numpy, pyarrow.csv; print(json.dumps(sorted(sys.modules)))"
+    base = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                         check=True).stdout))
+    extra = {m.split(".")[0] for m in modules - base} - set(sys.stdlib_module_names)
+    assert extra <= {"evalkit", "pluggy"}, extra
+    assert "pyarrow.csv" in modules and not {"pyarrow.compute", "numpy.ma"} & modules
 
 
 def test_help_loads_nothing_heavy():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Param, TiePolicy, declared, tie_policy
+from ..columnar import distinct
 from ..kernel import SortKeys
 from ..hookspecs import hookimpl
 
@@ -151,7 +152,7 @@ def numpy_argsort(keys: SortKeys) -> np.ndarray:
     lengths = np.diff(np.r_[starts, n])
     out = np.empty(n, dtype=np.int64)
     score = keys.score[base]
-    for length in np.unique(lengths):
+    for length in distinct(lengths):
         first = starts[lengths == length]
         idx = first[:, None] + np.arange(length)[None, :]  # (queries, length)
         order = np.argsort(score[idx], axis=1)[:, ::-1]
