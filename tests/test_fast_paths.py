@@ -387,6 +387,13 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
     docnos = run.docno[problem.keys.line]
     expected = [lookup.get((q, d), np.nan) for q, d in zip(problem.qids[problem.keys.query], docnos)]
     np.testing.assert_array_equal(problem.keys.grade, expected)
+    # the duplicate check's index serves one join, then is released; later joins rebuild it
+    fresh = Run.from_rows(r_rows)
+    assert fresh._checked_pairs is not None and fresh._pairs is None
+    for _ in range(3):
+        again = build_problem(qrels, fresh)
+        assert fresh._checked_pairs is None
+        np.testing.assert_array_equal(again.keys.grade, expected)
     # a planted duplicate (another score), anywhere in the file
     for at in (0, len(r_rows) // 2, len(r_rows)):
         first = 7
