@@ -445,6 +445,16 @@ def test_tie_policies_equal_their_lexsort_formulas(layout):
         }
         for name, want in expected.items():
             np.testing.assert_array_equal(getattr(ties, name)(k), want, err_msg=f"{layout} {name}")
+        # again, in the other order and with line=None (rows in input order): a policy
+        # that refines the identity permutation in place leaves nothing changed behind
+        k2 = SortKeys(query=k.query, score=k.score, docno=k.docno, grade=k.grade)
+        for keys in (k, k2):
+            held = keys.score_order()
+            copy = held.copy()
+            for name, want in reversed(expected.items()):
+                np.testing.assert_array_equal(getattr(ties, name)(keys), want, err_msg=f"{layout} {name}")
+                np.testing.assert_array_equal(getattr(ties, name)(keys), want, err_msg=f"{layout} {name}")
+            np.testing.assert_array_equal(held, copy)
 
 
 def test_trec_eval_ties_read_docno_strings_of_tied_rows_only():

@@ -53,7 +53,7 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
 def trec_eval(keys: SortKeys, score: str = "float64") -> np.ndarray:
     # np.lexsort((-keys.docno, -score, keys.query)); docnos are compared for tied rows only
     s = _scores(keys, score)
-    return keys.refine_ties(keys.score_order(s), s, sort=keys.docno_sorter(descending=True))
+    return keys.refined_score_order(s, sort=keys.docno_sorter(descending=True))
 
 
 @tie_policy(
@@ -76,7 +76,7 @@ def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
 )
 def docno_ascending(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.docno, -keys.score, keys.query)); docnos compared for tied rows only
-    return keys.refine_ties(keys.score_order(), None, sort=keys.docno_sorter())
+    return keys.refined_score_order(sort=keys.docno_sorter())
 
 
 @tie_policy(
@@ -179,7 +179,7 @@ def by_score(keys: SortKeys) -> np.ndarray:
 )
 def optimistic(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query))
-    return keys.refine_ties(keys.score_order(), None, lambda rows: -_filled(keys.grade[rows]))
+    return keys.refined_score_order(key=lambda rows: -_filled(keys.grade[rows]))
 
 
 @tie_policy(
@@ -190,7 +190,7 @@ def optimistic(keys: SortKeys) -> np.ndarray:
 )
 def pessimistic(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query))
-    return keys.refine_ties(keys.score_order(), None, lambda rows: _filled(keys.grade[rows]))
+    return keys.refined_score_order(key=lambda rows: _filled(keys.grade[rows]))
 
 
 @hookimpl
