@@ -161,7 +161,7 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z
 
 
-_ROWS = 1 << 20  # rows per chunk: temporaries stay small and in cache
+_ROWS = 1 << 17  # rows per chunk: temporaries (1 MB each) stay small and in cache
 
 #: Strings longer than this many bytes are hashed, compared and ordered one at a
 #: time with byte-string operations instead of in the vectorised word loops. The

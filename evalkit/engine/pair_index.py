@@ -29,7 +29,7 @@ import numpy as np
 MIN_HASH_BITS = 24
 #: rows above which the per-block sort is split between two threads
 THREAD_MIN_ROWS = 1 << 20
-_ROWS = 1 << 20
+_ROWS = 1 << 17  # rows per chunk of the hashing: 1 MB temporaries (see factorize._ROWS)
 
 
 class PairIndex:
