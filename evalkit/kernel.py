@@ -21,8 +21,7 @@ Inputs and outputs: :class:`MetricInput`, :class:`MetricOutput`,
 ``rank``, ``grade``, ``docno``, ``block``, ``averaged``, ``n_queries``, ``length``,
 ``rank_at``, ``grade_at``), :class:`SortKeys` (``query``, ``score``, ``docno``,
 ``line``, ``grade``, ``docno_key``, ``docno_sorter``, ``query_order``, ``score_order``,
-``refined_score_order``,
-``refine_ties``). Segment helpers (vectorised over queries): :func:`segment_sum`,
+``refined_score_order``, ``refine_ties``). Segment helpers (vectorised over queries): :func:`segment_sum`,
 :func:`segment_cumsum`, :func:`segment_ids`, :func:`offsets_from_sorted`,
 :func:`concat_ranges`, :func:`ideal_dcg`, :func:`apply_gain`, :func:`cutoff_mask`.
 Subtopic (intent-aware) metrics: :class:`IntentProblem` (``MetricInput.subtopics``)
