@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from ..columnar import concat_ranges, offsets_from_sorted
-from .factorize import _by_block_then_value
+from .factorize import _by_block_then_value, tie_groups
 
 __all__ = ["RankedList", "SortKeys", "restrict"]
 
@@ -258,16 +258,7 @@ class SortKeys:
         same &= q[1:] == q[:-1]  # position i ties with position i + 1
         if not same.any():
             return order
-        # tied positions: i ties with i + 1 or with i - 1 (a mask, not np.union1d,
-        # whose sort/hash of the ~2.5 % tied rows of a W1 run costs more than a pass)
-        tied = np.zeros(len(order), dtype=bool)
-        tied[:-1] = same
-        tied[1:] |= same
-        pos = np.flatnonzero(tied)
-        # a tied block starts at a tied position that does not tie with its predecessor
-        starts_block = np.ones(len(pos), dtype=bool)
-        starts_block[1:] = ~((pos[1:] == pos[:-1] + 1) & same[np.maximum(pos[1:] - 1, 0)])
-        block = np.cumsum(starts_block)
+        pos, block = tie_groups(same)  # tied positions and their tie blocks
         rows = order[pos]
         if sort is not None:
             new_rows = rows[sort(rows, block)]
