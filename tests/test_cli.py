@@ -129,6 +129,90 @@ def test_eval_table_and_json_match_peers(small, capsys, registry):
     assert "trec_eval.ndcg" in out and f"{np.mean([v['ndcg'] for v in te.values()]):.4f}" in out
 
 
+def _table_cells(text: str) -> dict[tuple[str, ...], dict[str, str]]:
+    """A table printed by ``evalkit eval`` read back: ``{row key: {column header: cell}}``,
+    over every block of columns (blocks repeat the key columns, headers may be folded
+    onto several lines); columns are located by the dashed rule under the headers."""
+    cells: dict[tuple[str, ...], dict[str, str]] = {}
+    for block in text.strip("\n").split("\n\n"):
+        lines = block.splitlines()
+        rule = next(i for i, line in enumerate(lines) if set(line) <= {"-", " "})
+        spans = [(m.start(), m.end()) for m in __import__("re").finditer(r"-+", lines[rule])]
+        spans[-1] = (spans[-1][0], None)  # the last column runs to the end of the line
+        headers = ["".join(line[a:b].strip() for line in lines[:rule]) for a, b in spans]
+        nkey = headers.index(next(h for h in headers if h not in ("run", "qid")))
+        for line in lines[rule + 1:]:
+            row = [line[a:b].strip() for a, b in spans]
+            cells.setdefault(tuple(row[:nkey]), {}).update(zip(headers[nkey:], row[nkey:]))
+    return cells
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("columns", [80, 100])
+def test_eval_table_fits_the_terminal_width(columns, capsys, monkeypatch):
+    """``evalkit eval`` with many flavours on two Robust 2003 runs, COLUMNS=80 and 100:
+    no line is longer than COLUMNS, every (run, measure) mean is printed (columns split
+    into blocks, a long flavour folded at its commas) and equals pytrec_eval's; per-query
+    tables keep both key columns in every block; tsv and json never wrap."""
+    import pytrec_eval
+
+    from conftest import shared_path, to_pytrec
+
+    d = shared_path("trectools_robust03")
+    qrels_path = str(d / "robust03_qrels.txt")
+    run_paths = [str(d / "runs" / f"input.{n}.gz") for n in ("humR03dc", "uic0301")]
+    long_spec = "ndcg(gain=exp2,discount=log2,idcg=judged,ties=average,empty=one,missing=zero)@10"
+    argv = ["eval", qrels_path, *run_paths, "-m", "all_trec", "-m", long_spec,
+            "-m", "sklearn.ndcg_score@10", "-m", "ranx.ndcg@20"]
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert len(out.split("\n\n")) > 1  # the table did not fit whole: it was split
+    cells = _table_cells(out)
+    assert set(cells) == {("humR03dc",), ("uic0301",)}
+    code, js, _ = run_cli(capsys, *argv, "--format", "json")
+    data = json.loads(js)
+    labels = [m["label"] for m in data["measures"]]
+    assert long_spec in labels and len(labels) > 40
+    qrels = read_qrels(qrels_path)
+    for path in run_paths:
+        run = read_run(path)
+        row = cells[(run.name,)]
+        assert list(row) == labels  # every measure, in order, none lost
+        for label in labels:
+            mean = data["runs"][run.name]["all"][label]
+            assert row[label] == ("-" if mean is None else f"{mean:.4f}")
+        q, r = to_pytrec(qrels, run)
+        peer = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10", "map", "P.10", "ndcg"}).evaluate(r)
+        for label, key in (("ndcg_cut.10", "ndcg_cut_10"), ("map", "map"), ("P.10", "P_10"), ("ndcg", "ndcg")):
+            assert row[label] == f"{np.mean([v[key] for v in peer.values()]):.4f}"
+
+    # per query: both key columns (run, qid) in every block, every value kept
+    code, out, _ = run_cli(capsys, "eval", qrels_path, *run_paths, "-m", long_spec, "-m", "trec_eval.ndcg_cut@10",
+                           "-m", "sklearn.ndcg_score@10", "-m", "ranx.ndcg@20", "-m", "trec_eval.ndcg", "-q")
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= columns
+    cells = _table_cells(out)
+    assert len(cells) == 2 * 101  # 100 topics and 'all' per run
+    assert all(len(row) == 5 for row in cells.values())
+    run = read_run(run_paths[1])
+    q, r = to_pytrec(qrels, run)
+    peer = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut.10"}).evaluate(r)
+    for qid, v in peer.items():
+        assert cells[(run.name, qid)]["trec_eval.ndcg_cut@10"] == f"{v['ndcg_cut_10']:.4f}"
+
+    # machine formats never wrap: the same bytes at any width, long lines kept whole
+    for fmt in ("json", "tsv"):
+        code, narrow, _ = run_cli(capsys, *argv, "--format", fmt)
+        monkeypatch.setenv("COLUMNS", "1000")
+        code, wide, _ = run_cli(capsys, *argv, "--format", fmt)
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert narrow == wide
+    tsv = narrow.splitlines()  # tsv: one whole line per (run, measure), the long flavour unbroken
+    assert len(tsv) == 2 * len(labels) and all(len(line.split("\t")) == 4 for line in tsv)
+    assert sum(long_spec in line for line in tsv) == 2
+
+
 def test_expand_measure_native_names(registry):
     assert [(m.label, m.native) for m in expand_measure("trec_eval.ndcg_cut@10", registry)] == \
         [("trec_eval.ndcg_cut@10", "ndcg_cut_10")]

@@ -89,17 +89,20 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
     return lines
 
 
-def table_text(results, measures, per_query: bool, digits: int) -> str:
-    from tabulate import tabulate  # imported when a table is printed
-
+def table_text(results, measures, per_query: bool, digits: int, width: int | None = None) -> str:
+    """The means (and with ``per_query`` every query's values) as a table, one column
+    per measure; with ``width`` (``evalkit eval`` passes the terminal's), the columns are
+    split into blocks and long measure names folded to fit it, as ``evalkit run``'s
+    report (:func:`evalkit.report.text.fit_table`)."""
     from ..report.escape import text_escape as _t
+    from ..report.text import fit_table  # imported when a table is printed
 
     headers = [_t(m.label) for m in measures]
     means = results.means()
     multi = len(results.systems) > 1
     if not per_query:
         rows = [[_t(system)] + [_value(v, digits) for v in means[s]] for s, system in enumerate(results.systems)]
-        return tabulate(rows, headers=["run"] + headers, tablefmt="simple", disable_numparse=True)
+        return fit_table(rows, ["run"] + headers, ["left"] * (1 + len(headers)), width)
     rows = []
     for s, system in enumerate(results.systems):
         for q, qid in enumerate(results.qids):
@@ -107,8 +110,8 @@ def table_text(results, measures, per_query: bool, digits: int) -> str:
             if not all(math.isnan(v) for v in vals):
                 rows.append(([_t(system)] if multi else []) + [_t(qid)] + [_value(v, digits) for v in vals])
         rows.append(([_t(system)] if multi else []) + ["all"] + [_value(v, digits) for v in means[s]])
-    return tabulate(rows, headers=(["run"] if multi else []) + ["qid"] + headers, tablefmt="simple",
-                    disable_numparse=True)
+    key = ["run", "qid"] if multi else ["qid"]
+    return fit_table(rows, key + headers, ["left"] * (len(key) + len(headers)), width, keep=len(key))
 
 
 def json_text(results, measures, per_query: bool) -> str:
@@ -168,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         text = json_text(results, measures, args.per_query)
     else:
-        text = table_text(results, measures, args.per_query, args.digits)
+        from ..report.text import terminal_width
+
+        text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
     print(text)
     return 0

@@ -9,6 +9,7 @@ use :mod:`tabulate`.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import textwrap
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -64,6 +65,12 @@ _KEEP = "\ue000>\ue000"
 #: Space between two columns of a ``"simple"`` tabulate table.
 _GAP = 2
 
+#: tabulate's ``MIN_PADDING``: a column is at least its header plus this wide.
+_PAD = 2
+
+#: The narrowest a folded header gets (:func:`fold`), however wide the row names.
+_MIN_ROOM = 10
+
 
 def terminal_width() -> int:
     """The width to print for: ``COLUMNS``, else the terminal's size, else 80
@@ -91,6 +98,13 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
     ------  ---
     a         3
     """
+    if width is not None and tablefmt == "simple":
+        # a header too long for a block of its own is folded onto several lines
+        # (tabulate makes a column at least its header plus _PAD wide)
+        key = sum(max([len(headers[c]) + _PAD] + [len(r[c]) for r in rows]) + _GAP for c in range(keep))
+        room = max(_MIN_ROOM, width - key - _PAD)
+        headers = [h if c < keep else fold(h, room) for c, h in enumerate(headers)]
+
     def table(cols):
         return tabulate([[r[c] for c in cols] for r in rows], headers=[headers[c] for c in cols],
                         tablefmt=tablefmt, disable_numparse=True, colalign=[colalign[c] for c in cols])
@@ -107,6 +121,35 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
             blocks.append([])
         blocks[-1].append(c)
     return "\n\n".join(table(list(range(keep)) + block) for block in blocks)
+
+
+def fold(text: str, room: int) -> str:
+    """``text`` on lines of at most ``room`` characters, broken after its commas (a
+    flavour string's separators) where it can, anywhere inside a longer piece;
+    unchanged when it fits.
+
+    >>> print(fold("ndcg(gain=exp2,discount=log2,idcg=judged)@10", 20))
+    ndcg(gain=exp2,
+    discount=log2,
+    idcg=judged)@10
+    """
+    if len(text) <= room:
+        return text
+    lines: list[str] = []
+    line = ""
+    for piece in re.findall(r"[^,]*,|[^,]+", text):
+        if len(line) + len(piece) <= room:
+            line += piece
+            continue
+        if line:
+            lines.append(line)
+        while len(piece) > room:
+            lines.append(piece[:room])
+            piece = piece[room:]
+        line = piece
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def wrap(text: str, width: int | None, indent: str = "", subsequent: str | None = None) -> str:
