@@ -194,3 +194,86 @@ def test_tie_dependent_comparison_is_marked(configured):
     (row,) = list(csv.DictReader(io.StringIO(rep.render("csv")["statistics.csv"])))
     assert row["tie_dependent"] == str(expected).lower()
     assert ("‡" in to_markdown(rep)) == expected
+
+
+# ----------------------------------------------------------------------------- the switch
+
+
+def _sens_dir(tmp_path):
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {doc} {g}\n" for q, docs in QRELS.items()
+                                                for doc, g in docs.items()))
+    (tmp_path / "r.run").write_text("".join(f"{q} Q0 {doc} 1 {s} r\n" for q, docs in RUN.items()
+                                            for doc, s in docs.items()))
+    (tmp_path / "s.run").write_text("q1 Q0 d1 1 3 s\nq1 Q0 d4 2 2 s\nq2 Q0 d2 1 2 s\nq2 Q0 y 2 1 s\n")
+    return {"qrels": "qrels.txt", "runs": [{"name": "r", "path": "r.run"}, {"name": "s", "path": "s.run"}],
+            "cutoffs": [3], "flavours": {"lin": "ndcg"}, "baseline": "s"}
+
+
+def test_sensitivity_off_computes_neither(tmp_path, registry, monkeypatch):
+    """report.sensitivity: false (or run_config(sensitivity=False)): no tie spread and
+    no judged@k are computed (the functions are not even called) or rendered; the
+    means are unchanged (NDCG@3 of s written out by hand)."""
+    import json
+
+    import evalkit.runner.runner as runner_module
+    from evalkit.runner import load_config, run_config
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed although sensitivity is off")
+
+    config = _sens_dir(tmp_path)
+    monkeypatch.setattr(runner_module, "tie_bounds", refuse)
+    monkeypatch.setattr(runner_module, "judged_at_k", refuse)
+    assert load_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path).sensitivity is False
+    assert load_config(config, registry=registry, base_dir=tmp_path).sensitivity is True
+    for rep in (run_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path),
+                run_config(config, registry=registry, base_dir=tmp_path, sensitivity=False)):
+        assert rep.tie_bounds is None and rep.judged is None
+        files = rep.render("csv")
+        assert "tie_spread.csv" not in files and "judged_at_k.csv" not in files
+        data = json.loads(rep.render("json")["report.json"])
+        assert data["tie_spread"] is None and data["judged_at_k"] is None
+        s_q1 = _ndcg([2, 1], list(QRELS["q1"].values()), 3, False)
+        s_q2 = _ndcg([2, 0], list(QRELS["q2"].values()), 3, False)
+        assert rep.results.mean("s", 0) == pytest.approx((s_q1 + s_q2) / 2, abs=1e-12)
+        assert "‡" not in rep.render("markdown")["report.md"]
+    # the argument wins over the config: on, although the config says off
+    monkeypatch.undo()
+    rep = run_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path,
+                     sensitivity=True)
+    assert rep.tie_bounds is not None and rep.judged is not None
+
+
+def test_sensitivity_flag_and_schema(tmp_path, capsys):
+    """``evalkit run --no-sensitivity`` leaves the two sections out of what it prints and
+    writes; ``--sensitivity`` restores them over ``report: {sensitivity: false}``; the
+    schema refuses a non-boolean and unknown keys under ``report:`` (file, line, key)."""
+    import yaml
+
+    from evalkit.cli import main
+
+    config = _sens_dir(tmp_path)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["run", str(path), "--no-progress"]) == 0
+    assert "judged_at_k.csv" in capsys.readouterr().out
+    assert main(["run", str(path), "--no-progress", "--no-sensitivity", "--output-dir", str(tmp_path / "out"),
+                 "--formats", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "judged_at_k.csv" not in out and "Judged@k" not in out and "tie_spread.csv" not in out
+    written = {p.name for p in (tmp_path / "out").iterdir()}
+    assert "means.csv" in written and not {"tie_spread.csv", "judged_at_k.csv"} & written
+    path.write_text(yaml.safe_dump({**config, "report": {"sensitivity": False}}, sort_keys=False))
+    assert main(["run", str(path), "--no-progress"]) == 0
+    assert "Judged@k" not in capsys.readouterr().out
+    assert main(["run", str(path), "--no-progress", "--sensitivity"]) == 0
+    assert "Judged@k" in capsys.readouterr().out
+    lines = yaml.safe_dump({**config, "report": {"sensitivity": "no"}}, sort_keys=False).splitlines()
+    path.write_text("\n".join(lines) + "\n")
+    line = next(i for i, text in enumerate(lines, start=1) if text.strip().startswith("sensitivity:"))
+    assert main(["run", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"c.yaml:{line}: report.sensitivity" in err and "Traceback" not in err
+    path.write_text(yaml.safe_dump({**config, "report": {"tie_spread": False}}, sort_keys=False))
+    assert main(["run", str(path), "--no-progress"]) == 2
+    assert "report" in capsys.readouterr().err

@@ -27,6 +27,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="let the config's glob: entries match files outside the config's directory tree")
     p.add_argument("--max-flips", type=int_range(0, 10**9), default=5,
                    help="flipped system pairs printed per flavour pair (default 5; the files list all)")
+    p.add_argument("--sensitivity", action=argparse.BooleanOptionalAction, default=None,
+                   help="compute the tie spread and judged@k (about two more evaluations per run); "
+                        "--no-sensitivity leaves them out; overrides report.sensitivity of the config "
+                        "(default: on)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (by default one is shown on stderr when it is a terminal)")
     return p
@@ -53,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_directory(directory)  # fail before evaluating, not after
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
-        report = run_config(config, registry=registry, progress=progress)
+        report = run_config(config, registry=registry, progress=progress, sensitivity=args.sensitivity)
     finally:
         if progress is not None:
             progress.close()

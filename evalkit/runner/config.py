@@ -15,6 +15,7 @@ an optional baseline run and where the report goes::
       full: {spec: trec_eval.ndcg, cutoffs: null}   # no cutoff
     baseline: bm25
     statistics: {test: permutation, alpha: 0.05, correction: holm, seed: 42, n_resamples: 10000}
+    report: {sensitivity: true}              # false: no tie spread, no judged@k (2 evaluations fewer)
     output: {dir: ../out/example, formats: [markdown, csv, json, latex, html]}
 
 Paths rule: **every path in the config (qrels, subtopic_qrels, run paths, globs and
@@ -139,6 +140,8 @@ class Config:
     statistics: StatSettings | None = None
     baselines: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: ``report.sensitivity``: compute the tie spread and judged@k (default ``True``)
+    sensitivity: bool = True
     #: the ``engine:`` section (``{"name": "local"}`` when absent)
     engine: Mapping[str, Any] = field(default_factory=lambda: {"name": "local"}, compare=False)
 
@@ -658,5 +661,6 @@ def load_config(
         title=data.get("title"),
         statistics=statistics,
         raw=data,
+        sensitivity=data.get("report", {}).get("sensitivity", True),
         engine=dict(data.get("engine", {"name": "local"})),
     )

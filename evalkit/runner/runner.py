@@ -28,6 +28,7 @@ def run_config(
     registry=None,
     base_dir: str | os.PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    sensitivity: bool | None = None,
 ) -> Report:
     """Evaluate the runs of a config under its flavours.
 
@@ -40,6 +41,10 @@ def run_config(
     :param progress: optional callback ``progress(stage, done, total)`` (see
         :mod:`evalkit.progress`): stage ``"runs"`` counts runs read and evaluated,
         ``"statistics"`` the significance tests. The runner itself prints nothing.
+    :param sensitivity: compute the tie spread and judged@k (below); ``None`` (default):
+        as the config's ``report.sensitivity`` says (default ``True``). ``False`` saves
+        two evaluations of every flavour per run (a large benchmark run): the report then
+        has neither (``Report.tie_bounds`` and ``Report.judged`` are ``None``).
     :returns: :class:`~evalkit.report.Report` whose results have shape
         ``(n_runs, n_flavours, n_qrels_queries)``, with its significance tests
         computed (:attr:`Report.significance`; settings from the config's
@@ -51,7 +56,8 @@ def run_config(
 
     The report also holds the tie spread (every flavour under the pessimistic and the
     optimistic tie policy, :func:`evalkit.sensitivity.tie_bounds`) and judged@k at
-    every cutoff of the flavours (:func:`evalkit.sensitivity.judged_at_k`).
+    every cutoff of the flavours (:func:`evalkit.sensitivity.judged_at_k`), unless
+    ``sensitivity`` is off.
 
     Each run is read once, joined with the qrels once and sorted once per tie policy;
     every flavour reuses those arrays (:func:`evalkit.evaluate`, called run by run so
@@ -60,6 +66,8 @@ def run_config(
     registry = registry_or_default(registry)
     cfg = config if isinstance(config, Config) else load_config(config, registry=registry, base_dir=base_dir)
     flavours = [f.flavour for f in cfg.flavours]
+    if sensitivity is None:
+        sensitivity = cfg.sensitivity
     total = len(cfg.runs)
     if progress is not None:
         progress("runs", 0, total)
@@ -73,7 +81,8 @@ def run_config(
             progress("runs", total, total)
     else:
         results, tie_spread, judged = _evaluate_locally(
-            cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn)
+            cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn,
+            sensitivity=sensitivity)
     report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
                     statistics=cfg.statistics, baselines=cfg.baselines,
                     tie_bounds=tie_spread, judged=judged)
@@ -81,10 +90,11 @@ def run_config(
     return report
 
 
-def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evaluate):
+def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evaluate, *, sensitivity: bool = True):
     """Run by run, so that progress can be reported and one run is in memory at a time
     (``evaluate``: the engine's function, :func:`evalkit.evaluate` by default); returns
-    the results, the tie spread ``(low, high)`` and judged@k."""
+    the results, the tie spread ``(low, high)`` and judged@k (both ``None`` when not
+    ``sensitivity``)."""
     qrels = read_qrels(cfg.qrels)
     subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     parts, lows, highs, judged = [], [], [], []
@@ -93,10 +103,11 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
         require_common_queries(qrels, [run])
         part = evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics, registry=registry)
         parts.append(part)
-        low, high = tie_bounds(qrels, run, part.flavours, registry, subtopics)
-        lows.append(low)
-        highs.append(high)
-        judged.append(judged_at_k(qrels, run, cutoffs_of(part.flavours), registry))
+        if sensitivity:
+            low, high = tie_bounds(qrels, run, part.flavours, registry, subtopics)
+            lows.append(low)
+            highs.append(high)
+            judged.append(judged_at_k(qrels, run, cutoffs_of(part.flavours), registry))
         del run
         if progress is not None:
             progress("runs", i + 1, len(cfg.runs))
@@ -104,6 +115,8 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
     systems = tuple(p.systems[0] for p in parts)
     results = Results(first.qids, systems, first.flavours, first.labels,
                       np.concatenate([p.values for p in parts], axis=0))
+    if not sensitivity:
+        return results, None, None
     return (results, (np.stack(lows), np.stack(highs)),
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
 
