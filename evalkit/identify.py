@@ -1,13 +1,17 @@
 """Which NDCG flavour produced a reported number, and how sure can one be?
 
 Given qrels, one or more runs and the number(s) a paper or a tool reported for them,
-:func:`identify` evaluates the runs under every registered preset and every
-composition of the registered components (``ndcg`` x gains x discounts x IDCG
-strategies x tie policies, each at every string-choice parameter such as
-``stable(score=float32)``, x ``empty``/``missing`` conventions; presets whose metric
-has an ERR maximum grade also at the usual maximum grades) and keeps the flavours
-that reproduce **every** reported number within its printed precision: ``0.4021``
-stands for any value in ``[0.40205, 0.40215]`` (half a unit in the last printed digit).
+:func:`identify` evaluates the runs under every registered preset (those whose metric
+has an ERR maximum grade also at the usual maximum grades) and every flavour one
+choice away from a preset (:func:`neighbours`: one component -- gain, discount, IDCG
+strategy, tie policy, each at every string-choice parameter such as
+``stable(score=float32)`` -- or one convention changed to another registered value),
+and keeps the flavours that reproduce **every** reported number within its printed
+precision: ``0.4021`` stands for any value in ``[0.40205, 0.40215]`` (half a unit in
+the last printed digit). The bound keeps the space near what libraries compute
+(about 1,600 flavours at a known cutoff with the built-in presets, instead of every
+gain x discount x IDCG x ties x conventions composition); a flavour two choices from
+every preset is not tried.
 
 Evidence (:class:`Evidence`) is one number: the mean over queries of one system at
 one cutoff (or an unknown one), or one query's value (a per-query file such as
@@ -35,11 +39,7 @@ Answers are weighed, not just listed (:class:`Identification`):
   match or a coincidence is likely: no answer is named) or ``"none"``.
 
 Everything is evaluated in one :func:`evalkit.evaluate` call (each run is joined
-once and sorted once per tie policy). Compositions are evaluated under
-``missing=zero,empty=skip``; the six ``empty`` x ``missing`` variants are derived
-from those per-query values (``NaN`` marks the queries without a relevant judged
-document; the run's query set says which queries are missing) by
-:func:`evalkit.engine.conventions.apply_conventions`, the rules the engine applies.
+once and sorted once per tie policy), every candidate under its own conventions.
 
 Only the CLI prints; this module returns data.
 """
@@ -58,7 +58,7 @@ import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
-from .flavour import DEFAULT_COMPONENTS, ComponentRef, Flavour
+from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
 from .registry import registry_or_default
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "read_evidence_table",
     "read_per_query",
     "candidate_flavours",
+    "neighbours",
     "distance_to_presets",
     "identify",
     "LIBRARY_ORDER",
@@ -104,9 +105,6 @@ ERR_MAX_GRADES: tuple[int, ...] = (1, 2, 3, 4, 5)
 _WINDOW = 10.0
 #: Expected chance matches at or above which a lone composition is not named.
 _WEAK = 0.1
-
-_EMPTY = ("zero", "one", "skip")
-_MISSING = ("skip", "zero")
 
 
 @dataclass(frozen=True)
@@ -427,7 +425,6 @@ class _Candidate:
     preset: str | None
     order: tuple
     kc: int | None         # the cutoff of evidence whose cutoff is unknown
-    composition: bool = False  # variants are derived from its (missing=zero, empty=skip) values
 
 
 def _library_rank(preset_name: str) -> tuple[int, str]:
@@ -541,7 +538,8 @@ def _err_variants(registry, base: Flavour, max_grades: Sequence[int]) -> list[tu
 
 def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | None = None,
                        *, max_grades: Sequence[int] = ERR_MAX_GRADES) -> list[_Candidate]:
-    """Every preset (read from ``registry``) and every ``ndcg`` composition to try.
+    """Every preset (read from ``registry``) and every flavour one choice away from one
+    (:func:`neighbours`), to try.
 
     :param k: the cutoff of the evidence whose cutoff is unknown, if known; ``None``
         tries no cutoff and ``cutoffs``.
@@ -555,11 +553,13 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
     else:
         ks = [None, *(cutoffs if cutoffs is not None else COMMON_CUTOFFS)]
     out: list[_Candidate] = []
+    bases: list[Flavour] = []
     presets = list(registry.components["preset"].values())
     for index, preset in enumerate(presets):
         base = parse_flavour(preset.spec, registry).without_cutoff()
         if registry.metric(base.metric).needs_subtopics or base.metric in _BINARY_METRICS:
             continue  # identify traces NDCG-family numbers (trec_eval.map, .P: not candidates)
+        bases.append(base)
         if k is not None:
             pks: list[int | None] = [int(k)]
         elif preset.requires_cutoff:
@@ -579,17 +579,67 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
                     extra = f"{label} and missing=zero" if suffix else f"{name} with missing=zero"
                     out.append(_Candidate(extra, fl.replace(registry, missing="zero"), preset.name,
                                           order[:3] + (2 * vi + 1, index), pk))
-    metric = registry.metric("ndcg")
-    families = {key: _component_variants(registry, key) for key in ("gain", "discount", "idcg", "ties")}
-    ties_ok = [t for t in families["ties"]
-               if metric.supports_averaged_ties or not registry.get("ties", t.name).averaged]
-    for g, d, i, t in itertools.product(families["gain"], families["discount"], families["idcg"], ties_ok):
-        if i.name == "returned_top_k" and registry.get("ties", t.name).averaged:
-            continue  # refused by the returned_top_k strategy (not an expectation over ties)
-        fl = Flavour.of("ndcg", None, registry, gain=g, discount=d, idcg=i, ties=t,
-                        missing="zero", empty="skip")
+    for fl in neighbours(registry, bases):
         for ck in ks:
-            out.append(_Candidate(str(fl), fl, None, (1,), ck, composition=True))
+            out.append(_Candidate(str(fl), fl, None, (1,), ck))
+    return out
+
+
+def neighbours(registry, presets: Sequence[Flavour]) -> list[Flavour]:
+    """The flavours one choice away from one of ``presets`` (flavours without a
+    cutoff): one component (gain, discount, IDCG strategy, tie policy; the metric's
+    own families) replaced by another registered one (:func:`_component_variants`),
+    or one convention set to another value (:func:`_convention_values`). Canonical,
+    deduplicated, in order of first appearance, the presets themselves left out.
+    Combinations the registry refuses (an averaged tie policy on a metric that is not
+    a sum over positions; ``returned_top_k`` with an averaged tie policy) are skipped.
+    """
+    families = {key: _component_variants(registry, key) for key in COMPONENT_KEYS}
+    conventions = _convention_values(presets)
+    seen: set[Flavour] = set(presets)
+    out: list[Flavour] = []
+
+    def add(fl: Flavour) -> None:
+        if fl not in seen:
+            seen.add(fl)
+            out.append(fl)
+
+    for base in presets:
+        for key in COMPONENT_KEYS:
+            if getattr(base, key) is None:
+                continue  # a family the metric does not use
+            for ref in families[key]:
+                if ref == getattr(base, key):
+                    continue
+                try:
+                    fl = base.replace(registry, **{key: ref})
+                except FlavourError:
+                    continue
+                if fl.idcg is not None and fl.idcg.name == "returned_top_k" \
+                        and registry.get("ties", fl.ties.name).averaged:
+                    continue  # refused by the returned_top_k strategy (not an expectation over ties)
+                add(fl)
+        for key, values in conventions.items():
+            for value in values:
+                if value != base.convention(key):
+                    try:
+                        add(base.replace(registry, **{key: value}))
+                    except FlavourError:
+                        continue
+    return out
+
+
+def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
+    """The values each convention is tried at: every choice of a string convention
+    but ``error`` (it raises, it gives no number); for a numeric one (``depth``,
+    ``min_grade``, ``round``...), its default and the values the presets use."""
+    out: dict[str, list] = {}
+    for key, param in CONVENTIONS.items():
+        if param.choices:
+            out[key] = [c for c in param.choices if c != "error"]
+        else:
+            used = sorted({v for p in presets for name, v in p.conventions if name == key})
+            out[key] = [param.default, *used]
     return out
 
 
@@ -675,7 +725,6 @@ def identify(
     :returns: :class:`Identification`.
     :raises EvalkitError: a reported system without a run, or nothing to evaluate.
     """
-    from .engine.conventions import apply_conventions
     from .engine.evaluate import _as_runs, evaluate
     from .flavour import parse_flavour
 
@@ -736,16 +785,7 @@ def identify(
             key = (e.system, at(c, e))
             if key not in contexts:
                 contexts[key] = values[sys_index[e.system], unique[c.base.with_cutoff(key[1])], :]
-        if c.composition:
-            variants = []
-            for empty, miss in itertools.product(_EMPTY, _MISSING):
-                per = {}
-                for key, per_q in contexts.items():
-                    per[key] = apply_conventions(per_q, ~np.isnan(per_q), missing[sys_index[key[0]]],
-                                                 empty=empty, missing_rule=miss)
-                variants.append((c.base.replace(registry, empty=empty, missing=miss), per))
-        else:
-            variants = [(c.base, contexts)]
+        variants = [(c.base, contexts)]
         for fl, per in variants:
             ident = (fl, c.kc)
             if ident in where:
