@@ -224,7 +224,8 @@ def test_sensitivity_off_computes_neither(tmp_path, registry, monkeypatch):
     config = _sens_dir(tmp_path)
     monkeypatch.setattr(runner_module, "tie_bounds", refuse)
     monkeypatch.setattr(runner_module, "judged_at_k", refuse)
-    assert load_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path).sensitivity is False
+    off = {**config, "report": {"sensitivity": False}}
+    assert load_config(off, registry=registry, base_dir=tmp_path).sensitivity is False
     assert load_config(config, registry=registry, base_dir=tmp_path).sensitivity is True
     for rep in (run_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path),
                 run_config(config, registry=registry, base_dir=tmp_path, sensitivity=False)):
