@@ -370,6 +370,12 @@ def test_config_engine_spark(spark, trec_eval_dir):
     assert_same(got, local)
     with pytest.raises(evalkit.ConfigError, match="engine"):
         evalkit.run_config({**config, "engine": {"name": "dask"}})
+    # report.sensitivity: false turns the tie spread and judged@k off on Spark too
+    quiet = evalkit.run_config({**config, "report": {"sensitivity": False},
+                                "engine": {"name": "spark", "master": "local[2]",
+                                           "conf": {"spark.sql.shuffle.partitions": 2}}})
+    assert quiet.tie_bounds is None and quiet.judged is None
+    assert_same(quiet.results, local)
 
 
 def _tied_run(path: Path, qrels: Path, seed: int) -> None:

@@ -76,7 +76,7 @@ def run_config(
     except FlavourError as exc:
         raise ConfigError(f"{cfg.source}: engine: {exc}") from None
     if engine.name == "spark":
-        results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry)
+        results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry, sensitivity=sensitivity)
         if progress is not None:
             progress("runs", total, total)
     else:
@@ -121,18 +121,19 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
 
 
-def _evaluate_on_spark(cfg: Config, flavours, registry):
+def _evaluate_on_spark(cfg: Config, flavours, registry, *, sensitivity: bool = True):
     """Every run of the config in one Spark evaluation (``engine: {name: spark}``);
     returns the results, the tie spread ``(low, high)`` and judged@k, all computed on
-    the executors."""
+    the executors (both ``None`` when not ``sensitivity``)."""
     from ..spark.files import evaluate_paths
 
     engine = cfg.engine
-    return evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
-                          registry=registry, names=[r.name for r in cfg.runs],
-                          master=engine.get("master", "local[*]"), conf=engine.get("conf"),
-                          partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels,
-                          sensitivity=True)
+    out = evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
+                         registry=registry, names=[r.name for r in cfg.runs],
+                         master=engine.get("master", "local[*]"), conf=engine.get("conf"),
+                         partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels,
+                         sensitivity=sensitivity)
+    return out if sensitivity else (out, None, None)
 
 
 def _relative(path, base) -> str | None:
