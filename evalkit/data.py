@@ -423,20 +423,37 @@ class SubtopicQrels:
         return qrels, topic, prob
 
 
+def _rank_column(values: Any, source: str) -> np.ndarray:
+    """``int32`` column of ranks: non-negative integers (as ndeval's ``naturalNumber``
+    reads them, ndeval.c:218-237) up to ``2**31 - 1``; anything else raises
+    :class:`InputFormatError` naming the field ``rank`` and the row."""
+    out = _floats(values, source, "rank")
+    bad = (out != np.round(out)) | (out < 0) | (out > np.iinfo(np.int32).max)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputFormatError(source, None, "rank", f"row {i + 1}: expected a non-negative integer rank, "
+                                                     f"got {float(out[i])!r}")
+    return out.astype(np.int32)
+
+
 class Run(_Columns):
     """A system's ranked results. Ranks are derived from scores by the tie policy;
-    the file's rank column is ignored, as trec_eval ignores it.
+    the file's rank column is ignored, as trec_eval ignores it, unless the run was
+    read with it (``read_run(..., keep_rank=True)``, ``rank=`` of :meth:`from_columns`
+    and :meth:`from_df`) for a tie policy that orders by it (``ties=rank``: ndeval).
 
     :param qid, docno: ``object`` arrays of ``str`` (or Arrow string arrays), ``(n,)``.
     :param score: ``float64`` ``(n,)``. :param line: ``int64`` ``(n,)`` or ``None`` (1..n).
+    :param rank: ``int32`` ``(n,)`` rank column, or ``None`` (not kept: the default).
     """
 
     _what = "document"
     _keep_checked_index = True
 
-    def __init__(self, qid, docno, score, line=None, name: str = "run", source: str = "<memory>"):
+    def __init__(self, qid, docno, score, line=None, name: str = "run", source: str = "<memory>", rank=None):
         self._init_strings(qid, docno, line)
         self.score = score
+        self.rank = rank
         self.name = name
         self.source = source
 
@@ -444,23 +461,26 @@ class Run(_Columns):
         return f"Run({self.name!r}, {self._n} rows, source={self.source!r})"
 
     @classmethod
-    def from_columns(cls, qid, docno, score, *, name="run", source="<memory>", line=None) -> "Run":
+    def from_columns(cls, qid, docno, score, *, name="run", source="<memory>", line=None,
+                     rank=None) -> "Run":
         """Build from columns; raises :class:`InputFormatError` on a non-finite score
-        or a duplicate ``(qid, docno)`` (trec_eval refuses those too)."""
+        or a duplicate ``(qid, docno)`` (trec_eval refuses those too), or a ``rank``
+        (optional, ``(n,)``: the TREC rank column) that is not a non-negative integer."""
         qid, docno = _strings(qid), _strings(docno)
         score = _floats(score, source, "score")
-        if not (len(qid) == len(docno) == len(score)):
-            raise InputFormatError(source, None, None, "qid, docno and score columns differ in length")
+        rank = None if rank is None else _rank_column(rank, source)
+        if not (len(qid) == len(docno) == len(score)) or (rank is not None and len(rank) != len(score)):
+            raise InputFormatError(source, None, None, "qid, docno, score (and rank) columns differ in length")
         line = None if line is None else np.asarray(line, np.int64)
-        out = cls(qid, docno, score, line, name, source)
+        out = cls(qid, docno, score, line, name, source, rank)
         out._check_unique_fast(source, "document")
         return out
 
     @classmethod
-    def _from_codes(cls, qcodes, qvocab, docno, score, *, name, source, line=None) -> "Run":
+    def _from_codes(cls, qcodes, qvocab, docno, score, *, name, source, line=None, rank=None) -> "Run":
         """Internal: build from query codes over a sorted vocabulary and an Arrow
         docno column (the fast reader's output); checks duplicates."""
-        out = cls(None, docno, score, line, name, source)
+        out = cls(None, docno, score, line, name, source, rank)
         out._qcodes, out._qvocab = qcodes, qvocab
         out._check_unique_fast(source, "document")
         return out
@@ -473,15 +493,20 @@ class Run(_Columns):
 
     @classmethod
     def from_df(cls, df, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
-                name: str = "run", source: str = "<DataFrame>") -> "Run":
+                name: str = "run", source: str = "<DataFrame>", rank: str | None = None) -> "Run":
         """From a pandas DataFrame, one row per retrieved document; column names default
         to ``qid``/``docno``/``score`` or ir_measures' and ranx's names
-        (:func:`evalkit.frames.columns_from_df`);
+        (:func:`evalkit.frames.columns_from_df`); ``rank`` names a rank column to keep
+        (for ``ties=rank``; by default no rank is kept, whatever the columns);
         raises :class:`InputFormatError` as :meth:`from_columns` does, naming the row."""
         from .frames import columns_from_df
 
         cols = columns_from_df(df, "score", qid=qid, docno=docno, number=score, source=source)
-        return cls.from_columns(*cols, name=name, source=source)
+        if rank is not None and rank not in df.columns:
+            raise InputFormatError(source, None, "rank", f"no column {rank!r} (columns: "
+                                   + ", ".join(map(str, df.columns)) + ")")
+        ranks = None if rank is None else df[rank].to_numpy()
+        return cls.from_columns(*cols, name=name, source=source, rank=ranks)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docno: score}}`` (pytrec_eval/ranx style), the inverse of :meth:`from_rows`."""
