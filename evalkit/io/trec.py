@@ -12,7 +12,9 @@ decimal as C's ``atof``/``atol`` read them (``docs/input-rules.md``). A line who
 non-blank character is ``#`` is a comment; a ``#`` inside a field (MS MARCO v2.1
 docnos such as ``msmarco_v2.1_doc_00_880019750#4_1633802806``) is data. Blank lines
 are skipped. Runs may carry extra trailing columns, which are ignored as trec_eval
-ignores them; the rank column is not used (trec_eval derives ranks from scores).
+ignores them; the rank column is not read (trec_eval derives ranks from scores) unless
+``read_run(..., keep_rank=True)`` asks for it (ndeval's default order; a flavour whose tie
+policy ``needs_rank``).
 
 Errors raise :class:`evalkit.errors.InputFormatError` naming the file, the 1-based
 line number and the field.
@@ -227,7 +229,7 @@ def _csv_pool():
     return None
 
 
-def _fast_table(raw, names: tuple[str, ...], number_field: str):
+def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool = False):
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
     :param raw: the file's bytes, or a :class:`~pathlib.Path` of a plain (not gzip)
@@ -243,13 +245,14 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str):
     reader too (``None``), so a small evaluation does not import pyarrow.
 
     :param number_field: ``"grade"`` or ``"score"``, the column parsed as a number.
+    :param keep_rank: also parse the ``rank`` column (``int64``) of a run.
     """
     if (raw.stat().st_size if isinstance(raw, Path) else len(raw)) < FAST_MIN_BYTES:
         return None
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types = _types(number_field)
+    types = _types(number_field, keep_rank)
 
     if isinstance(raw, Path):
         with open(raw, "rb") as f:
@@ -297,11 +300,14 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str):
     return table, first_line
 
 
-def _types(number_field: str) -> dict:
+def _types(number_field: str, keep_rank: bool = False) -> dict:
     import pyarrow as pa
 
     # query ids are dictionary-encoded while parsing (few distinct values)
-    return {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: pa.float64()}
+    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: pa.float64()}
+    if keep_rank:
+        types["rank"] = pa.int64()
+    return types
 
 
 def _qid_codes(column):
@@ -328,6 +334,40 @@ def _fast_numbers(column, integer: bool = False) -> np.ndarray | None:
     if integer and not (out == np.round(out)).all():
         return None
     return out
+
+
+#: The largest rank kept (ranks are stored as ``int32``).
+MAX_RANK = np.iinfo(np.int32).max
+# A rank as ndeval reads it (``naturalNumber``, ndeval.c:218-237): ASCII digits only.
+_RANK = re.compile(r"[0-9]{1,10}", re.ASCII)
+_RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
+
+
+def _fast_ranks(column) -> np.ndarray | None:
+    """``int32`` ranks of a parsed column, or ``None`` if one is negative or too large
+    (the exact reader then names the line)."""
+    from ..engine.factorize import numpy_view
+
+    out = numpy_view(column)
+    if len(out) and (out.min() < 0 or out.max() > MAX_RANK):
+        return None
+    return out.astype(np.int32)
+
+
+def _ranks(values: list[str], lines: np.ndarray, name: str) -> np.ndarray:
+    """Parse the rank column as ndeval does (``naturalNumber``: a non-negative decimal
+    integer, ASCII digits only); anything else raises :class:`InputFormatError` naming
+    the line and the field ``rank``. Returns ``int32``."""
+    if not values:
+        return np.empty(0, np.int32)
+    ok = _RANK_LINES.fullmatch("\n".join(values) + "\n") is not None
+    out = np.asarray(values, dtype=np.int64) if ok else None
+    if ok and out.max() <= MAX_RANK:
+        return out.astype(np.int32)
+    i = next(j for j, v in enumerate(values) if _RANK.fullmatch(v) is None or int(v) > MAX_RANK)
+    raise InputFormatError(name, int(lines[i]), "rank",
+                           f"expected a non-negative integer rank (at most {MAX_RANK}), got {values[i]!r}; "
+                           "the rank column is read because a flavour orders the run by it (ndeval's default)")
 
 
 def _decode(raw: bytes, name: str) -> str:
@@ -458,27 +498,33 @@ def read_subtopic_qrels(source: Source) -> SubtopicQrels:
 
 
 @without_hugepage_advice
-def read_run(source: Source, name: str | None = None) -> Run:
+def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False) -> Run:
     """Read a TREC run: ``qid Q0 docno rank score runid`` (extra columns ignored).
 
     :param name: system name; default: the runid of the first line, else the file stem.
+    :param keep_rank: keep the rank column as :attr:`Run.rank` (``int32`` ``(n,)``),
+        for tie policies that order the run by it (``ties=rank``, the ``ndeval.*``
+        presets). Off by default: trec_eval ignores the column, so a run whose ranks
+        are not integers reads fine without it.
     :raises InputFormatError: fewer than 6 fields, non-numeric or non-finite score,
-        a document retrieved twice for one query.
+        a document retrieved twice for one query; with ``keep_rank``, a rank that is
+        not a non-negative integer (ndeval's ``naturalNumber``, ndeval.c:218-237).
     """
     raw, text, src = _read_raw(source)
     if raw is None and text.isascii():
         raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, RUN_FIELDS, "score")
+        parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         score = None if parsed is None else _fast_numbers(parsed[0]["score"])
-        if score is not None:
+        rank = None if parsed is None or not keep_rank else _fast_ranks(parsed[0]["rank"])
+        if score is not None and (rank is not None or not keep_rank):
             table, first_line = parsed
             if name is None:
                 name = first_line.split()[5].decode()
             qcodes, qvocab = _qid_codes(table["qid"])
             docno = _docnos(table["docno"])
             del table, parsed
-            return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src)
+            return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
@@ -487,9 +533,10 @@ def read_run(source: Source, name: str | None = None) -> Run:
         score = _numbers([r[4] for r in rows], lines, src, "score")
     else:
         qid, docno, score = [], [], np.empty(0)
+    rank = _ranks([r[3] for r in rows], lines, src) if keep_rank else None
     if name is None:
         name = rows[0][5] if rows else Path(src).name
-    return Run.from_columns(qid, docno, score, name=name, source=src, line=lines)
+    return Run.from_columns(qid, docno, score, name=name, source=src, line=lines, rank=rank)
 
 
 def write_run(run: Run, target: Union[str, os.PathLike, IO], runid: str | None = None) -> None:
