@@ -56,6 +56,8 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         the row and column.
     :raises FlavourError: the flavour or ``k`` is invalid (``k`` above
         :data:`evalkit.flavour.MAX_CUTOFF`).
+    :raises RankColumnError: the flavour's tie policy orders by a rank column
+        (``ties=rank``, ``ndeval.*``): arrays have none.
     """
     y_true = _real_array(y_true, "y_true")
     y_score = _real_array(y_score, "y_score")
@@ -76,6 +78,12 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         raise ArgumentError(f"flavour {flavour!r} expands to {len(flavours)} flavours; give one cutoff")
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
     res = resolve(fl, registry)
+    if res.ties.needs_rank:
+        from .errors import RankColumnError
+
+        raise RankColumnError(f"{fl}: tie policy '{res.ties.name}' orders a run by its rank column, which "
+                              "arrays do not have (y_score orders each row); use a TREC run read with "
+                              "evalkit.read_run(path, keep_rank=True)")
     problem = array_problem(y_true, y_score)
     try:
         return evaluate_problem(problem, res, None, "arrays")

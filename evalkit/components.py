@@ -268,9 +268,14 @@ class TiePolicy(_Component):
     by the mean discount over its block of equal scores (McSherry & Najork 2008), which
     gives the expected value over all orderings of tied documents for metrics that are
     sums over positions.
+
+    ``needs_rank`` policies read the run's rank column (``keys.rank``; ndeval's default
+    order): the readers then keep it (``read_run(..., keep_rank=True)``, asked for by
+    the command line and the config runner), and a run without one is an error.
     """
 
     averaged: bool = False
+    needs_rank: bool = False
     family = "ties"
     signature = ("Signature: ``fn(keys, **params) -> order``; ``keys`` a "
                  ":class:`evalkit.kernel.SortKeys` (columns of shape ``(n,)``); returns an "

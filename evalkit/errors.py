@@ -42,6 +42,26 @@ class EvaluationError(EvalkitError, ValueError):
     ``missing=error`` and a qrels query absent from the run)."""
 
 
+class RankColumnError(EvaluationError):
+    """A tie policy that orders the run by its rank column (``ties=rank``, the
+    ``ndeval.*`` presets) met a run without one, or a query in which two documents
+    share a rank (ndeval refuses those: ``duplicate rank``, ndeval.c:1099-1106).
+
+    ``rows`` (``int64``, run row indices) and ``rank`` name the two documents sharing a
+    rank, ``None`` when the column is missing; the caller adds the run, query and file
+    lines (:func:`evalkit.engine.evaluate.evaluate`)."""
+
+    def __init__(self, message: str, rows=None, rank: int | None = None):
+        self.rows, self.rank = rows, rank
+        super().__init__(message)
+
+
+#: How to get a rank column, for the message of a run without one.
+HOW_TO_KEEP_RANK = ("read the run with evalkit.read_run(path, keep_rank=True), or pass rank= to "
+                    "Run.from_columns / Run.from_df (the command line and the config runner keep it "
+                    "when a flavour needs it)")
+
+
 class ReportError(EvalkitError, ValueError):
     """A report cannot be rendered or written as asked (unknown output format, no
     output directory, an output directory that holds files evalkit did not write)."""

@@ -537,7 +537,7 @@ def _err_variants(registry, base: Flavour, max_grades: Sequence[int]) -> list[tu
 
 
 def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | None = None,
-                       *, max_grades: Sequence[int] = ERR_MAX_GRADES) -> list[_Candidate]:
+                       *, max_grades: Sequence[int] = ERR_MAX_GRADES, ranks: bool = False) -> list[_Candidate]:
     """Every preset (read from ``registry``) and every flavour one choice away from one
     (:func:`neighbours`), to try.
 
@@ -545,6 +545,8 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
         tries no cutoff and ``cutoffs``.
     :param cutoffs: cutoffs tried when ``k`` is ``None`` (default :data:`COMMON_CUTOFFS`).
     :param max_grades: ERR maximum grades tried for presets of a metric with one.
+    :param ranks: the runs have a rank column: also try the tie policies that order
+        by it (``ties=rank``); without one they are left out.
     """
     from .flavour import parse_flavour
 
@@ -559,6 +561,8 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
         base = parse_flavour(preset.spec, registry).without_cutoff()
         if registry.metric(base.metric).needs_subtopics or base.metric in _BINARY_METRICS:
             continue  # identify traces NDCG-family numbers (trec_eval.map, .P: not candidates)
+        if not ranks and base.ties is not None and registry.get("ties", base.ties.name).needs_rank:
+            continue  # orders by the rank column, which the runs do not have
         bases.append(base)
         if k is not None:
             pks: list[int | None] = [int(k)]
@@ -579,20 +583,22 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
                     extra = f"{label} and missing=zero" if suffix else f"{name} with missing=zero"
                     out.append(_Candidate(extra, fl.replace(registry, missing="zero"), preset.name,
                                           order[:3] + (2 * vi + 1, index), pk))
-    for fl in neighbours(registry, bases):
+    for fl in neighbours(registry, bases, ranks=ranks):
         for ck in ks:
             out.append(_Candidate(str(fl), fl, None, (1,), ck))
     return out
 
 
-def neighbours(registry, presets: Sequence[Flavour]) -> list[Flavour]:
+def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> list[Flavour]:
     """The flavours one choice away from one of ``presets`` (flavours without a
     cutoff): one component (gain, discount, IDCG strategy, tie policy; the metric's
     own families) replaced by another registered one (:func:`_component_variants`),
     or one convention set to another value (:func:`_convention_values`). Canonical,
     deduplicated, in order of first appearance, the presets themselves left out.
     Combinations the registry refuses (an averaged tie policy on a metric that is not
-    a sum over positions; ``returned_top_k`` with an averaged tie policy) are skipped.
+    a sum over positions; ``returned_top_k`` with an averaged tie policy) are skipped,
+    and so are tie policies that order by the rank column unless ``ranks`` (the runs
+    have one).
     """
     families = {key: _component_variants(registry, key) for key in COMPONENT_KEYS}
     conventions = _convention_values(presets)
@@ -611,6 +617,8 @@ def neighbours(registry, presets: Sequence[Flavour]) -> list[Flavour]:
             for ref in families[key]:
                 if ref == getattr(base, key):
                     continue
+                if key == "ties" and not ranks and registry.get("ties", ref.name).needs_rank:
+                    continue  # orders by the rank column, which the runs do not have
                 try:
                     fl = base.replace(registry, **{key: ref})
                 except FlavourError:
@@ -744,7 +752,7 @@ def identify(
     has_unknown = any(e.k is None for e in evidence)
 
     candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
-                                    cutoffs=cutoffs)
+                                    cutoffs=cutoffs, ranks=all(r.rank is not None for r in runs_used))
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

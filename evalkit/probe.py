@@ -39,6 +39,8 @@ _QRELS = (("a", "d1", 3), ("a", "d2", 0), ("a", "d3", 1), ("a", "d4", 2),
           ("b", "e1", 0), ("b", "e2", 1))
 _RUN = (("a", "d1", 4.0), ("a", "d2", 3.0), ("a", "d3", 3.0), ("a", "d9", 2.0), ("a", "d4", 1.0),
         ("b", "e1", 2.0), ("b", "e2", 1.0))
+#: the probe run's rank column (for tie policies that need one: ties=rank)
+_RANK = (2, 1, 3, 5, 4, 1, 2)
 _K = 3
 
 
@@ -71,7 +73,7 @@ class _Probe:
 
         self.registry = registry
         self.problem = build_problem(Qrels.from_rows(_QRELS, source="<probe>"),
-                                     Run.from_rows(_RUN, name="probe", source="<probe>"))
+                                     Run.from_columns(*zip(*_RUN), rank=_RANK, name="probe", source="<probe>"))
         self._reference_ranked = None
 
     def _builtin(self, family: str, name: str, fallback=None):

@@ -8,8 +8,8 @@
   worst and the best value over every ordering of the tied documents (the
   rearrangement inequality; McSherry & Najork, "Computing information retrieval
   performance measures efficiently in the presence of tied scores", ECIR 2008). A
-  flavour whose tie policy is ``input`` ignores scores, so it has no ties: both
-  bounds are its value. A flavour whose tie policy cannot be replaced (a metric
+  flavour whose tie policy is ``input`` or ``rank`` ignores scores (the run's line
+  order, its rank column), so it has no ties: both bounds are its value. A flavour whose tie policy cannot be replaced (a metric
   with its own ordering) has ``NaN`` bounds.
 * :func:`judged_at_k` -- the fraction of the first ``k`` retrieved documents that
   have a judgment (any grade), per system and query, as ir_measures' ``Judged@k``
@@ -42,9 +42,10 @@ JUDGED_GAP = 0.10
 
 
 def _tie_variant(flavour: Flavour, policy: str, registry) -> Flavour | None:
-    """``flavour`` with tie policy ``policy``; the flavour itself for ``ties=input``;
-    ``None`` when the tie policy cannot be replaced."""
-    if flavour.ties is not None and flavour.ties.name == "input":
+    """``flavour`` with tie policy ``policy``; the flavour itself for ``ties=input``
+    and ``ties=rank`` (orders without ties); ``None`` when the tie policy cannot be
+    replaced."""
+    if flavour.ties is not None and flavour.ties.name in ("input", "rank"):
         return flavour
     try:
         return flavour.replace(registry, ties=policy)

@@ -37,8 +37,10 @@ convention applies; ndeval reports 0, the default ``empty=zero``). ndeval averag
 over the topics of the run that have qrels (``missing=skip``; its ``-c`` is
 ``missing=zero``). Runs are ranked by the flavour's tie policy: ndeval's
 ``-traditional`` order (score descending, then docno descending) is
-``ties=trec_eval``; ndeval without ``-traditional`` uses the rank column instead,
-and pyndeval sorts by score descending, then docno *ascending*.
+``ties=trec_eval``; ndeval without ``-traditional`` orders by the run's rank column
+(``resultSortByRank``, ndeval.c:420-439), which is ``ties=rank`` (the run read with
+``keep_rank=True``); pyndeval sorts by score descending, then docno *ascending*
+(``ties=docno_ascending``).
 
 All kernels are vectorised over topics. The greedy ideal ranking is sequential in
 the rank: it loops over ranks 1..k, each step vectorised over every topic and
@@ -242,9 +244,10 @@ def evalkit_register_presets(register):
     # Web track's official numbers); with -traditional, score descending then docno
     # descending (forceTraditionalRanks, 992; resultCompareByScore, 470-492)
     orders = (
-        ("ndeval", "input", "run ordered by the rank column (ndeval's default; evalkit follows the "
-                            "file's line order, which is rank order in a TREC run written by rank)",
-         "421-439 (resultCompareByRank: topic, then rank), 1100 (resultSortByRank)"),
+        ("ndeval", "rank", "run ordered by its rank column (ndeval's default; read the run with "
+                           "keep_rank=True, as the command line and the config runner do for it)",
+         "420-439 (resultCompareByRank: topic, then rank; resultSortByRank), 1099-1106 (duplicate "
+         "ranks refused), 218-237 (naturalNumber)"),
         ("ndeval_traditional", "trec_eval", "run ordered as ndeval -traditional (score descending, "
                                             "then docno descending)",
          "987-1008 (forceTraditionalRanks), 1096-1097 (if traditional), 470-492 (resultCompareByScore)"),

@@ -43,6 +43,46 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
 
 
 @tie_policy(
+    "rank",
+    needs_rank=True,
+    formula="sort by the run's rank column ascending (per query); two documents of a query "
+            "with the same rank are an error",
+    source="ndeval (pyndeval 0.0.8 src/ndeval.c = trec-web-2014 src/eval/ndeval.c) "
+           "resultCompareByRank 420-430 (topic, then rank), resultSortByRank 435-439 and its "
+           "use in processRun 1099-1106 ('duplicate rank ... in run file' is fatal), "
+           "naturalNumber 218-237 (ranks are non-negative integers); scores are ignored",
+    description="the run's rank column (ndeval's default order; the TREC Web track's "
+                "official numbers); needs the run read with keep_rank=True",
+)
+def rank(keys: SortKeys) -> np.ndarray:
+    """Each query's documents by their rank column, ascending: ndeval's default order
+    (``resultSortByRank``, a ``qsort`` on ``(topic, rank)``). ndeval refuses a run in
+    which two documents of a topic share a rank, so its ``qsort`` never meets equal
+    keys and the order is fully determined; evalkit raises
+    :class:`~evalkit.errors.RankColumnError` for them too (the rows sort stably by
+    line first, so the error names the first two lines sharing the rank). Ranks need
+    not start at 1 nor be contiguous (ndeval only sorts them; ``0`` is allowed).
+
+    :raises RankColumnError: the run has no rank column, or a query has two documents
+        with the same rank.
+    """
+    from ..errors import RankColumnError
+
+    order = keys.rank_order()
+    if len(order) < 2:
+        return order
+    take = keys.gatherer(order)
+    r, q = take(keys.rank), take(keys.query)
+    dup = np.flatnonzero((r[1:] == r[:-1]) & (q[1:] == q[:-1]))
+    if len(dup):
+        i = int(dup[0])
+        rows = keys.line[order[[i, i + 1]]]
+        raise RankColumnError(f"two documents of one query share rank {int(r[i])} (ndeval refuses duplicate "
+                              "ranks: ndeval.c:1099-1106)", rows=rows, rank=int(r[i]))
+    return order
+
+
+@tie_policy(
     "trec_eval",
     params=(_score_precision("pytrec_eval stores them (C 'float sim' in trec_format.h; more ties)"),),
     formula="sort by score descending, then docno descending (strcmp); rank column ignored",

@@ -140,7 +140,7 @@ def json_text(results, measures, per_query: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine.evaluate import evaluate
+    from ..engine.evaluate import evaluate, needs_rank
     from ..io import read_qrels, read_run, read_subtopic_qrels
     from . import registry_for
     from .specs import expand_measures
@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         qrels = read_qrels(args.qrels)
         subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
-        runs = [read_run(p) for p in args.runs]
+        keep_rank = needs_rank([m.flavour for m in measures], registry)  # ndeval.*: the rank column
+        runs = [read_run(p, keep_rank=keep_rank) for p in args.runs]
         from ..engine.checks import require_common_queries
 
         require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'

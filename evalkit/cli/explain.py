@@ -108,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
     registry = registry_for(args)
     from ..presets import expand_spec
 
+    from ..engine.evaluate import needs_rank
+
     expand_spec(args.measure, registry)  # spec errors before reading files
     qrels = read_qrels(args.qrels)
-    run_ = read_run(args.run)
+    run_ = read_run(args.run, keep_rank=needs_rank(args.measure, registry))
     ex = explain_query(qrels, run_, args.query, args.measure, registry)
     print(render_explanation(ex, digits=args.digits, max_rows=args.rows))
     return 0

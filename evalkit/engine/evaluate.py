@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
-from ..errors import ArgumentError, EvaluationError, FlavourError
+from ..errors import HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, RankColumnError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
@@ -63,6 +63,44 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
         discount=_bound(registry, "discount", flavour.discount),
         idcg=_bound(registry, "idcg", flavour.idcg),
     )
+
+
+def needs_rank(flavours: Iterable[Flavour | str], registry=None) -> bool:
+    """Whether a flavour (or preset spec) of ``flavours`` orders the run by its rank
+    column (its tie policy ``needs_rank``, as ``ties=rank`` and the ``ndeval.*``
+    presets): readers should then keep the column (``read_run(..., keep_rank=True)``).
+
+    :raises FlavourError: an unknown name, component or parameter.
+    """
+    from ..presets import expand_labelled
+
+    registry = registry_or_default(registry)
+    if isinstance(flavours, (str, Flavour)):
+        flavours = [flavours]
+    return any(registry.get("ties", fl.ties.name).needs_rank
+               for spec in flavours for _, _, fl in expand_labelled(spec, registry))
+
+
+def _check_rank(run: Run, resolved: Sequence[_Resolved]) -> None:
+    """Raise :class:`RankColumnError` if a flavour needs ``run``'s rank column and the
+    run has none (before any work, naming the run and the flavour)."""
+    if getattr(run, "rank", None) is not None:
+        return
+    for res in resolved:
+        if res.ties.needs_rank:
+            raise RankColumnError(f"{res.flavour}: run {run.name!r} ({run.source}) has no rank column; tie "
+                                  f"policy '{res.ties.name}' orders the run by it: {HOW_TO_KEEP_RANK}")
+
+
+def _located_rank(exc: RankColumnError, run: Run, problem: Problem, flavour: Flavour) -> RankColumnError:
+    """``exc`` (two rows sharing a rank) with the run, query, documents and file lines."""
+    if exc.rows is None:
+        return RankColumnError(f"{flavour}: run {run.name!r}: {exc}")
+    a, b = (int(i) for i in exc.rows)
+    where = f"{run.source}:{int(run.line[a])} and :{int(run.line[b])}"
+    return RankColumnError(f"{flavour}: run {run.name!r} ({where}): query {run.qid[a]!r}: documents "
+                           f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; ndeval refuses "
+                           "duplicate ranks (ndeval.c:1099-1106)", exc.rows, exc.rank)
 
 
 def _check_type(value, cls, name: str):
@@ -275,6 +313,8 @@ def evaluate(
         raise EvaluationError("no run to evaluate")
     qids = qrels.qids
     values = np.empty((len(run_list), len(resolved), len(qids)))
+    for run in run_list:
+        _check_rank(run, resolved)
     for s, run in enumerate(run_list):
         problem = build_problem(qrels, run)
         if not problem.in_run.any():
@@ -286,5 +326,7 @@ def evaluate(
                 values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
             except ComponentOutputError as exc:
                 raise _located(exc, res.flavour, qrels) from None
+            except RankColumnError as exc:
+                raise _located_rank(exc, run, problem, res.flavour) from None
     return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
                    values[:, column])

@@ -262,8 +262,9 @@ def build_problem(qrels: QrelsColumns, run: RunColumns) -> Problem:
     grade = np.full(len(rq), np.nan)
     grade[where] = matched_grade
     docno = run._docno_arrow()
+    rank = getattr(run, "rank", None)  # kept only when a tie policy needs it (ties=rank)
     keys = SortKeys(query=rq, score=run.score if rows is None else run.score[rows], line=rows, grade=grade,
-                    docno_strings=(docno, rows))
+                    docno_strings=(docno, rows), rank=rank if rank is None or rows is None else rank[rows])
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
     return Problem(qids, judged_offsets, judged_grade, keys, in_run)

@@ -62,6 +62,8 @@ class QrelsColumns(JoinColumns, Protocol):
 
 @runtime_checkable
 class RunColumns(JoinColumns, Protocol):
-    """A run: :class:`JoinColumns` plus ``score``, ``float64`` ``(n,)``."""
+    """A run: :class:`JoinColumns` plus ``score``, ``float64`` ``(n,)``. It may also
+    have ``rank``, the ``int32`` ``(n,)`` rank column or ``None`` (read by
+    ``getattr``: only tie policies that ``needs_rank`` use it)."""
 
     score: np.ndarray

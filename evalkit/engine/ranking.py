@@ -26,15 +26,18 @@ class SortKeys:
         the run's docnos); :meth:`docno_key` orders a few rows without them.
     :param line: ``int64`` input order.
     :param grade: ``float64`` grade, ``NaN`` if unjudged.
+    :param rank: ``int32`` rank column of the run (``None``: the run has none; reading
+        :attr:`rank` then raises :class:`~evalkit.errors.RankColumnError`).
 
     The helpers :meth:`score_order`, :meth:`query_order` and :meth:`refine_ties` give
     tie policies the usual orders in ``O(n)`` when the run is already sorted (a TREC
     file usually is), and by a stable ``np.lexsort`` otherwise.
     """
 
-    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None):
+    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None, rank=None):
         self.query = query
         self.score = score
+        self._rank = rank
         self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
         self.grade = grade
         self._identity = None
@@ -44,6 +47,18 @@ class SortKeys:
         self._docno_strings = docno_strings
         if docno is None and docno_strings is None:
             raise TypeError("SortKeys needs docno codes or docno_strings")
+
+    @property
+    def rank(self) -> np.ndarray:
+        """The run's rank column, ``int32`` ``(n,)``.
+
+        :raises RankColumnError: the run was read without it."""
+        if self._rank is None:
+            from ..errors import HOW_TO_KEEP_RANK, RankColumnError
+
+            raise RankColumnError(f"this tie policy orders the run by its rank column, which the run does "
+                                  f"not have: {HOW_TO_KEEP_RANK}")
+        return self._rank
 
     @property
     def line(self) -> np.ndarray:
@@ -190,6 +205,24 @@ class SortKeys:
             if out is not None:
                 return out
         return np.lexsort((self.line, -s, self.query))
+
+    def rank_order(self) -> np.ndarray:
+        """Rows by query ascending, then :attr:`rank` ascending, equal ranks in ``line``
+        order: ``np.lexsort((line, rank, query))``, in ``O(n)`` when the rows are
+        already so laid out (a run written in rank order), else one stable argsort of
+        a folded ``(query, rank)`` key when the rows are grouped by query.
+
+        :raises RankColumnError: the run has no rank column."""
+        r = self.rank
+        q = self.query
+        if len(r) > 1:
+            out = self._blocks_in_query_order(r[1:] > r[:-1])
+            if out is not None:
+                return out
+            if np.all(q[1:] >= q[:-1]) and self._line_increasing(q[1:] != q[:-1]):
+                return _by_block_then_value(q, r)
+            return np.lexsort((self.line, r, q))
+        return self.identity()
 
     def _sort_rows(self, s: np.ndarray, max_lengths: int = 64) -> np.ndarray | None:
         """Stable descending sort of ``s`` within each query when the rows are sorted

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..engine.evaluate import evaluate
+from ..engine.evaluate import evaluate, needs_rank
 from ..errors import ConfigError, FlavourError
 from ..results import Results
 from ..engine.checks import require_common_queries
@@ -98,8 +98,9 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
     qrels = read_qrels(cfg.qrels)
     subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     parts, lows, highs, judged = [], [], [], []
+    keep_rank = needs_rank(flavours, registry)  # a tie policy orders runs by their rank column
     for i, entry in enumerate(cfg.runs):
-        run = read_run(entry.path, name=entry.name)
+        run = read_run(entry.path, name=entry.name, keep_rank=keep_rank)
         require_common_queries(qrels, [run])
         part = evaluate(qrels, [run], flavours, labels=list(cfg.labels), subtopics=subtopics, registry=registry)
         parts.append(part)

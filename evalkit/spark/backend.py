@@ -52,6 +52,11 @@ def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour],
         raise FlavourError("two measures share the label(s) " + ", ".join(
             sorted({str(x) for x in labels if labels.count(x) > 1})) + "; give distinct labels")
     for f in expanded:
+        if f.ties is not None and registry.get("ties", f.ties.name).needs_rank:
+            from ..errors import RankColumnError
+
+            raise RankColumnError(f"{f}: the Spark engine does not carry a run's rank column, by which tie "
+                                  f"policy '{f.ties.name}' orders it (ndeval.*); use the local engine")
         if registry.metric(f.metric).needs_subtopics and not subtopics:
             raise EvaluationError(f"metric '{f.metric}' needs subtopic qrels (subtopics=, or subtopic_qrels: "
                                   "in the config)")
