@@ -269,18 +269,30 @@ def test_bad_text_lines_name_the_file(spark, tmp_path):
 @pytest.mark.shared
 def test_intent_aware_metrics_reproduce_ndeval(spark, ir_measures_dir, registry):
     """ndeval's ERR-IA@20 on ir_measures' fixture (expected.tsv; ir_measures
-    tests/test_pyndeval.py:79-82): q0 0.4659, q1 0.1803."""
+    tests/test_pyndeval.py:79-82): q0 0.4659, q1 0.1803 (pyndeval's order: the Spark
+    engine carries no rank column, so ndeval's default order is refused there)."""
     from evalkit.builtins.diversity import topic_qrels
 
     path, run_path = ir_measures_dir / "fixtureC_diversity.qrels", ir_measures_dir / "fixtureA.run"
     sub = evalkit.read_subtopic_qrels(path)
-    specs = ["ndeval.err_ia@20", "ndeval.alpha_ndcg@20", "ndeval.nerr_ia@20"]
+    specs = ["pyndeval.err_ia@20", "pyndeval.alpha_ndcg@20", "pyndeval.nerr_ia@20"]
     qrels = topic_qrels(sub)
     got = eks.evaluate(qrels_frame(spark, qrels), eks.read_run(spark, run_path), specs, registry=registry,
                        subtopics=eks.read_subtopic_qrels(spark, path), partitions=2)
     assert got.per_query(0, 0) == pytest.approx({"0": 0.4659, "1": 0.1803}, abs=1e-4)
     want = evalkit.evaluate(qrels, evalkit.read_run(run_path), specs, subtopics=sub, registry=registry)
     assert_same(got, want)
+
+
+def test_rank_column_flavours_are_refused(spark, registry):
+    """ndeval's default order reads the run's rank column, which the Spark engine does
+    not carry: a clear error before any Spark job, not a silent score order."""
+    from evalkit.errors import RankColumnError
+
+    qrels = evalkit.Qrels.from_rows([("1", "a", 1)])
+    run = spark.createDataFrame([("1", "a", 1.0)], "qid string, docno string, score double")
+    with pytest.raises(RankColumnError, match="Spark engine does not carry a run's rank column"):
+        eks.evaluate(qrels_frame(spark, qrels), run, ["ndcg(ties=rank)@5"], registry=registry)
 
 
 def test_intent_aware_generated_with_weights_many_partitions(spark, registry):

@@ -30,6 +30,8 @@ class Case:
     :param qrels_rows: ``[(qid, docno, grade:int)]``.
     :param run_rows: ``[(qid, docno, score:float)]`` in file order.
     :param subtopic_rows: ``[(qid, subtopic, docno, grade)]`` for diversity cases.
+    :param ranks: the run's rank column (``int`` per row of ``run_rows``); ``None``:
+        1, 2, ... per query in line order (a run written in rank order).
     """
 
     name: str
@@ -37,6 +39,7 @@ class Case:
     run_rows: list
     subtopic_rows: list | None = None
     note: str = ""
+    ranks: list | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -50,6 +53,28 @@ class Case:
         if "run" not in self._cache:
             self._cache["run"] = Run.from_rows(self.run_rows, name=self.name)
         return self._cache["run"]
+
+    @property
+    def trec_run(self) -> Run:
+        """The run as a user reads its TREC file: ``read_run(text, keep_rank=True)``
+        (the text :meth:`write` writes, rank column included)."""
+        if "trec_run" not in self._cache:
+            from evalkit import read_run
+
+            self._cache["trec_run"] = read_run(self.run_text(), name=self.name, keep_rank=True)
+        return self._cache["trec_run"]
+
+    def run_text(self) -> str:
+        """The run in TREC format, one line per row of ``run_rows`` in order, with
+        ``ranks`` (or 1, 2, ... per query in line order) in the rank column."""
+        ranks = self.ranks
+        if ranks is None:
+            count: dict = {}
+            ranks = []
+            for q, _, _ in self.run_rows:
+                count[q] = count.get(q, 0) + 1
+                ranks.append(count[q])
+        return "".join(f"{q} Q0 {d} {r} {s!r} conf\n" for (q, d, s), r in zip(self.run_rows, ranks))
 
     @property
     def subtopics(self) -> SubtopicQrels:
@@ -87,7 +112,7 @@ class Case:
         return self._cache["arrays"]
 
     def write(self, folder: Path) -> tuple[Path, Path]:
-        """TREC files (qrels, run) in ``folder``; ranks follow the run's order."""
+        """TREC files (qrels, run) in ``folder`` (the run as :meth:`run_text`)."""
         folder.mkdir(parents=True, exist_ok=True)
         stem = self.name.replace("/", "_")
         qp, rp = folder / f"{stem}.qrels", folder / f"{stem}.run"
@@ -95,12 +120,7 @@ class Case:
             qp.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in self.subtopic_rows))
         else:
             qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in self.qrels_rows))
-        rank: dict = {}
-        lines = []
-        for q, d, s in self.run_rows:
-            rank[q] = rank.get(q, 0) + 1
-            lines.append(f"{q} Q0 {d} {rank[q]} {s!r} conf\n")
-        rp.write_text("".join(lines))
+        rp.write_text(self.run_text())
         return qp, rp
 
 
@@ -287,6 +307,50 @@ def web2013_diversity() -> Case:
     qrels = sorted({(q, d, 0) for q, _, d, _ in sub})
     return Case("web2013-diversity/synthetic-run", qrels, run, subtopic_rows=sub,
                 note="TREC 2013 Web diversity qrels (0..4), run sampled from them")
+
+
+def _reranked(case: Case, name: str, note: str, seed: int, inverted: bool) -> Case:
+    """``case`` with a rank column that disagrees with both its scores and its line
+    order (ndeval's default reads the rank column): per query, ranks are a random
+    permutation (``inverted=False``), or invert the score order (``inverted=True``:
+    rank 0 for the lowest score, tied scores ranked by docno ascending, ranks 0, 3,
+    6, ...: not contiguous, starting at 0 as ndeval's naturalNumber allows); then the
+    lines are shuffled within each query and the queries written in reverse order
+    (each query's lines stay contiguous: pyndeval and ir_measures group a run by
+    consecutive lines, ``_coerce_run_iter`` / ``RunConverter.as_sorted_namedtuple_iter``,
+    so a query split across the file would be evaluated in pieces there)."""
+    rng = np.random.default_rng(seed)
+    by_q: dict = {}
+    for i, (q, _, _) in enumerate(case.run_rows):
+        by_q.setdefault(q, []).append(i)
+    ranks = [0] * len(case.run_rows)
+    for rows in by_q.values():
+        if inverted:
+            order = sorted(rows, key=lambda i: (case.run_rows[i][2], case.run_rows[i][1]))
+            for r, i in enumerate(order):
+                ranks[i] = 3 * r
+        else:
+            for r, i in zip(rng.permutation(len(rows)) + 1, rows):
+                ranks[i] = int(r)
+    lines = [i for rows in reversed(list(by_q.values())) for i in rng.permutation(rows)]
+    return Case(name, case.qrels_rows, [case.run_rows[i] for i in lines], subtopic_rows=case.subtopic_rows,
+                note=note, ranks=[ranks[i] for i in lines])
+
+
+@lru_cache(maxsize=None)
+def web2013_diversity_reranked() -> Case:
+    """:func:`web2013_diversity` with random ranks (seed 13; tied scores get distinct
+    ranks) and its lines shuffled within each topic."""
+    return _reranked(web2013_diversity(), "web2013-diversity/random-ranks",
+                     "TREC 2013 Web diversity qrels, sampled run with random ranks, lines shuffled within topics", 13, False)
+
+
+@lru_cache(maxsize=None)
+def generated_diversity_inverted() -> Case:
+    """:func:`generated_diversity` with ranks that invert its scores (ranks 0, 3, 6...)
+    and its lines shuffled (seed 14)."""
+    return _reranked(generated_diversity(), "generated-diversity/inverted-ranks",
+                     "generated diversity, ranks inverting the scores, lines shuffled", 14, True)
 
 
 @lru_cache(maxsize=None)

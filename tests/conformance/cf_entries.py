@@ -70,8 +70,10 @@ GEN = ("generated",)
 GEN_NONNEG = ("generated-nonneg",)
 REAL_TREC = ("robust03/InexpC2", "robust03/oce03noXbmD", "trec_eval_test/qrels.rel_level", "cast2021/bm25")
 LTR = ("lightgbm/rank.test", "generated-nonneg")
-#: runs written with ranks in line order (the rank column ndeval reads by default)
-DIVERSITY = ("web2013-diversity/synthetic-run", "generated-diversity", "ir_measures/fixtureC+A")
+#: runs written with ranks in line order, and runs whose rank column (which ndeval reads
+#: by default) disagrees with both the scores and the line order
+DIVERSITY = ("web2013-diversity/synthetic-run", "generated-diversity", "ir_measures/fixtureC+A",
+             "web2013-diversity/random-ranks", "generated-diversity/inverted-ranks")
 
 DATASETS: dict[str, Callable[[], D.Case]] = {
     "generated": lambda: D.generated(-2),
@@ -84,6 +86,8 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
     "cast2021/bm25": D.cast2021,
     "web2013-adhoc/synthetic-run": D.web2013_synthetic,
     "web2013-diversity/synthetic-run": D.web2013_diversity,
+    "web2013-diversity/random-ranks": D.web2013_diversity_reranked,
+    "generated-diversity/inverted-ranks": D.generated_diversity_inverted,
     "lightgbm/rank.test": D.lambdarank,
     "ir_measures/fixtureC+A": D.ir_measures_fixture_c,
     "jarvelin2002/example": D.jarvelin2002_example,
@@ -123,7 +127,7 @@ TE_OUT = "trec_eval (usnistgov/trec_eval f4253652c8ef) test/out.test.aq (-m all_
 TE_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 PYTE = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in)"  # noqa: E731
 GDEVAL = lambda: "gdeval.pl 1.2a as shipped in " + version("ir_measures") + ", run with perl"  # noqa: E731
-NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else '(rank column; runs written in rank order) '}(src/ndeval.c of the "  # noqa: E731
+NDEVAL = lambda trad: (f"ndeval {'-traditional ' if trad else '(default: rank column) '}(src/ndeval.c of the "  # noqa: E731
                        f"{version('pyndeval')} sdist from PyPI, built with cc)")
 F64 = "both sides compute in float64"
 TE9 = lambda: version("pytrec_eval-terrier") + (" (builds usnistgov/trec_eval tag v9.0.8, d95ca64e; that source is in "  # noqa: E731

@@ -93,7 +93,8 @@ def _evalkit(entry: Entry, case: D.Case, k) -> tuple[dict, float]:
     if entry.side == "diversity":
         from evalkit.builtins.diversity import topic_qrels
 
-        res = evalkit.evaluate(topic_qrels(case.subtopics), case.run, [spec], subtopics=case.subtopics)
+        # the run as its TREC file is read, rank column kept (ndeval's default order)
+        res = evalkit.evaluate(topic_qrels(case.subtopics), case.trec_run, [spec], subtopics=case.subtopics)
     else:
         res = evalkit.evaluate(case.qrels, case.run, [spec])
     return res.per_query(0, 0), res.mean(0, 0)
