@@ -87,3 +87,33 @@ def test_flavours_verbose_shows_each_row(capsys):
     assert seconds, "no row has a second reference (the trec_eval9.* rows should)"
     for name, also in seconds:
         assert f"    also against: {also['reference']}" in text, name
+
+
+def test_ndeval_and_evalkit_both_refuse_duplicate_ranks(tmp_path):
+    """ndeval's default order is the rank column; a topic with two equal ranks makes
+    ndeval exit with 'duplicate rank' (ndeval.c:1099-1106), and the ``ndeval.*``
+    presets raise instead of picking an order; ``-traditional`` re-ranks by score
+    (forceTraditionalRanks), so both accept the run there, with the same values."""
+    import subprocess
+
+    import evalkit
+    from evalkit.builtins.diversity import topic_qrels
+    from evalkit.errors import RankColumnError
+
+    qrels_text = "7 1 a 1\n7 2 b 1\n7 1 c 0\n"
+    run_text = "7 Q0 a 1 3.0 r\n7 Q0 b 2 2.0 r\n7 Q0 c 2 1.0 r\n"
+    (tmp_path / "q").write_text(qrels_text)
+    (tmp_path / "r").write_text(run_text)
+    out = subprocess.run([str(cf_refs.ndeval_binary()), str(tmp_path / "q"), str(tmp_path / "r")],
+                         capture_output=True, text=True)
+    assert out.returncode != 0 and "duplicate rank (2) for topic 7" in out.stderr + out.stdout
+    sub = evalkit.read_subtopic_qrels(qrels_text)
+    run = evalkit.read_run(run_text, keep_rank=True)
+    with pytest.raises(RankColumnError, match="share rank 2"):
+        evalkit.evaluate(topic_qrels(sub), run, ["ndeval.alpha_ndcg@5"], subtopics=sub)
+    trad = subprocess.run([str(cf_refs.ndeval_binary()), "-traditional", str(tmp_path / "q"), str(tmp_path / "r")],
+                          capture_output=True, text=True, check=True).stdout
+    want = {r.split(",")[1]: r.split(",") for r in trad.splitlines()}
+    header = want.pop("topic")
+    got = evalkit.evaluate(topic_qrels(sub), run, ["ndeval_traditional.alpha_ndcg@5"], subtopics=sub)
+    assert got.per_query(0, 0)["7"] == pytest.approx(float(want["7"][header.index("alpha-nDCG@5")]), abs=5e-7)
