@@ -51,6 +51,7 @@ def component_info(component) -> dict:
         info["uses"] = sorted(component.uses)
     if component.family == "ties":
         info["averaged"] = bool(component.averaged)
+        info["needs_rank"] = bool(component.needs_rank)
     return info
 
 
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 label += f"  [{', '.join(sorted(c.uses))}]"
             if family == "ties" and c.averaged:
                 label += "  [expected value]"
+            if family == "ties" and c.needs_rank:
+                label += "  [rank column]"
             by_origin.setdefault(c.origin, {}).setdefault(family, []).append([label, format_params(c), c.formula])
     from ..registry import BUILTIN_ORIGIN
 
