@@ -13,8 +13,8 @@ ir_measures names (ir_measures 0.4.3, ``ir_measures/measures/*.py``), as its
 default pipeline computes them (the first provider that supports the measure,
 ``ir_measures.DefaultPipeline``): ``nDCG``, ``P``, ``R``, ``AP``, ``RR`` and their
 ``rel=`` / ``judged_only=True`` parameters go to pytrec_eval (trec_eval 9: float
-scores); ``nDCG(dcg='exp-log2')`` and ``ERR`` go to gdeval; ``alpha_nDCG`` to pyndeval
-(ties by docno ascending; needs subtopic qrels). ir_measures scores every qrels query its provider does not report as 0
+scores); ``nDCG(dcg='exp-log2')`` and ``ERR`` go to gdeval; ``alpha_nDCG``, ``ERR_IA`` and
+``nERR_IA`` to pyndeval (ties by docno ascending; needs subtopic qrels). ir_measures scores every qrels query its provider does not report as 0
 (``providers/base.py`` ``Evaluator.iter_calc``: ``measure.DEFAULT``), so queries
 missing from the run, and gdeval's topics without a positive judgment, count 0: the
 ``ir_measures.*`` presets.
@@ -61,6 +61,8 @@ _IR_MEASURES: dict[str, dict[tuple, str]] = {
              (("dcg", "exp-log2"),): "ir_measures.nDCG_exp_log2"},
     "ERR": {(): "ir_measures.ERR"},
     "alpha_nDCG": {(): "ir_measures.alpha_nDCG"},
+    "ERR_IA": {(): "ir_measures.ERR_IA"},
+    "nERR_IA": {(): "ir_measures.nERR_IA"},
     "P": {(): "ir_measures.P"},
     "R": {(): "ir_measures.R"},
     "AP": {(): "ir_measures.AP"},

@@ -146,7 +146,8 @@ def test_results_accept_the_label_asked_for():
 
 @pytest.mark.shared
 def test_ir_measures_alpha_ndcg_against_ir_measures():
-    """alpha_nDCG@k through pyndeval, on the TREC 2013 Web diversity qrels with a run
+    """alpha_nDCG@k, ERR_IA@k and nERR_IA@k through pyndeval, on the TREC 2013 Web
+    diversity qrels with a run
     of tied scores (pyndeval: docno ascending) and a topic missing from the run (0)."""
     ir_measures = importlib.import_module("ir_measures")
     importlib.import_module("pyndeval")
@@ -169,7 +170,7 @@ def test_ir_measures_alpha_ndcg_against_ir_measures():
     qdf = pd.DataFrame({"query_id": sub.qid, "iteration": sub.subtopic, "doc_id": sub.docno,
                         "relevance": [int(g) for g in sub.grade]})
     rdf = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
-    names = ["alpha_nDCG@5", "alpha_nDCG@20"]
+    names = ["alpha_nDCG@5", "alpha_nDCG@20", "ERR_IA@20", "nERR_IA@10"]
     res = evalkit.evaluate(q, run, names, subtopics=sub)
     for f, text in enumerate(names):
         want = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(text)], qdf, rdf)}

@@ -292,6 +292,19 @@ def evalkit_register_presets(register):
         native_name="alpha_nDCG@{k}",
         **common,
     ))
+    for name, spec, what in (("ERR_IA", "err_ia(ties=docno_ascending,missing=zero)", "ERR-IA@k"),
+                             ("nERR_IA", "err_ia(norm=ideal,ties=docno_ascending,missing=zero)", "nERR-IA@k")):
+        register(Preset(
+            name=f"ir_measures.{name}",
+            spec=spec,
+            description=(f"ir_measures {name}@k (pyndeval provider): ndeval's {what} with the run ordered "
+                         "by score then docno ascending (pyndeval), qrels topics missing from the run "
+                         "scored 0 (ir_measures' measure.DEFAULT)"),
+            source=("terrierteam/ir_measures 0.4.3 providers/pyndeval_provider.py, providers/base.py "
+                    "(Evaluator.iter_calc); pyndeval 0.0.8 __init__.py _coerce_run_iter"),
+            native_name=f"{name}@{{k}}",
+            **common,
+        ))
     # pyndeval (what ir_measures' alpha_nDCG / ERR_IA / nERR_IA run): ndeval's measures on
     # a ranking pyndeval builds itself, by score descending then docno ascending
     pyndeval = ("pyndeval 0.0.8 pyndeval/__init__.py _coerce_run_iter (sorted by (-score, docno), "

@@ -261,6 +261,8 @@ ENTRIES: list[Entry] = [
           ("ERR", "ERR@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",), 5e-6 + 1e-12,
            "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
           ("alpha_nDCG", "alpha_nDCG@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
+          ("ERR_IA", "ERR_IA@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
+          ("nERR_IA", "nERR_IA@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
       )],
     Entry("trec_eval.ndcg_p", R.vectors({("jarvelin2002/example", None): {"G": NDCG_P_EXAMPLE}}),
           NDCG_P_SOURCE, ("jarvelin2002/example",), 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
