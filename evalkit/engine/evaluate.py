@@ -273,6 +273,9 @@ def evaluate(
         (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
         gain, the query, document and grade).
     :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
+    :raises RankColumnError: a flavour orders runs by their rank column (``ties=rank``,
+        the ``ndeval.*`` presets) and a run has none (read it with
+        ``read_run(..., keep_rank=True)``), or two documents of a query share a rank.
     :warns EmptyEvaluationWarning: a run shares no query with the qrels (or either is
         empty): its values are all left out (or 0 under ``missing=zero``). Evaluating a
         partition of the queries can do that on purpose; the command line and
