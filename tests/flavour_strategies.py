@@ -75,8 +75,11 @@ def flavours(draw, registry, metrics=None, max_k: int = 8, max_depth: int = 8):
             parts[p.name] = draw(param_values(p))
     for family in COMPONENT_KEYS:
         if family == "ties":
+            # runs drawn for these flavours have no rank column: ties=rank (needs_rank) has
+            # its own tests (test_rank_column.py, test_fuzz.py, the ndeval conformance rows)
             names = [n for n in registry.names("ties")
-                     if metric.supports_averaged_ties or not registry.get("ties", n).averaged]
+                     if (metric.supports_averaged_ties or not registry.get("ties", n).averaged)
+                     and not registry.get("ties", n).needs_rank]
             parts["ties"] = draw(component(registry, "ties", names))
         elif family in metric.uses:
             parts[family] = draw(component(registry, family))

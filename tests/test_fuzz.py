@@ -193,7 +193,11 @@ def _flatten(queries):
 def test_every_component_in_unit_interval(registry, queries, k):
     qrels_rows, run_rows = _flatten(queries)
     assume(run_rows)
-    qrels, run = evalkit.Qrels.from_rows(qrels_rows), evalkit.Run.from_rows(run_rows)
+    # a rank column (1, 2, ... per query in line order) for the tie policies that read it
+    seen: dict = {}
+    ranks = [seen.__setitem__(q, seen.get(q, 0) + 1) or seen[q] for q, _, _ in run_rows]
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_columns(*zip(*run_rows), rank=ranks)
     specs = []
     for gain in _all_components(registry, "gain"):
         for discount in _all_components(registry, "discount"):
@@ -229,7 +233,9 @@ def test_perfect_run_scores_one_for_every_component(registry, grade_lists, k):
             qrels_rows.append((f"q{q}", f"d{i}", grades[i]))
             run_rows.append((f"q{q}", f"d{i}", float(len(grades) - rank)))
     assume(any(g > 0 for gl in grade_lists for g in gl))
-    qrels, run = evalkit.Qrels.from_rows(qrels_rows), evalkit.Run.from_rows(run_rows)
+    # a rank column in line order (0, 3, 6, ...: gaps allowed), perfect too (ties=rank reads it)
+    ranks = [3 * i for i in range(len(run_rows))]
+    qrels, run = evalkit.Qrels.from_rows(qrels_rows), evalkit.Run.from_columns(*zip(*run_rows), rank=ranks)
     specs = [f"ndcg(gain={g},discount={d},ties={t},empty=skip)"
              for g in _all_components(registry, "gain") for d in _all_components(registry, "discount")
              for t in _all_components(registry, "ties")]

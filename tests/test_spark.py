@@ -46,7 +46,9 @@ def all_flavours(registry, intents: bool = False) -> list:
     for family in ("gain", "discount", "idcg", "ties"):
         for name in registry.names(family):
             out.append(parse_flavour(f"ndcg({family}={name})@10", registry))
-    return list(dict.fromkeys(out))
+    # the Spark engine refuses flavours that read a run's rank column (ndeval.*, ties=rank):
+    # test_rank_column_flavours_are_refused
+    return [f for f in dict.fromkeys(out) if f.ties is None or not registry.get("ties", f.ties.name).needs_rank]
 
 
 def assert_same(spark_res, local_res):
