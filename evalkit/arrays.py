@@ -18,7 +18,7 @@ from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
 from .engine.ranking import SortKeys
-from .errors import ArgumentError, EvaluationError
+from .errors import ArgumentError, EvaluationError, NegativeGradeError
 from .flavour import Flavour
 from .presets import expand_spec
 from .registry import registry_or_default
@@ -50,8 +50,12 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         ``empty=skip`` convention leaves a query out.
     :raises ArgumentError: (a ``ValueError`` and ``TypeError``) shapes differ, arrays are not
         2-D, an array is masked, complex, of strings, or holds infinities, ``k`` is not
-        an integer. A negative ``y_true`` is a judged non-relevant document (gain 0), as in
-        trec_eval and torchmetrics (scikit-learn's ``ndcg_score`` refuses it).
+        an integer. A negative ``y_true`` follows the flavour's ``negative`` convention:
+        by default a judged non-relevant document (gain 0, as in trec_eval); the
+        ``sklearn.dcg_score`` presets give it its linear gain and the
+        ``sklearn.ndcg_score`` presets refuse it, as scikit-learn does.
+    :raises NegativeGradeError: (an :class:`EvaluationError`) ``negative=error`` and a
+        ``y_true`` is negative, naming the row and column.
     :raises ComponentOutputError: a gain overflows (``exp2`` of a grade >= 1024), naming
         the row and column.
     :raises FlavourError: the flavour or ``k`` is invalid (``k`` above
@@ -93,6 +97,9 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
             q, d = np.argwhere(y_true == exc.value)[0]
             where = f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})"
         raise ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{fl}: ") from None
+    except NegativeGradeError as exc:
+        q, d = np.argwhere(y_true == exc.value)[0]
+        raise exc.at(f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})") from None
 
 
 def _real_array(values, name: str) -> np.ndarray:

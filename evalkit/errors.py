@@ -102,5 +102,19 @@ class ComponentOutputError(EvaluationError):
         super().__init__(f"{context}{family} '{component}': {message}")
 
 
+class NegativeGradeError(EvaluationError):
+    """A judged grade is negative and the flavour's ``negative`` convention is
+    ``error`` (as scikit-learn ``ndcg_score`` refuses a negative ``y_true``).
+    ``value`` is the first such grade; :meth:`at` adds where it was judged."""
+
+    def __init__(self, value: float, message: str, context: str = ""):
+        self.value, self.detail, self.context = value, message, context
+        super().__init__(f"{context}{message}")
+
+    def at(self, where: str) -> "NegativeGradeError":
+        """This error with ``where`` (the query and document) appended."""
+        return NegativeGradeError(self.value, self.detail + where, self.context)
+
+
 class EmptyEvaluationWarning(UserWarning):
     """Nothing was evaluated for a run: it shares no query with the qrels."""

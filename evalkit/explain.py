@@ -209,7 +209,7 @@ def _grades_by_gain(inp, problem, ranked, qi: int, lo: int, hi: int) -> dict[flo
     jlo, jhi = int(problem.judged_offsets[qi]), int(problem.judged_offsets[qi + 1])
     grades = np.concatenate([problem.judged_grade[jlo:jhi], ranked.grade[lo:hi]])
     grades = np.unique(grades[~np.isnan(grades)])
-    gains = apply_gain(inp.gain, grades, inp.min_grade)
+    gains = apply_gain(inp.gain, grades, inp.min_grade, inp.negative)
     out: dict[float, float] = {}
     for gain in np.unique(gains):
         match = grades[gains == gain]
@@ -236,6 +236,11 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
     min_grade = fl.convention("min_grade")
     if min_grade != 0:
         notes.append(f"min_grade={min_grade:g}: grades below it give gain 0 and leave the ideal ranking")
+    negative = fl.convention("negative")
+    if negative == "gain":
+        notes.append("negative=gain: negative grades go through the gain function (scikit-learn dcg_score)")
+    elif negative == "error":
+        notes.append("negative=error: a negative grade in the qrels is refused (scikit-learn ndcg_score)")
     if res.ties.averaged:
         notes.append(f"ties={fl.ties.name}: each discount is the mean over its block of tied scores "
                      f"(expected DCG over all orderings of the ties)")

@@ -29,6 +29,14 @@ Conventions:
   after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``).
 * ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
   (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
+* ``negative``: what a negative grade does: ``zero`` (default; trec_eval: a judged
+  non-relevant document, gain 0, out of the ideal ranking), ``gain`` (it goes through
+  the gain function like any grade, so a linear gain is negative: scikit-learn
+  ``dcg_score``, ``_dcg_sample_scores``: ``y_true[ranking] * discount``; only for
+  metrics with a gain and no IDCG), ``error`` (the evaluation raises, naming the
+  query and document: scikit-learn ``ndcg_score`` raises "ndcg_score should not be
+  used on negative y_true values."). Under ``gain`` a ``min_grade`` above 0 still
+  gives the grades below it gain 0.
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
   sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
   is left), ``first`` drops each query's first document after sorting; the ranks are
@@ -60,6 +68,10 @@ from .registry import registry_or_default
 COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
 
+#: Metrics that accept the ``negative=gain`` convention: plain sums of gains, with no
+#: ideal ranking to normalise by (scikit-learn ``dcg_score``).
+NEGATIVE_GAIN_METRICS = ("dcg",)
+
 #: Flavour-level conventions, validated like component parameters.
 CONVENTIONS: dict[str, Param] = {
     "empty": Param(
@@ -83,6 +95,12 @@ CONVENTIONS: dict[str, Param] = {
     "min_grade": Param(
         "min_grade", "float", 0.0,
         "grades below this give gain 0 and leave the ideal ranking (ranx rel_lvl / -l)",
+    ),
+    "negative": Param(
+        "negative", "str", "zero",
+        "negative grades: zero = gain 0, judged non-relevant (trec_eval); gain = through the gain "
+        "function (sklearn dcg_score); error = refused (sklearn ndcg_score raises)",
+        choices=("zero", "gain", "error"),
     ),
     "run_filter": Param(
         "run_filter", "str", "none",
@@ -149,7 +167,7 @@ class Flavour:
     :param ties: the tie policy (default ``trec_eval``).
     :param params: metric parameters (a mapping or ``(name, value)`` pairs).
     :param conventions: conventions (``empty``, ``missing``, ``depth``,
-        ``judged_only``, ``min_grade``; a mapping or pairs).
+        ``judged_only``, ``min_grade``, ``negative``, ...; a mapping or pairs).
     :raises FlavourError: unknown metric, component, parameter or convention, or an
         invalid value (the message lists the known names).
 
@@ -326,6 +344,11 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
             if value != param.default:
                 conventions.append((key, value))
     out["conventions"] = tuple(conventions)
+    if dict(conventions).get("negative") == "gain" and fl.metric not in NEGATIVE_GAIN_METRICS:
+        raise FlavourError(
+            f"{owner}: negative=gain is defined only for {', '.join(NEGATIVE_GAIN_METRICS)} (a sum of "
+            "gains with no ideal ranking); an ideal ranking of negative gains is not defined "
+            "(scikit-learn ndcg_score refuses negative grades: use negative=error)")
     try:
         out["params"] = metric.normalise_params(_unique(_pairs(fl.params, "params"), owner))
     except FlavourError as exc:

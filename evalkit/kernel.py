@@ -54,6 +54,7 @@ __all__ = [
     "RankedList",
     "SortKeys",
     "apply_gain",
+    "gain_floor",
     "concat_ranges",
     "cutoff_mask",
     "declare",
@@ -74,12 +75,25 @@ __all__ = [
 ]
 
 
+def gain_floor(min_grade: float = 0.0, negative: str = "zero") -> float:
+    """The lowest grade that goes through the gain function; grades below it (and
+    unjudged ``NaN`` grades) give gain 0. ``max(min_grade, 0)`` (trec_eval: negative
+    grades are judged non-relevant), or ``-inf`` under the ``negative=gain`` convention
+    with ``min_grade <= 0`` (scikit-learn ``dcg_score``: a negative label is a negative
+    linear gain, sklearn/metrics/_ranking.py ``_dcg_sample_scores``)."""
+    if negative == "gain" and min_grade <= 0:
+        return -np.inf
+    return max(min_grade, 0.0)
+
+
 def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray,
-               min_grade: float = 0.0) -> np.ndarray:
-    """Gains of ``grade`` (``NaN`` = unjudged): unjudged and negative grades give 0,
-    as in trec_eval; so do grades below ``min_grade`` (ranx's ``rel_lvl``, whose
-    ``clean_qrels`` drops judgments below the level); the others go through ``gain``."""
-    ok = grade >= max(min_grade, 0.0)  # False for NaN
+               min_grade: float = 0.0, negative: str = "zero") -> np.ndarray:
+    """Gains of ``grade`` (``float64`` ``(n,)``; ``NaN`` = unjudged): unjudged and
+    negative grades give 0, as in trec_eval; so do grades below ``min_grade`` (ranx's
+    ``rel_lvl``, whose ``clean_qrels`` drops judgments below the level); the others go
+    through ``gain``. Under ``negative="gain"`` negative grades go through ``gain`` too
+    (:func:`gain_floor`). Returns ``float64`` ``(n,)``."""
+    ok = grade >= gain_floor(min_grade, negative)  # False for NaN
     if ok.all():
         return np.asarray(gain(grade.copy()), dtype=np.float64)  # a copy, as grade[ok] was
     out = np.zeros(len(grade), dtype=np.float64)
@@ -290,6 +304,8 @@ class MetricInput:
     :param subtopics: for metrics with ``needs_subtopics``: a
         :class:`IntentProblem`, else ``None``.
     :param min_grade: the flavour's ``min_grade`` convention: grades below it give gain 0.
+    :param negative: the flavour's ``negative`` convention (``zero``: negative grades
+        give gain 0; ``gain``: they go through ``gain``; ``error`` is the engine's check).
 
     A kernel reads these fields and calls the helper methods below; it never builds a
     :class:`MetricInput` itself (the engine does). The fields whose names start with
@@ -306,6 +322,7 @@ class MetricInput:
     idcg: Callable[[IdealContext], np.ndarray] | None = None
     subtopics: object | None = None
     min_grade: float = 0.0
+    negative: str = "zero"
     # engine-private: the dict shared by every flavour evaluated on the same run (the
     # engine passes Problem._cache) and hashable identities of ``gain`` / ``discount``
     # (the flavour's component references) under which their values are shared;
@@ -389,20 +406,31 @@ class MetricInput:
         return hit[ranks - 1]
 
     # ------------------------------------------------------------- gain helpers
+    @property
+    def _floor(self) -> float:
+        """:func:`gain_floor` of this input's conventions (part of the gain caches' keys)."""
+        return gain_floor(self.min_grade, self.negative)
+
+    def _gain_positions(self) -> np.ndarray:
+        """Ranked positions whose grade goes through the gain (judged, >= the floor),
+        found once per ranked list and floor."""
+        r, floor = self.ranked, self._floor
+        return _cached(self._shared, ("gain_positions", id(r), floor), (r,),
+                       lambda: np.flatnonzero(r.grade >= floor))
+
     def ranked_gain(self) -> np.ndarray:
         r = self.ranked
 
         def compute():
-            # the positions that get a gain (judged, grade >= min_grade) are found
-            # once per ranked list and min_grade, then every gain fills only those
-            pos = _cached(self._shared, ("gain_positions", id(r), self.min_grade), (r,),
-                          lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
+            # the positions that get a gain (judged, grade >= the floor) are found
+            # once per ranked list and floor, then every gain fills only those
+            pos = self._gain_positions()
             out = np.zeros(len(r.query), dtype=np.float64)
             if len(pos):
                 out[pos] = self.gain(_at(r, "grade", pos))
             return out
 
-        return _cached(self._store(self._gain_key), ("ranked_gain", id(r), self._gain_key, self.min_grade), (r,),
+        return _cached(self._store(self._gain_key), ("ranked_gain", id(r), self._gain_key, self._floor), (r,),
                        compute)
 
     def positive_ranked_gain(self) -> tuple[np.ndarray, np.ndarray]:
@@ -410,30 +438,29 @@ class MetricInput:
         r = self.ranked
 
         def compute():
-            pos = _cached(self._shared, ("gain_positions", id(r), self.min_grade), (r,),
-                          lambda: np.flatnonzero(r.grade >= max(self.min_grade, 0.0)))
+            pos = self._gain_positions()
             gains = self.gain(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
             gains = np.asarray(gains, dtype=np.float64)
             keep = gains > 0
             return gains[keep], offsets_from_sorted(r.query[pos[keep]], r.n_queries)
 
-        return _cached(self._store(self._gain_key), ("positive_ranked_gain", id(r), self._gain_key, self.min_grade),
+        return _cached(self._store(self._gain_key), ("positive_ranked_gain", id(r), self._gain_key, self._floor),
                        (r,), compute)
 
     def judged_gain(self) -> np.ndarray:
         jg = self.judged_grade
-        return _cached(self._store(self._gain_key), ("judged_gain", id(jg), self._gain_key, self.min_grade), (jg,),
-                       lambda: apply_gain(self.gain, jg, self.min_grade))
+        return _cached(self._store(self._gain_key), ("judged_gain", id(jg), self._gain_key, self._floor), (jg,),
+                       lambda: apply_gain(self.gain, jg, self.min_grade, self.negative))
 
     def _gain_at(self, idx: np.ndarray) -> np.ndarray:
         """Gains of the ranked positions ``idx``."""
         r = self.ranked
         store = self._store(self._gain_key)
-        full = store.get(("ranked_gain", id(r), self._gain_key, self.min_grade))
+        full = store.get(("ranked_gain", id(r), self._gain_key, self._floor))
         if full is not None and full[0][0] is r:
             return full[1][idx]
-        return _cached(store, ("cut_gain", id(r), self._gain_key, self.min_grade, self.k), (r,),
-                       lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade))
+        return _cached(store, ("cut_gain", id(r), self._gain_key, self._floor, self.k), (r,),
+                       lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade, self.negative))
 
     def dcg(self) -> np.ndarray:
         """DCG@k per query under the flavour's gain, discount and tie policy.

@@ -287,15 +287,16 @@ PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ scikit-learn
     Preset(
         name="sklearn.ndcg_score",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average,negative=error)",
         description="scikit-learn ndcg_score (ignore_ties=False): LINEAR gain, 1/log2(r+1), "
-                    "IDCG from the row's own labels, tied scores averaged; all-zero rows score 0",
+                    "IDCG from the row's own labels, tied scores averaged; all-zero rows score 0; "
+                    "a negative grade raises, as in scikit-learn (negative=error)",
         source=f"{_SK} ndcg_score, _ndcg_sample_scores, _dcg_sample_scores, _tie_averaged_dcg",
         native_name="ndcg_score(k={k})",
     ),
     Preset(
         name="sklearn.ndcg_score_ignore_ties",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=numpy_argsort)",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=numpy_argsort,negative=error)",
         description="scikit-learn ndcg_score(ignore_ties=True): ranking = np.argsort(y_score)[:, ::-1] "
                     "(tie order is numpy's, CPU-dependent)",
         source=f"{_SK} _dcg_sample_scores ('ranking = np.argsort(y_score)[:, ::-1]')",
@@ -303,17 +304,18 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         name="sklearn.dcg_score",
-        spec="dcg(gain=linear,discount=log2,ties=average)",
-        description="scikit-learn dcg_score (log_base=2, ignore_ties=False); other bases: "
-                    "dcg(discount=log(base=b),ties=average)",
+        spec="dcg(gain=linear,discount=log2,ties=average,negative=gain)",
+        description="scikit-learn dcg_score (log_base=2, ignore_ties=False): a negative grade is a "
+                    "negative linear gain (negative=gain); other bases: "
+                    "dcg(discount=log(base=b),ties=average,negative=gain)",
         source=f"{_SK} dcg_score, _dcg_sample_scores ('discount = 1 / (np.log(np.arange(n) + 2) "
                "/ np.log(log_base))'), _tie_averaged_dcg",
         native_name="dcg_score(k={k})",
     ),
     Preset(
         name="sklearn.dcg_score_ignore_ties",
-        spec="dcg(gain=linear,discount=log2,ties=numpy_argsort)",
-        description="scikit-learn dcg_score(ignore_ties=True)",
+        spec="dcg(gain=linear,discount=log2,ties=numpy_argsort,negative=gain)",
+        description="scikit-learn dcg_score(ignore_ties=True); negative grades are negative gains",
         source=f"{_SK} _dcg_sample_scores",
         native_name="dcg_score(k={k},ignore_ties=True)",
     ),

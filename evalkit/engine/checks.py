@@ -14,7 +14,8 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
   ``object``);
 * every value is finite (``exp2`` of a grade >= 1024 overflows to infinity in
   ``float64``: that is an error naming the grade, not a silent NaN);
-* gains and discounts are >= 0;
+* gains and discounts are >= 0, except the gain of a negative grade under the
+  ``negative=gain`` convention (scikit-learn ``dcg_score``: a negative linear gain);
 * an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`).
 """
 
@@ -31,8 +32,10 @@ __all__ = ["ComponentOutputError", "EmptyEvaluationWarning", "checked", "checked
            "require_common_queries"]
 
 
-def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray]) -> Callable:
-    """``fn`` (a bound gain or discount) with its output checked; returns ``float64``."""
+def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray],
+            negative_grades: bool = False) -> Callable:
+    """``fn`` (a bound gain or discount) with its output checked; returns ``float64``.
+    ``negative_grades``: a gain may be negative where its grade is (``negative=gain``)."""
     what = "grade" if family == "gain" else "rank"
 
     def call(values: np.ndarray) -> np.ndarray:
@@ -55,8 +58,11 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray])
                 family, component, v,
                 f"{what} {format_number(v)} gives {float(arr[i])!r}, not a finite number"
                 + (" (2^grade overflows float64 from grade 1024)" if component == "exp2" else ""))
-        if (arr < 0).any():
-            i = int(np.flatnonzero(arr < 0)[0])
+        below = arr < 0
+        if negative_grades:
+            below &= np.asarray(values) >= 0
+        if below.any():
+            i = int(np.flatnonzero(below)[0])
             v = float(np.asarray(values)[i])
             raise ComponentOutputError(family, component, v, f"{what} {format_number(v)} gives {float(arr[i])!r} < 0")
         return arr

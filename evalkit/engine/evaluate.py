@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
-from ..errors import HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, RankColumnError
+from ..errors import HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, NegativeGradeError, RankColumnError
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
@@ -39,13 +39,13 @@ class _Resolved:
     idcg: object
 
 
-def _bound(registry, family, ref):
+def _bound(registry, family, ref, negative_grades: bool = False):
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
     fn = partial(comp.fn, **comp.bind(ref.params))
     if family in ("gain", "discount"):
-        return checked(family, str(ref), fn)
+        return checked(family, str(ref), fn, negative_grades and family == "gain")
     return checked_idcg(str(ref), fn) if family == "idcg" else fn
 
 
@@ -59,7 +59,7 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
         metric_kw=metric.bind(flavour.params),
         ties=ties,
         ties_kw=ties.bind(flavour.ties.params),
-        gain=_bound(registry, "gain", flavour.gain),
+        gain=_bound(registry, "gain", flavour.gain, flavour.convention("negative") == "gain"),
         discount=_bound(registry, "discount", flavour.discount),
         idcg=_bound(registry, "idcg", flavour.idcg),
     )
@@ -166,6 +166,7 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         idcg=resolved.idcg,
         subtopics=intents,
         min_grade=fl.convention("min_grade"),
+        negative=fl.convention("negative"),
         # gains, discounts, cutoff positions and ideal rankings are shared by the
         # flavours of this run (keyed by the flavour's component references)
         _shared=problem._cache,
@@ -190,15 +191,36 @@ def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
     return values, defined
 
 
+def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
+    """The ``negative=error`` convention: raise if any judged grade of the problem's
+    qrels is negative, as scikit-learn ``ndcg_score`` does for any negative ``y_true``
+    (sklearn/metrics/_ranking.py ``ndcg_score``: "ndcg_score should not be used on
+    negative y_true values."). One vectorised test over the judged grades.
+
+    :raises NegativeGradeError: naming the first such grade; :func:`evaluate` and
+        :func:`evalkit.arrays.score` add its query and document (file and line, or row
+        and column).
+    """
+    neg = problem.judged_grade < 0  # False for NaN (unjudged)
+    if neg.any():
+        v = float(problem.judged_grade[int(np.flatnonzero(neg)[0])])
+        raise NegativeGradeError(v, f"grade {format_number(v)} is negative; this flavour refuses negative grades "
+                                 f"({int(neg.sum())} judgment(s); scikit-learn ndcg_score raises on them)",
+                                 f"{flavour}: ")
+
+
 def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run",
                      inp: MetricInput | None = None) -> np.ndarray:
     """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
     ``NaN`` where a convention leaves the query out.
 
     :param inp: the metric's input from :func:`prepare_input` (built if ``None``).
-    :raises EvaluationError: a convention set to ``error`` is triggered.
+    :raises EvaluationError: a convention set to ``error`` is triggered
+        (:class:`~evalkit.errors.NegativeGradeError` for ``negative=error``).
     """
     fl = resolved.flavour
+    if fl.convention("negative") == "error":
+        refuse_negative_grades(problem, fl)
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)
     try:
@@ -234,14 +256,19 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
 def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> EvaluationError:
     """``exc`` with the flavour and, for a gain, the first judgment holding the
     offending grade (query, document, file and line) named."""
-    where = ""
-    if exc.family == "gain" and exc.value is not None:
-        rows = np.flatnonzero(qrels.grade == exc.value)
-        if len(rows):
-            i = int(rows[0])
-            where = (f" (query {qrels.qid[i]!r}, document {qrels.docno[i]!r}, grade {format_number(exc.value)}: "
-                     f"{qrels.source}:{int(qrels.line[i])})")
+    where = _judgment_of(exc.value, qrels) if exc.family == "gain" and exc.value is not None else ""
     return ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{flavour}: ")
+
+
+def _judgment_of(grade: float, qrels: Qrels) -> str:
+    """`` (query .., document .., grade ..: file:line)`` of the first judgment with
+    ``grade``, or ``""``."""
+    rows = np.flatnonzero(qrels.grade == grade)
+    if not len(rows):
+        return ""
+    i = int(rows[0])
+    return (f" (query {qrels.qid[i]!r}, document {qrels.docno[i]!r}, grade {format_number(grade)}: "
+            f"{qrels.source}:{int(qrels.line[i])})")
 
 
 @without_hugepage_advice
@@ -268,8 +295,9 @@ def evaluate(
     :param subtopics: subtopic qrels, needed by intent-aware metrics.
     :returns: :class:`Results` with values of shape ``(n_runs, n_flavours, n_queries)``.
     :raises FlavourError: unknown name, component or parameter; a label given twice.
-    :raises EvaluationError: a convention set to ``error`` is triggered; a value is not
-        finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
+    :raises EvaluationError: a convention set to ``error`` is triggered (under
+        ``negative=error`` a :class:`~evalkit.errors.NegativeGradeError` naming the first
+        negative judgment's query, document, file and line); a value is not finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
         (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
         gain, the query, document and grade).
     :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
@@ -331,5 +359,7 @@ def evaluate(
                 raise _located(exc, res.flavour, qrels) from None
             except RankColumnError as exc:
                 raise _located_rank(exc, run, problem, res.flavour) from None
+            except NegativeGradeError as exc:
+                raise exc.at(_judgment_of(exc.value, qrels)) from None
     return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
                    values[:, column])
