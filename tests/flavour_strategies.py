@@ -9,7 +9,8 @@ or convention is generated without touching this file:
   components with numeric keys, such as ``map``); averaged tie policies only for
   metrics that support them;
 * every convention of :data:`evalkit.flavour.CONVENTIONS` (``empty``, ``missing``,
-  ``depth``, ``judged_only``, ``min_grade``), and a cutoff or none.
+  ``depth``, ``judged_only``, ``min_grade``, ``negative``: ``gain`` only for the
+  metrics that accept it, never ``error``, which refuses data), and a cutoff or none.
 
 Flavours are built with :meth:`evalkit.Flavour.of` (the structural constructor).
 """
@@ -21,7 +22,7 @@ import math
 from hypothesis import strategies as st
 
 from evalkit import Flavour
-from evalkit.flavour import COMPONENT_KEYS, CONVENTIONS
+from evalkit.flavour import COMPONENT_KEYS, CONVENTIONS, NEGATIVE_GAIN_METRICS
 
 
 def param_values(param, lo_default: float = -1.0, hi_default: float = 5.0):
@@ -88,6 +89,8 @@ def flavours(draw, registry, metrics=None, max_k: int = 8, max_depth: int = 8):
             continue
         if key == "depth":
             parts[key] = draw(st.integers(1, max_depth))
+        elif key == "negative":  # gain only where defined; error refuses the data (tested apart)
+            parts[key] = draw(st.sampled_from(["zero", "gain"] if name in NEGATIVE_GAIN_METRICS else ["zero"]))
         elif key == "min_grade":
             parts[key] = draw(st.one_of(st.sampled_from([-1.0, 0.0, 1.0, 2.0, 3.0, 5.0]),
                                         st.floats(-1.0, 4.0, allow_nan=False)))

@@ -147,3 +147,58 @@ def test_conventions_in_canonical_form():
     assert "empty=skip" in str(f) and "missing=zero" in str(f)
     # defaults are not written
     assert "empty" not in str(evalkit.parse_flavour("ndcg(empty=zero,missing=skip)"))
+
+
+# --------------------------------------------------------------------------- negative grades
+# q1 sorted as trec_eval does (score descending, then docno descending): b (grade -2),
+# c (1), a (3), d (unjudged)
+NEG_QRELS = evalkit.Qrels.from_rows([("q1", "a", 3), ("q1", "b", -2), ("q1", "c", 1), ("q2", "a", 1)])
+NEG_RUN = evalkit.Run.from_rows([("q1", "b", 3.0), ("q1", "a", 2.0), ("q1", "c", 2.0), ("q1", "d", 1.0),
+                                 ("q2", "a", 1.0)])
+
+
+@pytest.mark.parametrize("spec, want", [
+    # trec_eval: a negative grade is judged non-relevant, gain 0 (the default)
+    ("dcg", 1 / np.log2(3) + 3 / 2),
+    ("dcg(negative=zero)", 1 / np.log2(3) + 3 / 2),
+    # scikit-learn dcg_score: the label is the (linear) gain, negative or not
+    ("dcg(negative=gain)", -2 + 1 / np.log2(3) + 3 / 2),
+    ("dcg(gain=exp2,negative=gain)", (2.0 ** -2 - 1) + 1 / np.log2(3) + 7 / 2),
+    # min_grade above 0 still gives the grades below it gain 0
+    ("dcg(negative=gain,min_grade=2)", 3 / 2),
+    ("dcg(negative=gain)@1", -2.0),
+])
+def test_negative_convention_values(spec, want):
+    res = evalkit.evaluate(NEG_QRELS, NEG_RUN, [spec])
+    assert res.per_query(0, 0)["q1"] == pytest.approx(want, abs=1e-12)
+
+
+def test_negative_error_names_the_judgment(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 a 3\nq1 0 b -2\nq1 0 c 1\nq2 0 a 1\n")
+    qrels = evalkit.read_qrels(path)
+    with pytest.raises(EvaluationError) as err:
+        evalkit.evaluate(qrels, NEG_RUN, ["ndcg(negative=error)@10"])
+    msg = str(err.value)
+    assert "negative=error" in msg and "grade -2 is negative" in msg
+    assert "query 'q1', document 'b'" in msg and f"{path}:2" in msg
+    # a qrels without negative grades evaluates as negative=zero does
+    ok = evalkit.Qrels.from_rows([("q1", "a", 3), ("q1", "c", 1)])
+    res = evalkit.evaluate(ok, NEG_RUN, ["ndcg(negative=error)", "ndcg"])
+    assert res.values[0, 0, 0] == res.values[0, 1, 0] == pytest.approx((1 / np.log2(3) + 3 / 2) / (3 + 1 / np.log2(3)))
+
+
+@pytest.mark.parametrize("spec", ["ndcg(negative=gain)", "err(negative=gain)", "ndcg_rel(negative=gain)"])
+def test_negative_gain_refused_with_an_ideal_ranking(spec):
+    with pytest.raises(FlavourError, match="negative=gain is defined only for dcg"):
+        evalkit.parse_flavour(spec)
+
+
+def test_negative_convention_canonical_form():
+    assert str(evalkit.parse_flavour("dcg(negative=zero)")) == str(evalkit.parse_flavour("dcg"))
+    assert "negative" not in str(evalkit.parse_flavour("ndcg(negative=zero)@5"))
+    f = evalkit.parse_flavour("dcg(negative=gain)@5")
+    assert str(f) == "dcg(gain=linear,discount=log2,ties=trec_eval,negative=gain)@5"
+    assert evalkit.parse_flavour(str(f)) == f
+    with pytest.raises(FlavourError, match="must be one of"):
+        evalkit.parse_flavour("dcg(negative=clamp)")

@@ -330,8 +330,8 @@ def test_trec_eval_presets_match_pytrec_eval(problem, k):
        st.integers(0, 2**32 - 1))
 def test_sklearn_presets_match_sklearn(n_docs, n_queries, levels, k, seed):
     """``sklearn.ndcg_score`` / ``sklearn.dcg_score`` (averaged ties and
-    ``ignore_ties=True``) against scikit-learn per row, grades 0..4 (ndcg_score refuses
-    negative ones; dcg_score with negative grades: the xfail test below)."""
+    ``ignore_ties=True``) against scikit-learn per row, grades 0..4 (negative grades:
+    the tests below)."""
     from sklearn.metrics import dcg_score, ndcg_score
 
     rng = np.random.default_rng(seed)
@@ -348,17 +348,62 @@ def test_sklearn_presets_match_sklearn(n_docs, n_queries, levels, k, seed):
         assert_per_query(dict(enumerate(got)), want, abs_tol=1e-9, context=preset)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "KNOWN DISAGREEMENT (found by this test): scikit-learn 1.9.1 dcg_score uses a negative "
-    "y_true as a negative gain (_dcg_sample_scores: y_true[ranking] * discount), while evalkit's "
-    "engine gives negative grades gain 0 (trec_eval's convention, evalkit/builtins/gains.py:3), "
-    "so the sklearn.dcg_score presets differ from scikit-learn on negative labels"))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 120), st.integers(1, 4), st.integers(1, 20), st.sampled_from([None, 1, 3, 10, 50]),
+       st.integers(0, 2**32 - 1))
+def test_sklearn_dcg_score_presets_on_negative_grades(n_docs, n_queries, levels, k, seed):
+    """``sklearn.dcg_score`` / ``sklearn.dcg_score_ignore_ties`` against scikit-learn
+    per row on grades -2..4 with tied scores: scikit-learn's ``_dcg_sample_scores``
+    uses a negative label as a negative linear gain (``negative=gain``)."""
+    from sklearn.metrics import dcg_score
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(-2, 5, size=(n_queries, n_docs)).astype(float)
+    s = rng.integers(0, levels, size=(n_queries, n_docs)) / 3.0
+    for preset, ignore_ties in (("sklearn.dcg_score", False), ("sklearn.dcg_score_ignore_ties", True)):
+        got = ea.score(y, s, k=k, flavour=preset)
+        want = {i: dcg_score(y[i:i + 1], s[i:i + 1], k=k, ignore_ties=ignore_ties) for i in range(n_queries)}
+        assert_per_query(dict(enumerate(got)), want, abs_tol=1e-9, context=preset)
+
+
 def test_sklearn_dcg_score_preset_on_negative_grades():
+    """The issue's example: y=[-1,2,0,-2], s=[3,2,1,0]; scikit-learn gives
+    -1/log2(2) + 2/log2(3) + 0 - 2/log2(5) = -0.5995, not the 1.262 of gain 0."""
     from sklearn.metrics import dcg_score
 
     y = np.array([[-1.0, 2, 0, -2]])
     s = np.array([[3.0, 2, 1, 0]])
-    assert ea.score(y, s, flavour="sklearn.dcg_score")[0] == pytest.approx(dcg_score(y, s), abs=1e-12)
+    want = -1.0 + 2 / math.log2(3) - 2 / math.log2(5)
+    assert dcg_score(y, s) == pytest.approx(want, abs=1e-12)
+    assert ea.score(y, s, flavour="sklearn.dcg_score")[0] == pytest.approx(want, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 30), st.integers(1, 4), st.integers(-2, 2), st.sampled_from([None, 1, 5]),
+       st.integers(0, 2**32 - 1))
+def test_sklearn_ndcg_score_presets_raise_where_sklearn_raises(n_docs, n_queries, low, k, seed):
+    """``sklearn.ndcg_score*`` raise exactly when scikit-learn's ``ndcg_score`` does on a
+    negative ``y_true`` (any negative label of the matrix, whatever ``k``), and give its
+    values otherwise."""
+    from sklearn.metrics import ndcg_score
+
+    from evalkit.errors import NegativeGradeError
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(low, 4, size=(n_queries, n_docs)).astype(float)
+    s = rng.integers(0, 4, size=(n_queries, n_docs)).astype(float)
+    for preset, ignore_ties in (("sklearn.ndcg_score", False), ("sklearn.ndcg_score_ignore_ties", True)):
+        try:
+            want = ndcg_score(y, s, k=k, ignore_ties=ignore_ties)
+        except ValueError as exc:
+            assert "negative y_true" in str(exc)
+            with pytest.raises(NegativeGradeError, match=r"grade -\d is negative.*query row \d+, document column \d+"):
+                ea.score(y, s, k=k, flavour=preset)
+            q, d = np.argwhere(y < 0)[0]
+            with pytest.raises(NegativeGradeError, match=rf"y_true\[{q}, {d}\] = {int(y[q, d])}\)"):
+                ea.score(y, s, k=k, flavour=preset)
+        else:
+            assert float(np.mean(ea.score(y, s, k=k, flavour=preset))) == pytest.approx(want, abs=1e-9)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
