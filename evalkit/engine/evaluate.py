@@ -204,8 +204,9 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
     neg = problem.judged_grade < 0  # False for NaN (unjudged)
     if neg.any():
         v = float(problem.judged_grade[int(np.flatnonzero(neg)[0])])
-        raise NegativeGradeError(v, f"grade {format_number(v)} is negative; this flavour refuses negative grades "
-                                 f"({int(neg.sum())} judgment(s); scikit-learn ndcg_score raises on them)",
+        raise NegativeGradeError(v, f"grade {format_number(v)} is negative and the flavour has negative=error "
+                                 f"({int(neg.sum())} negative judgment(s); scikit-learn ndcg_score refuses "
+                                 "negative y_true)",
                                  f"{flavour}: ")
 
 

@@ -273,8 +273,10 @@ ENTRIES: list[Entry] = [
     Entry("pytrec_eval.ndcg_cut", R.pytrec_eval("ndcg_cut_{k}"), PYTE, REAL_TREC + GEN, 1e-12, F64,
           cutoffs=(5, 10, 20, 1000)),
     # ------------------------------------------------------------------ scikit-learn
+    # dcg_score also on grades -2..4 with ties (a negative label is a negative gain); ndcg_score
+    # raises on any negative label, and so do its presets (tests/test_properties.py)
     *[Entry(f"sklearn.{fn}{'_ignore_ties' if it else ''}", R.sklearn(fn, it), lambda: version("scikit-learn"),
-            LTR, 1e-12, F64, cutoffs=(None, 1, 5, 10), side="arrays")
+            LTR + (GEN if fn == "dcg_score" else ()), 1e-12, F64, cutoffs=(None, 1, 5, 10), side="arrays")
       for fn in ("ndcg_score", "dcg_score") for it in (False, True)],
     # ------------------------------------------------------------------ ranx
     Entry("ranx.ndcg", R.ranx("ndcg"), lambda: version("ranx"), REAL_TREC[:1] + ("cast2021/bm25",) + GEN,
