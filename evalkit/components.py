@@ -218,7 +218,9 @@ class Gain(_Component):
 
     ``grades``: ``float64`` array of shape ``(n,)`` holding only judged, non-negative
     grades (the engine gives unjudged and negative-grade documents gain 0 itself, as
-    trec_eval does). Returns ``float64`` of the same shape.
+    trec_eval does; under the ``negative=gain`` convention, ``dcg`` only, negative
+    grades are passed too, as scikit-learn ``dcg_score`` uses them). Returns ``float64``
+    of the same shape.
     """
 
     family = "gain"

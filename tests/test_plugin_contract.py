@@ -260,4 +260,4 @@ def test_kernel_module_lists_the_contract():
     fields = kernel.MetricInput.__dataclass_fields__
     public = {f for f in fields if not f.startswith("_")}
     assert public == {"ranked", "judged_grade", "judged_offsets", "k", "gain", "discount", "idcg",
-                      "subtopics", "min_grade"}
+                      "subtopics", "min_grade", "negative"}
