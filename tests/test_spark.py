@@ -48,7 +48,22 @@ def all_flavours(registry, intents: bool = False) -> list:
             out.append(parse_flavour(f"ndcg({family}={name})@10", registry))
     # the Spark engine refuses flavours that read a run's rank column (ndeval.*, ties=rank):
     # test_rank_column_flavours_are_refused
-    return [f for f in dict.fromkeys(out) if f.ties is None or not registry.get("ties", f.ties.name).needs_rank]
+    # flavours with negative=error (sklearn.ndcg_score, lightgbm, xgboost, catboost.ndcg) raise on
+    # these qrels' negative grades: test_negative_error_raises_on_spark
+    return [f for f in dict.fromkeys(out)
+            if (f.ties is None or not registry.get("ties", f.ties.name).needs_rank)
+            and f.convention("negative") != "error"]
+
+
+def test_negative_error_raises_on_spark(spark, registry):
+    """A negative grade under negative=error: the Spark engine raises the local
+    engine's NegativeGradeError, naming the query and document."""
+    qrels = spark.createDataFrame([("q1", "d1", -1.0, 0), ("q1", "d2", 2.0, 1)],
+                                  "qid string, docno string, grade double, order long")
+    run = spark.createDataFrame([("s", "q1", "d1", 2.0, 0), ("s", "q1", "d2", 1.0, 1)],
+                                "system string, qid string, docno string, score double, order long")
+    with pytest.raises(evalkit.errors.NegativeGradeError, match="q1.*d1"):
+        eks.evaluate(qrels, run, ["sklearn.ndcg_score@10"], registry=registry)
 
 
 def assert_same(spark_res, local_res):

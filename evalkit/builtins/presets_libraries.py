@@ -52,25 +52,28 @@ def _presets():
                              ("catboost.ndcg_exp", "exp2", "type=Exp: gain 2^label - 1")):
         yield Preset(
             name=name,
-            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,ties=pessimistic,empty=one)",
+            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,ties=pessimistic,empty=one,negative=error)",
             description=(f"CatBoost eval metric NDCG ({what}): 1/log2(i+1), ideal DCG from the "
                          "group's own labels cut at top, tied predictions put the lower label "
-                         "first, a group whose labels are all 0 scores 1"),
+                         "first, a group whose labels are all 0 scores 1; negative labels are "
+                         "refused (CatBoost computes a number evalkit does not reproduce)"),
             source=catboost_src,
             native_name="NDCG:top={k}",
         )
     yield Preset(
         name="catboost.ndcg_position",
-        spec="ndcg(gain=linear,discount=reciprocal,idcg=returned,ties=pessimistic,empty=one)",
+        spec="ndcg(gain=linear,discount=reciprocal,idcg=returned,ties=pessimistic,empty=one,negative=error)",
         description=("CatBoost NDCG:denominator=Position: discount 1/i instead of 1/log2(i+1); "
-                     "otherwise as catboost.ndcg"),
+                     "otherwise as catboost.ndcg (negative labels refused)"),
         source=catboost_src + "; denominator=Position: 1/position",
         native_name="NDCG:top={k};denominator=Position",
     )
     yield Preset(
         name="catboost.dcg",
-        spec="dcg(gain=linear,discount=log2,ties=pessimistic)",
-        description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first",
+        spec="dcg(gain=linear,discount=log2,ties=pessimistic,negative=error)",
+        description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first; "
+                    "negative labels are refused (CatBoost sums them as negative gains and orders "
+                    "its ties by them, which this preset does not reproduce)",
         source=catboost_src,
         native_name="DCG:top={k}",
     )

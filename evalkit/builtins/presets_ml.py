@@ -44,9 +44,10 @@ def _presets():
     exp_returned = "ndcg(gain=exp2,discount=log2,idcg=returned,ties={ties}{extra})"
     yield Preset(
         name="lightgbm.ndcg",
-        spec=exp_returned.format(ties="stable", extra=",empty=one"),
+        spec=exp_returned.format(ties="stable", extra=",empty=one,negative=error"),
         description=("LightGBM metric 'ndcg' (eval_at): label_gain 2^i-1, 1/log2(i+2), IDCG from the "
-                     "query's own labels cut at k, stable sort by score, all-zero queries score 1"),
+                     "query's own labels cut at k, stable sort by score, all-zero queries score 1; "
+                     "negative labels refused, as LightGBM refuses them"),
         source=(f"{LIGHTGBM} src/metric/dcg_calculator.cpp:24 (default eval_at 1..5), :38-42 "
                 "(label_gain = 2^i - 1), :53 (discount 1/log2(2+i)), :83-115 (CalMaxDCG: the query's "
                 "labels sorted, first min(k, n)), :123-124 (std::stable_sort by score), :136; "
@@ -62,7 +63,7 @@ def _presets():
     ):
         yield Preset(
             name=name,
-            spec=exp_returned.format(ties="stable(score=float32)", extra=extra),
+            spec=exp_returned.format(ties="stable(score=float32)", extra=extra + ",negative=error"),
             description=(f"XGBoost eval_metric '{native.replace('@{k}', '')}': gain 2^rel-1 "
                          f"(ndcg_exp_gain=true), 1/log2(i+2), IDCG from the group's labels cut at k, "
                          f"stable sort of float32 predictions, {empty_text}; without @k the cutoff is 32"),
@@ -78,8 +79,8 @@ def _presets():
         )
     yield Preset(
         name="xgboost.ndcg_linear",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one)",
-        description="XGBoost 'ndcg' with ndcg_exp_gain=false: the label itself as gain",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one,negative=error)",
+        description="XGBoost 'ndcg' with ndcg_exp_gain=false: the label itself as gain (negative labels refused, as XGBoost refuses them)",
         source=(f"{XGBOOST} cpp_src/src/metric/rank_metric.cc:386-389 (gain = label when "
                 "ndcg_exp_gain is false); cpp_src/src/common/ranking_utils.cc:101-106"),
         requires_cutoff=True,

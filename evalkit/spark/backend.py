@@ -29,7 +29,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatError
+from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatError, NegativeGradeError
 from ..flavour import Flavour
 from ..results import Results
 from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
@@ -235,7 +235,7 @@ def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Se
                   weights=weights)[0]
 
 
-_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError)}
+_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError, NegativeGradeError)}
 
 
 def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,

@@ -341,11 +341,12 @@ ENTRIES: list[Entry] = [
     # ------------------------------------------------------------------ library presets (issue 11)
     # references installed by the README's test command; the rest: values from the library's
     # own unit tests or worked by hand from the source lines the preset cites
-    *[Entry(f"catboost.{m}", R.catboost(metric), lambda: version("catboost"), LTR, 1e-12, F64,
+    *[Entry(f"catboost.{m}", R.catboost(metric), lambda: version("catboost"), data, 1e-12, F64,
             cutoffs=(None, 3, 10), side="arrays")
-      for m, metric in (("ndcg", "NDCG:top={top};type=Base"), ("ndcg_exp", "NDCG:top={top};type=Exp"),
-                        ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position"),
-                        ("dcg", "DCG:top={top};type=Base"))],
+      for m, metric, data in (("ndcg", "NDCG:top={top};type=Base", LTR),
+                              ("ndcg_exp", "NDCG:top={top};type=Exp", LTR),
+                              ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position", LTR),
+                              ("dcg", "DCG:top={top};type=Base", LTR))],
     *[Entry(f"ignite.{m}", R.ignite(**kw), lambda: version("pytorch-ignite") + " (torch "
             + version("torch").split()[1] + ")", LTR, 1e-6,
             "ignite computes in float32 (sums of up to 30 terms)", cutoffs=(1, 5, 10), side="arrays")
