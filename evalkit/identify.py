@@ -56,6 +56,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .columnar import isin_ids
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
@@ -764,7 +765,7 @@ def identify(
     values = res.values  # (s, f, q)
     qids = list(res.qids)
     qpos = {q: i for i, q in enumerate(qids)}
-    missing = np.stack([~np.isin(res.qids, r.qids) for r in runs_used])  # (s, q)
+    missing = np.stack([~isin_ids(res.qids, r.qids) for r in runs_used])  # (s, q)
     facts = _data_facts(qrels, runs_used, res.qids, missing)
 
     # per-query evidence: the listed queries of each (system, cutoff) must be exactly

@@ -497,3 +497,19 @@ def test_shared_top_k_kernels_equal_full_computation():
             np.testing.assert_allclose(fast.ideal(), plain.ideal(), rtol=0, atol=1e-12)
         # and again, from the warm cache
         np.testing.assert_allclose(inp(problem._cache).dcg(), reference_dcg, rtol=0, atol=1e-12)
+
+
+def test_isin_ids_against_python_membership():
+    """The hash-set membership that replaced ``np.isin`` on object query-id arrays
+    (quadratic there): every id checked against Python's ``in`` on a list."""
+    from evalkit.columnar import isin_ids
+
+    rng = np.random.default_rng(7)
+    values = np.array([f"q{i}" for i in rng.integers(0, 400, 1000)], dtype=object)
+    ids = np.array([f"q{i}" for i in rng.integers(0, 400, 150)] + ["", "q 1"], dtype=object)
+    expected = np.array([v in list(ids) for v in values], dtype=bool)
+    got = isin_ids(values, ids)
+    assert got.dtype == bool and got.shape == values.shape
+    assert np.array_equal(got, expected) and 0 < got.sum() < len(values)
+    assert not isin_ids(np.array([], dtype=object), ids).size
+    assert not isin_ids(values, []).any()

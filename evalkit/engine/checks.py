@@ -125,8 +125,8 @@ def require_common_queries(qrels, runs) -> None:
     relevance info"). Used by the command line and :func:`evalkit.run_config`, where an
     empty evaluation is a mistake (a wrong file, a qid format that differs); the
     library's :func:`evalkit.evaluate` only warns. Costs one pass over the query
-    vocabularies (not the rows)."""
-    qids = qrels.qids
+    vocabularies (not the rows), through a hash set."""
+    qids = set(qrels.qids.tolist())
     for run in runs:
-        if len(qids) == 0 or len(run) == 0 or not np.isin(run.qids, qids).any():
+        if not qids or len(run) == 0 or qids.isdisjoint(run.qids.tolist()):
             raise EvaluationError(nothing_evaluated(qrels, run))
