@@ -232,13 +232,17 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
     if depth is not None:
         notes.append(f"depth={depth}: only the first {depth} documents after sorting are ranked (trec_eval -M)")
     if judged_only == "yes":
-        notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered (trec_eval -J)")
+        notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered (trec_eval -J)"
+                     + ("; negative grades are judgments here (negative=gain) and stay"
+                        if fl.convention("negative") == "gain" else
+                        "; a negative grade counts as unjudged, as in trec_eval"))
     min_grade = fl.convention("min_grade")
     if min_grade != 0:
         notes.append(f"min_grade={min_grade:g}: grades below it give gain 0 and leave the ideal ranking")
     negative = fl.convention("negative")
     if negative == "gain":
-        notes.append("negative=gain: negative grades go through the gain function (scikit-learn dcg_score)")
+        notes.append("negative=gain: negative grades go through the gain function (scikit-learn dcg_score; "
+                     "CatBoost and torchmetrics NDCG)")
     elif negative == "error":
         notes.append("negative=error: a negative grade in the qrels is refused (scikit-learn ndcg_score)")
     if res.ties.averaged:

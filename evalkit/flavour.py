@@ -26,7 +26,10 @@ Conventions:
 * ``depth``: keep only the first ``n`` documents of each query, in ranking order
   after sorting (trec_eval ``-M n``, form_res_rels.c); default: all.
 * ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
-  after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``).
+  after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``:
+  form_res_rels.c keeps ``rel >= 0``; to trec_eval a negative grade means "not in
+  the pool"). Under ``negative=gain`` a negative grade is a judgment with a negative
+  gain, so only documents without a grade are dropped.
 * ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
   (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
 * ``negative``: what a negative grade does: ``zero`` (default; trec_eval: a judged
@@ -69,8 +72,18 @@ COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
 
 #: Metrics that accept the ``negative=gain`` convention: plain sums of gains, with no
-#: ideal ranking to normalise by (scikit-learn ``dcg_score``).
-NEGATIVE_GAIN_METRICS = ("dcg",)
+#: ideal ranking to normalise by (scikit-learn ``dcg_score``), and ``ndcg_float32``,
+#: torchmetrics' NDCG, whose ideal is the returned targets sorted, negative ones too.
+NEGATIVE_GAIN_METRICS = ("dcg", "ndcg_float32")
+
+#: ``ndcg`` accepts ``negative=gain`` with these IDCG strategies: their ideal ranking
+#: is a reordering of the returned documents, so a negative gain has a place in it
+#: (sorted after the others, cut at k), and DCG <= IDCG still holds. CatBoost's NDCG
+#: (catboost/libs/metrics/dcg.cpp ``CalcIDcg``: every target of the group sorted
+#: descending, negative ones included; ``CalcNdcg``: ``idcg > 0 ? dcg / idcg : 1``).
+#: An ideal over the judged pool would take in negative judgments the run never
+#: returned, which no library does: refused.
+NEGATIVE_GAIN_IDCG = ("returned", "returned_top_k")
 
 #: Flavour-level conventions, validated like component parameters.
 CONVENTIONS: dict[str, Param] = {
@@ -89,7 +102,8 @@ CONVENTIONS: dict[str, Param] = {
     ),
     "judged_only": Param(
         "judged_only", "str", "no",
-        "drop unjudged documents after sorting, then renumber the ranks (trec_eval -J)",
+        "drop unjudged documents after sorting, then renumber the ranks (trec_eval -J: a negative "
+        "grade counts as unjudged, except under negative=gain, where it is a judgment)",
         choices=("no", "yes"),
     ),
     "min_grade": Param(
@@ -344,11 +358,8 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
             if value != param.default:
                 conventions.append((key, value))
     out["conventions"] = tuple(conventions)
-    if dict(conventions).get("negative") == "gain" and fl.metric not in NEGATIVE_GAIN_METRICS:
-        raise FlavourError(
-            f"{owner}: negative=gain is defined only for {', '.join(NEGATIVE_GAIN_METRICS)} (a sum of "
-            "gains with no ideal ranking); an ideal ranking of negative gains is not defined "
-            "(scikit-learn ndcg_score refuses negative grades: use negative=error)")
+    if dict(conventions).get("negative") == "gain":
+        _check_negative_gain(fl.metric, out, registry, owner)
     try:
         out["params"] = metric.normalise_params(_unique(_pairs(fl.params, "params"), owner))
     except FlavourError as exc:
@@ -362,6 +373,36 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
             f"metrics that sum over positions; metric '{fl.metric}' is not one of them"
         )
     return out
+
+
+def _check_negative_gain(metric: str, out: dict, registry, owner: str) -> None:
+    """The ``negative=gain`` convention is defined for ``metric`` and agrees with the
+    tie policy (see :data:`NEGATIVE_GAIN_METRICS`, :data:`NEGATIVE_GAIN_IDCG`).
+
+    :raises FlavourError: the metric (or its IDCG strategy) has no ideal ranking that
+        can hold a negative gain; or the tie policy compares grades (``pessimistic``,
+        ``optimistic``) and would rank a negative grade as 0, so it would no longer be
+        the worst (best) order of the tied documents.
+    """
+    where = (f"negative=gain is defined only for {', '.join(NEGATIVE_GAIN_METRICS)}, and for ndcg with "
+             f"idcg={' or idcg='.join(NEGATIVE_GAIN_IDCG)} (CatBoost's NDCG)")
+    if metric == "ndcg":
+        idcg = out["idcg"].name
+        if idcg not in NEGATIVE_GAIN_IDCG:
+            raise FlavourError(
+                f"{owner}: {where}; with idcg={idcg} the ideal ranking would take in negative judgments "
+                "the run never returned. Use negative=zero (trec_eval) or negative=error (scikit-learn "
+                "ndcg_score refuses negative grades)")
+    elif metric not in NEGATIVE_GAIN_METRICS:
+        raise FlavourError(
+            f"{owner}: {where}; an ideal ranking of negative gains is not defined otherwise (scikit-learn "
+            "ndcg_score refuses negative grades: use negative=error)")
+    ties = out["ties"]
+    declared = {p.name: p.default for p in registry.get("ties", ties.name).params}
+    if "negative" in declared and dict(ties.params).get("negative", declared["negative"]) != "gain":
+        raise FlavourError(
+            f"{owner}: ties={ties} compares a negative grade as 0, but negative=gain gives it a negative "
+            f"gain; write ties={ties.name}(negative=gain) so that tied documents are ordered by their gain")
 
 
 #: Largest cutoff ``k`` (and ``depth``): 2^31 - 1. Larger values cannot change a

@@ -161,11 +161,16 @@ def ideal_dcg(
     discount: Callable[[np.ndarray], np.ndarray],
     k: int | None,
     cache: dict | None = None,
+    negative: bool = False,
 ) -> np.ndarray:
     """DCG of each segment's gains sorted in decreasing order, cut at ``k``.
 
     Gains below 0 are left out of the ideal ranking, as trec_eval leaves them out
-    (and gains of 0 add nothing), so only the positive gains are sorted.
+    (and gains of 0 add nothing), so only the positive gains are sorted. With
+    ``negative`` (the ``negative=gain`` convention) every gain is sorted, so negative
+    gains take the last places, after the zeros, and count within ``k`` (CatBoost
+    catboost/libs/metrics/dcg.cpp ``CalcIDcg``: all targets sorted descending); the
+    result can then be 0 or negative.
 
     :param gains: ``float64`` ``(m,)``, segment-contiguous.
     :param offsets: ``int64`` ``(q + 1,)``.
@@ -184,13 +189,13 @@ def ideal_dcg(
 
     def ideal():
         length = np.diff(offsets)
-        positive = gains > 0
+        positive = np.ones(len(gains), dtype=bool) if negative else gains > 0
         if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
                 and 2 * np.count_nonzero(positive) > len(gains)):
             # equal segments (dense arrays): sort each as a row of a 2-D array
             width = len(gains) // nq
             g = np.sort(gains.reshape(nq, width), axis=1)[:, ::-1].reshape(-1)  # descending
-            pos = np.flatnonzero(g > 0)
+            pos = np.arange(len(g)) if negative else np.flatnonzero(g > 0)
             g, seg = g[pos], pos // width
         else:
             pos = np.flatnonzero(positive)
@@ -202,7 +207,7 @@ def ideal_dcg(
         rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
         return g, seg, rank
 
-    g, seg, rank = _cached(cache, ("ideal", id(gains), id(offsets)), (gains, offsets), ideal)
+    g, seg, rank = _cached(cache, ("ideal", id(gains), id(offsets), negative), (gains, offsets), ideal)
     if k is not None:
         keep = rank <= k
         g, seg, rank = g[keep], seg[keep], rank[keep]
@@ -249,6 +254,10 @@ class IdealContext:
     :param discount: bound discount function (ranks -> discounts).
     :param k: cutoff or ``None``.
     :param cache: dict shared by the flavours of one run, for :func:`ideal_dcg`.
+    :param negative: the flavour's ``negative`` convention. Under ``gain`` the gains
+        may be negative, and a strategy that supports it (``returned``,
+        ``returned_top_k``: :data:`evalkit.flavour.NEGATIVE_GAIN_IDCG`) keeps them in
+        its ideal ranking (``ideal_dcg(..., negative=True)``).
 
     ``ranked_gain`` and ``judged_gain`` may be given as zero-argument callables; they
     are then computed on first access (an IDCG over the judged documents never needs
@@ -257,8 +266,9 @@ class IdealContext:
 
     def __init__(self, ranked_gain, ranked: RankedList, judged_gain, judged_offsets: np.ndarray,
                  discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None,
-                 positive_ranked_gain: Callable | None = None):
+                 positive_ranked_gain: Callable | None = None, negative: str = "zero"):
         self._ranked_gain = ranked_gain
+        self.negative = negative
         self._positive = positive_ranked_gain
         self._judged_gain = judged_gain
         self.ranked = ranked
@@ -496,6 +506,7 @@ class MetricInput:
             k=self.k,
             cache=self._store(self._gain_key),
             positive_ranked_gain=self.positive_ranked_gain,
+            negative=self.negative,
         )
         return np.asarray(self.idcg(ctx), dtype=np.float64)
 

@@ -194,6 +194,83 @@ def test_negative_gain_refused_with_an_ideal_ranking(spec):
         evalkit.parse_flavour(spec)
 
 
+# q1: e (unjudged) 5.0, b (-2) 4.0, a (3) 3.0, d (unjudged) 2.5, c (1) 2.0 -- no ties
+J_QRELS = evalkit.Qrels.from_rows([("q1", "a", 3), ("q1", "b", -2), ("q1", "c", 1)])
+J_RUN = evalkit.Run.from_rows([("q1", "e", 5.0), ("q1", "b", 4.0), ("q1", "a", 3.0), ("q1", "d", 2.5),
+                               ("q1", "c", 2.0)])
+
+
+def test_judged_only_drops_negative_grades_as_trec_eval_does():
+    """trec_eval -J (form_res_rels.c keeps rel >= 0): a negative qrels grade is "not in
+    the pool" and leaves the ranking with the unjudged documents; pytrec_eval's
+    judged_docs_only_flag runs that code."""
+    import pytrec_eval
+
+    ref = pytrec_eval.RelevanceEvaluator({"q1": {"a": 3, "b": -2, "c": 1}}, {"ndcg"}, judged_docs_only_flag=True)
+    want = ref.evaluate({"q1": {"e": 5.0, "b": 4.0, "a": 3.0, "d": 2.5, "c": 2.0}})["q1"]["ndcg"]
+    res = evalkit.evaluate(J_QRELS, J_RUN, ["ndcg(judged_only=yes)"])
+    assert res.per_query(0, 0)["q1"] == pytest.approx(want, abs=1e-12)
+    assert want == pytest.approx(1.0)  # a then c: b went with e and d
+
+
+@pytest.mark.parametrize("spec, want", [
+    # negative=gain: b is a judgment (gain -2) and stays; only e and d (no grade) leave:
+    # b at rank 1, a at 2, c at 3
+    ("dcg(negative=gain,judged_only=yes)", -2 + 3 / np.log2(3) + 1 / 2),
+    ("dcg(negative=gain,judged_only=yes)@2", -2 + 3 / np.log2(3)),
+    # negative=zero (trec_eval): b leaves too: a at rank 1, c at 2
+    ("dcg(judged_only=yes)", 3 + 1 / np.log2(3)),
+    # ndcg with the returned list's ideal (CatBoost's): ideal of b, a, c is a, c, b
+    ("ndcg(idcg=returned,negative=gain,judged_only=yes)",
+     (-2 + 3 / np.log2(3) + 1 / 2) / (3 + 1 / np.log2(3) - 2 / 2)),
+])
+def test_judged_only_keeps_negative_grades_under_negative_gain(spec, want):
+    res = evalkit.evaluate(J_QRELS, J_RUN, [spec])
+    assert res.per_query(0, 0)["q1"] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec, want", [
+    # worked by hand from CatBoost's dcg.cpp (the catboost.* presets are checked against
+    # CatBoost itself in test_presets_libraries.py): b (3.0) first, then the tie a (3) /
+    # c (1) at 2.0 with the lower grade first, then d (unjudged, gain 0); the ideal
+    # orders the returned grades 3, 1, 0, -2
+    ("ndcg(idcg=returned,ties=pessimistic(negative=gain),negative=gain)",
+     (-2 + 1 / np.log2(3) + 3 / 2) / (3 + 1 / np.log2(3) + 0 - 2 / np.log2(5))),
+    # cut at 2: the ideal's first two are a, c; the run's b, c
+    ("ndcg(idcg=returned,ties=pessimistic(negative=gain),negative=gain)@2",
+     (-2 + 1 / np.log2(3)) / (3 + 1 / np.log2(3))),
+])
+def test_negative_gain_ndcg_with_the_returned_ideal(spec, want):
+    res = evalkit.evaluate(NEG_QRELS, NEG_RUN, [spec])
+    assert res.per_query(0, 0)["q1"] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec, empty, want", [
+    # only negative grades: the ideal DCG is < 0, an undefined query (the empty convention)
+    ("ndcg(idcg=returned,negative=gain)", "one", 1.0),
+    ("ndcg(idcg=returned,negative=gain)", "zero", 0.0),
+])
+def test_negative_gain_ideal_below_zero_is_undefined(spec, empty, want):
+    qrels = evalkit.Qrels.from_rows([("q1", "a", -1), ("q1", "b", -2)])
+    run = evalkit.Run.from_rows([("q1", "a", 1.0), ("q1", "b", 2.0)])
+    res = evalkit.evaluate(qrels, run, [spec.replace(")", f",empty={empty})")])
+    assert res.per_query(0, 0)["q1"] == want
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "optimistic(negative=zero)"])
+def test_negative_gain_refuses_ties_that_rank_negative_grades_as_zero(ties):
+    with pytest.raises(FlavourError, match=r"negative=gain.*write ties=(pessimistic|optimistic)\(negative=gain\)"):
+        evalkit.parse_flavour(f"dcg(ties={ties},negative=gain)")
+    f = evalkit.parse_flavour(f"dcg(ties={ties.split('(')[0]}(negative=gain),negative=gain)")
+    assert evalkit.parse_flavour(str(f)) == f
+
+
+@pytest.mark.parametrize("spec", ["ndcg(idcg=judged,negative=gain)", "ndcg(idcg=listed,negative=gain)"])
+def test_negative_gain_refused_with_an_ideal_over_the_judgments(spec):
+    with pytest.raises(FlavourError, match="would take in negative judgments the run never returned"):
+        evalkit.parse_flavour(spec)
+
+
 def test_negative_convention_canonical_form():
     assert str(evalkit.parse_flavour("dcg(negative=zero)")) == str(evalkit.parse_flavour("dcg"))
     assert "negative" not in str(evalkit.parse_flavour("ndcg(negative=zero)@5"))

@@ -435,16 +435,27 @@ def test_tie_policies_equal_their_lexsort_formulas(layout):
     for _ in range(5):
         k = _keys(rng, layout)
         filled = np.where(np.isnan(k.grade) | (k.grade < 0), 0.0, k.grade)
+        signed = np.where(np.isnan(k.grade), 0.0, k.grade)  # negative=gain: -1 ties below 0
         expected = {
             "trec_eval": np.lexsort((-k.docno, -k.score, k.query)),
             "stable": np.lexsort((k.line, -k.score, k.query)),
             "by_score": np.lexsort((k.line, -k.score, k.query)),
             "optimistic": np.lexsort((k.line, -filled, -k.score, k.query)),
             "pessimistic": np.lexsort((k.line, filled, -k.score, k.query)),
+            "optimistic(negative=gain)": np.lexsort((k.line, -signed, -k.score, k.query)),
+            "pessimistic(negative=gain)": np.lexsort((k.line, signed, -k.score, k.query)),
             "input_order": np.lexsort((k.line, k.query)),
         }
+        # the two variants of a grade-reading policy differ on these keys (a tie between
+        # a negative grade and 0 or an unjudged document occurs), so both are exercised
+        assert not np.array_equal(expected["pessimistic"], expected["pessimistic(negative=gain)"])
+
+        def policy(name, keys):
+            base, _, arg = name.partition("(negative=")
+            return getattr(ties, base)(keys, negative=arg[:-1]) if arg else getattr(ties, base)(keys)
+
         for name, want in expected.items():
-            np.testing.assert_array_equal(getattr(ties, name)(k), want, err_msg=f"{layout} {name}")
+            np.testing.assert_array_equal(policy(name, k), want, err_msg=f"{layout} {name}")
         # again, in the other order and with line=None (rows in input order): a policy
         # that refines the identity permutation in place leaves nothing changed behind
         k2 = SortKeys(query=k.query, score=k.score, docno=k.docno, grade=k.grade)
@@ -452,8 +463,8 @@ def test_tie_policies_equal_their_lexsort_formulas(layout):
             held = keys.score_order()
             copy = held.copy()
             for name, want in reversed(expected.items()):
-                np.testing.assert_array_equal(getattr(ties, name)(keys), want, err_msg=f"{layout} {name}")
-                np.testing.assert_array_equal(getattr(ties, name)(keys), want, err_msg=f"{layout} {name}")
+                np.testing.assert_array_equal(policy(name, keys), want, err_msg=f"{layout} {name}")
+                np.testing.assert_array_equal(policy(name, keys), want, err_msg=f"{layout} {name}")
             np.testing.assert_array_equal(held, copy)
 
 

@@ -22,11 +22,19 @@ def judged(ctx: IdealContext) -> np.ndarray:
 
 @idcg_strategy(
     "returned",
-    formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k",
-    source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row)",
+    formula="IDCG@k = DCG@k of the returned documents' gains sorted, first k (negative=gain: "
+            "negative gains included, after the others)",
+    source="scikit-learn ndcg_score, LightGBM/XGBoost (the returned list is the whole row); "
+           "negative=gain: CatBoost catboost/libs/metrics/dcg.cpp CalcIDcg",
     description="ideal reordering of the whole returned list (every retrieved document), cut at k",
 )
 def returned(ctx: IdealContext) -> np.ndarray:
+    """Under ``negative=gain`` (``ctx.negative``) negative gains keep their places at
+    the end of the ideal ranking, so the IDCG may be 0 or negative (the ``empty``
+    convention then applies, as CatBoost's ``idcg > 0 ? dcg / idcg : 1``)."""
+    if getattr(ctx, "negative", "zero") == "gain":
+        return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache,
+                         negative=True)
     positive = getattr(ctx, "positive_ranked_gain", None)
     if positive is not None:  # the same ideal from the positive gains only (fewer)
         gains, offsets = positive()
@@ -56,7 +64,8 @@ def returned_top_k(ctx: IdealContext) -> np.ndarray:
     counts = np.bincount(ctx.ranked.query[keep], minlength=ctx.ranked.n_queries)
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return ideal_dcg(ctx.ranked_gain[keep], offsets, ctx.discount, ctx.k)
+    return ideal_dcg(ctx.ranked_gain[keep], offsets, ctx.discount, ctx.k,
+                     negative=getattr(ctx, "negative", "zero") == "gain")
 
 
 @idcg_strategy(

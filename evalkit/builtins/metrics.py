@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
-from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
+from ..kernel import MetricInput, gain_floor, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})
@@ -57,9 +57,9 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
 @metric(
     "ndcg_float32",
     supports_averaged_ties=True,
-    formula="NDCG@k = DCG@k / IDCG@k in float32: gain = grade (negatives count), discount "
-            "float32 1/log2(r+1), IDCG of the returned grades sorted, tie groups by float32 "
-            "score, sums in torch's CPU order",
+    formula="NDCG@k = DCG@k / IDCG@k in float32: gain = grade (negative grades: 0 under "
+            "negative=zero, the grade under negative=gain), discount float32 1/log2(r+1), IDCG "
+            "of the returned grades sorted, tie groups by float32 score, sums in torch's CPU order",
     source="torchmetrics 1.9.0 functional/retrieval/ndcg.py (_tie_average_dcg, "
            "_dcg_sample_scores, retrieval_normalized_dcg), utilities/checks.py (preds as "
            "float32); torch aten/src/ATen/native/cpu/SumKernel.cpp (cascade sum)",
@@ -67,8 +67,12 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
 )
 def ndcg_float32(inp: MetricInput) -> MetricOutput:
     """torchmetrics' ``retrieval_normalized_dcg`` in its own ``float32`` arithmetic
-    (functional/retrieval/ndcg.py): the grade itself as gain, negative grades counting
-    negatively (unjudged: 0); ``float32`` discounts ``1/log2(r+1)``, zero past ``k``;
+    (functional/retrieval/ndcg.py): the grade itself as gain (unjudged: 0). A negative
+    grade follows the flavour's ``negative`` convention: ``zero`` (the default) gives it
+    gain 0, ``gain`` keeps it as its (negative) gain, as torchmetrics counts a negative
+    target (the ``torchmetrics.ndcg`` preset), ``error`` refuses it (the engine raises
+    before the kernel runs); ``min_grade`` above 0 gives the grades below it gain 0.
+    ``float32`` discounts ``1/log2(r+1)``, zero past ``k``;
     under an averaged tie policy the mean grade of each group of scores equal in
     ``float32`` times the group's discount sum (``_tie_average_dcg``: ``torch.cumsum``,
     then differences at the group ends); the ideal DCG of the returned grades sorted;
@@ -77,9 +81,9 @@ def ndcg_float32(inp: MetricInput) -> MetricOutput:
 
     r = inp.ranked
     nq, offsets, n = inp.n_queries, r.offsets, len(r.query)
-    grade = np.nan_to_num(r.grade, nan=0.0)
-    if inp.min_grade > 0:
-        grade = np.where(grade >= inp.min_grade, grade, 0.0)
+    # the gain floor of the conventions: -inf under negative=gain (min_grade <= 0), else
+    # max(min_grade, 0); NaN (unjudged) compares False, so it gets 0 as well
+    grade = np.where(r.grade >= gain_floor(inp.min_grade, inp.negative), r.grade, 0.0)
     target = grade.astype(np.float32).astype(np.float64)
     disc = log2_discount_float32(r.rank)
     if inp.k is not None:

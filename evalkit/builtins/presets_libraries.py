@@ -44,36 +44,45 @@ def _presets():
     catboost_src = (f"{CATBOOST} catboost/libs/metrics/dcg.cpp (GetSortedTargets; CalcDcgSorted: "
                     "decay[i] = 1/log2(i + 2), type=Exp: pow(2, target) - 1; CalcDcg sorts with "
                     "CompareDocs from doc_comparator.h: equal predictions put the lower target "
-                    "first; CalcIDcg: targets sorted descending; read at commit 031b387f), "
+                    "first, negative targets included; CalcIDcg: every target sorted descending, "
+                    "negative ones included; CalcNdcg: idcg > 0 ? dcg / idcg : 1; read at commit "
+                    "7ab73e63), "
                     "catboost/libs/metrics/metric.cpp (NDCG: top=-1 is the whole group, "
                     "type=Base linear / Exp); in 1.2.10 a group whose labels are all 0 scores 1 "
-                    "(the older CalcNdcg returned 0; checked against catboost.utils.eval_metric)")
+                    "(the older CalcNdcg returned 0; checked against catboost.utils.eval_metric); "
+                    "negative labels: their gains are summed (type=Base: the label, type=Exp: "
+                    "2^label - 1 in (-1, 0)) in the DCG and the ideal DCG alike, and a group whose "
+                    "ideal DCG is <= 0 scores 1 (checked against catboost.utils.eval_metric on "
+                    "tied groups with labels -2..4)")
+    # negative=gain: negative labels count as CatBoost counts them; pessimistic(negative=gain):
+    # among tied predictions a negative label comes before a 0 (CompareDocs on the raw target)
+    cb_ties = "ties=pessimistic(negative=gain)"
     for name, gain, what in (("catboost.ndcg", "linear", "type=Base: the label as gain"),
                              ("catboost.ndcg_exp", "exp2", "type=Exp: gain 2^label - 1")):
         yield Preset(
             name=name,
-            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,ties=pessimistic,empty=one,negative=error)",
+            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,{cb_ties},empty=one,negative=gain)",
             description=(f"CatBoost eval metric NDCG ({what}): 1/log2(i+1), ideal DCG from the "
                          "group's own labels cut at top, tied predictions put the lower label "
-                         "first, a group whose labels are all 0 scores 1; negative labels are "
-                         "refused (CatBoost computes a number evalkit does not reproduce)"),
+                         "first, a group whose ideal DCG is <= 0 (all labels 0, or only negative "
+                         "ones) scores 1; negative labels give negative gains, in the DCG and the "
+                         "ideal DCG, as CatBoost sums them (NDCG can be negative)"),
             source=catboost_src,
             native_name="NDCG:top={k}",
         )
     yield Preset(
         name="catboost.ndcg_position",
-        spec="ndcg(gain=linear,discount=reciprocal,idcg=returned,ties=pessimistic,empty=one,negative=error)",
+        spec=f"ndcg(gain=linear,discount=reciprocal,idcg=returned,{cb_ties},empty=one,negative=gain)",
         description=("CatBoost NDCG:denominator=Position: discount 1/i instead of 1/log2(i+1); "
-                     "otherwise as catboost.ndcg (negative labels refused)"),
+                     "otherwise as catboost.ndcg (negative labels included)"),
         source=catboost_src + "; denominator=Position: 1/position",
         native_name="NDCG:top={k};denominator=Position",
     )
     yield Preset(
         name="catboost.dcg",
-        spec="dcg(gain=linear,discount=log2,ties=pessimistic,negative=error)",
+        spec=f"dcg(gain=linear,discount=log2,{cb_ties},negative=gain)",
         description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first; "
-                    "negative labels are refused (CatBoost sums them as negative gains and orders "
-                    "its ties by them, which this preset does not reproduce)",
+                    "negative labels count negatively, as CatBoost sums them",
         source=catboost_src,
         native_name="DCG:top={k}",
     )

@@ -126,7 +126,7 @@ def _presets():
     )
     yield Preset(
         name="torchmetrics.ndcg",
-        spec="ndcg_float32(ties=average)",
+        spec="ndcg_float32(ties=average,negative=gain)",
         description=("torchmetrics RetrievalNormalizedDCG, bit for bit: the target itself as gain "
                      "(negative targets count negatively, so values above 1 occur), 1/log2(i+2), "
                      "ties averaged as scikit-learn does over predictions cast to float32, IDCG from "

@@ -21,7 +21,29 @@ def _score_precision(float32_user: str) -> Param:
 
 
 def _filled(grade: np.ndarray) -> np.ndarray:
+    """Grades as ties compare them under ``negative=zero``: unjudged and negative -> 0."""
     return np.where(np.isnan(grade) | (grade < 0), 0.0, grade)
+
+
+def _signed(grade: np.ndarray) -> np.ndarray:
+    """Grades as ties compare them under ``negative=gain``: unjudged -> 0, a negative
+    grade keeps its value (it ranks below 0, as its gain does)."""
+    return np.where(np.isnan(grade), 0.0, grade)
+
+
+#: the ``negative`` parameter of ``optimistic`` / ``pessimistic``: how a negative grade
+#: compares within tied scores; it must match the flavour's ``negative`` convention
+#: when that is ``gain`` (checked when the flavour is built, :mod:`evalkit.flavour`)
+NEGATIVE_TIES = Param(
+    "negative", "str", "zero",
+    "how a negative grade compares within tied scores: zero = as grade 0 (the flavour's "
+    "negative=zero: its gain is 0); gain = by its value, below 0 (the flavour's negative=gain: "
+    "its gain is negative; CatBoost CompareDocs)",
+    choices=("zero", "gain"))
+
+
+def _tie_grade(negative: str):
+    return _signed if negative == "gain" else _filled
 
 
 @tie_policy(
@@ -213,24 +235,34 @@ def by_score(keys: SortKeys) -> np.ndarray:
 
 @tie_policy(
     "optimistic",
-    formula="ties: highest grade first",
+    params=(NEGATIVE_TIES,),
+    formula="ties: highest grade first (unjudged as 0; negative grades as 0, or by their "
+            "value with negative=gain), then input order",
     source="best case within ties (McSherry & Najork 2008)",
     description="upper bound over tie orderings",
 )
-def optimistic(keys: SortKeys) -> np.ndarray:
-    # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query))
-    return keys.refined_score_order(key=lambda rows: -_filled(keys.grade[rows]))
+def optimistic(keys: SortKeys, negative: str = "zero") -> np.ndarray:
+    # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query));
+    # negative="gain": _signed instead of _filled
+    grade = _tie_grade(negative)
+    return keys.refined_score_order(key=lambda rows: -grade(keys.grade[rows]))
 
 
 @tie_policy(
     "pessimistic",
-    formula="ties: lowest grade first",
-    source="worst case within ties (McSherry & Najork 2008)",
+    params=(NEGATIVE_TIES,),
+    formula="ties: lowest grade first (unjudged as 0; negative grades as 0, or by their "
+            "value with negative=gain), then input order",
+    source="worst case within ties (McSherry & Najork 2008); negative=gain: CatBoost 1.2.10 "
+           "catboost/libs/metrics/doc_comparator.h CompareDocs (equal predictions: the lower "
+           "target first, negative targets included)",
     description="lower bound over tie orderings",
 )
-def pessimistic(keys: SortKeys) -> np.ndarray:
-    # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query))
-    return keys.refined_score_order(key=lambda rows: _filled(keys.grade[rows]))
+def pessimistic(keys: SortKeys, negative: str = "zero") -> np.ndarray:
+    # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query));
+    # negative="gain": _signed instead of _filled
+    grade = _tie_grade(negative)
+    return keys.refined_score_order(key=lambda rows: grade(keys.grade[rows]))
 
 
 @hookimpl

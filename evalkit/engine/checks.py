@@ -16,7 +16,9 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
   ``float64``: that is an error naming the grade, not a silent NaN);
 * gains and discounts are >= 0, except the gain of a negative grade under the
   ``negative=gain`` convention (scikit-learn ``dcg_score``: a negative linear gain);
-* an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`).
+* an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`);
+  under ``negative=gain`` it may be negative (an ideal ranking holding negative
+  gains, CatBoost's ``CalcIDcg``).
 """
 
 from __future__ import annotations
@@ -74,9 +76,11 @@ def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray],
     return call
 
 
-def checked_idcg(component: str, fn: Callable) -> Callable:
+def checked_idcg(component: str, fn: Callable, negative_gains: bool = False) -> Callable:
     """``fn`` (a bound IDCG strategy, ``fn(ctx) -> (q,)``) with its output checked:
-    one finite value >= 0 per query (``ctx.judged_offsets`` has ``q + 1`` entries)."""
+    one finite value >= 0 per query (``ctx.judged_offsets`` has ``q + 1`` entries);
+    ``negative_gains`` (``negative=gain``): a negative value is allowed too (an ideal
+    ranking that holds negative gains, as CatBoost's)."""
 
     def call(ctx) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -88,11 +92,12 @@ def checked_idcg(component: str, fn: Callable) -> Callable:
             raise ComponentOutputError("idcg", component, None,
                                        f"returned dtype {arr.dtype}, expected a real number dtype (float64)")
         arr = arr.astype(np.float64, copy=False)
-        bad = ~np.isfinite(arr) | (arr < 0)
+        bad = ~np.isfinite(arr) if negative_gains else ~np.isfinite(arr) | (arr < 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ComponentOutputError("idcg", component, float(i),  # the caller names query i
-                                       f"IDCG {float(arr[i])!r}, not a finite number >= 0 (a gain, discount or "
+                                       f"IDCG {float(arr[i])!r}, not a finite number"
+                                       f"{'' if negative_gains else ' >= 0'} (a gain, discount or "
                                        "their sum overflows float64, or the strategy is wrong)")
         return arr
 

@@ -46,7 +46,7 @@ def _bound(registry, family, ref, negative_grades: bool = False):
     fn = partial(comp.fn, **comp.bind(ref.params))
     if family in ("gain", "discount"):
         return checked(family, str(ref), fn, negative_grades and family == "gain")
-    return checked_idcg(str(ref), fn) if family == "idcg" else fn
+    return checked_idcg(str(ref), fn, negative_grades) if family == "idcg" else fn
 
 
 def resolve(flavour: Flavour, registry) -> _Resolved:
@@ -61,7 +61,7 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
         ties_kw=ties.bind(flavour.ties.params),
         gain=_bound(registry, "gain", flavour.gain, flavour.convention("negative") == "gain"),
         discount=_bound(registry, "discount", flavour.discount),
-        idcg=_bound(registry, "idcg", flavour.idcg),
+        idcg=_bound(registry, "idcg", flavour.idcg, flavour.convention("negative") == "gain"),
     )
 
 
@@ -141,7 +141,8 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     fl = resolved.flavour
     ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
                             judged_only=fl.convention("judged_only") == "yes",
-                            run_filter=fl.convention("run_filter"))
+                            run_filter=fl.convention("run_filter"),
+                            keep_negative=fl.convention("negative") == "gain")
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:

@@ -63,7 +63,8 @@ class Problem:
         return len(self.qids)
 
     def ranked(self, policy, params: dict, *, depth: int | None = None,
-               judged_only: bool = False, run_filter: str = "none") -> RankedList:
+               judged_only: bool = False, run_filter: str = "none",
+               keep_negative: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -71,6 +72,9 @@ class Problem:
             sorting (trec_eval ``-M``; ``None`` keeps all).
         :param judged_only: drop unjudged documents (no grade, or a negative grade)
             after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
+        :param keep_negative: with ``judged_only``, keep the documents with a negative
+            grade (the ``negative=gain`` convention: a negative grade is a judgment
+            with a negative gain, not trec_eval's "not in the pool").
         :param run_filter: ``none``; ``query_id``: drop the documents whose docno equals
             the qid (BEIR ``ignore_identical_ids``); ``first``: drop each query's first
             document; ``unjudged``: drop the documents absent from the qrels. Applied
@@ -84,16 +88,17 @@ class Problem:
                 base = self._ranked[key] = restrict(base, None, False, drop=self._filtered(base, run_filter))
             if depth is None and not judged_only:
                 return base
-            key = key + (depth, bool(judged_only))
+            key = key + (depth, bool(judged_only), bool(judged_only and keep_negative))
             hit = self._ranked.get(key)
             if hit is None:
-                hit = self._ranked[key] = restrict(base, depth, judged_only)
+                hit = self._ranked[key] = restrict(base, depth, judged_only, keep_negative=keep_negative)
             return hit
         if depth is not None or judged_only:
-            key = (policy.name, tuple(sorted(params.items())), depth, bool(judged_only))
+            key = (policy.name, tuple(sorted(params.items())), depth, bool(judged_only),
+                   bool(judged_only and keep_negative))
             hit = self._ranked.get(key)
             if hit is None:
-                hit = restrict(self.ranked(policy, params), depth, judged_only)
+                hit = restrict(self.ranked(policy, params), depth, judged_only, keep_negative=keep_negative)
                 self._ranked[key] = hit
             return hit
         cache_key = (policy.name, tuple(sorted(params.items())))

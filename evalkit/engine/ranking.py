@@ -438,14 +438,17 @@ class RankedList:
         return np.diff(self.offsets)
 
 def restrict(ranked: RankedList, depth: int | None, judged_only: bool,
-             drop: np.ndarray | None = None) -> RankedList:
+             drop: np.ndarray | None = None, *, keep_negative: bool = False) -> RankedList:
     """Keep part of each query's ranking and renumber the ranks (vectorised).
 
     ``depth``: positions with rank > depth are dropped (trec_eval ``-M``: form_res_rels.c
     truncates to ``max_num_docs_per_topic`` right after sorting by score and docno).
     ``judged_only``: positions whose grade is NaN or negative are then dropped and the
     remaining documents ranked 1, 2, ... in their original order (trec_eval ``-J``:
-    form_res_rels.c keeps ``rel >= 0`` sorted by the original rank). Tie blocks are
+    form_res_rels.c keeps ``rel >= 0`` sorted by the original rank: a negative qrels
+    grade means "not in the pool" to trec_eval). ``keep_negative`` (the
+    ``negative=gain`` convention, where a negative grade is a real judgment with a
+    negative gain): only the NaN (unjudged) positions are dropped. Tie blocks are
     renumbered so block ids stay dense. ``drop`` (``bool`` ``(n,)``): positions removed
     as well (the ``run_filter`` convention).
     """
@@ -453,7 +456,8 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool,
     if depth is not None:
         keep &= ranked.rank <= depth
     if judged_only:
-        keep &= ranked.grade >= 0  # False for NaN (unjudged)
+        # False for NaN (unjudged); negative grades too unless keep_negative
+        keep &= ~np.isnan(ranked.grade) if keep_negative else ranked.grade >= 0
     if keep.all():
         return ranked
     query = ranked.query[keep]
