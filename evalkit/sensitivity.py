@@ -3,7 +3,8 @@
 
 * :func:`tie_bounds` -- every flavour evaluated again with its tie policy replaced
   by ``pessimistic`` (within equal scores, lowest grade first) and ``optimistic``
-  (highest grade first). For metrics that sum a non-negative gain times a
+  (highest grade first; under ``negative=gain`` a negative grade ranks below 0:
+  ``pessimistic(negative=gain)``). For metrics that sum a non-negative gain times a
   non-increasing discount over positions (NDCG, DCG, precision...), these are the
   worst and the best value over every ordering of the tied documents (the
   rearrangement inequality; McSherry & Najork, "Computing information retrieval
@@ -47,8 +48,10 @@ def _tie_variant(flavour: Flavour, policy: str, registry) -> Flavour | None:
     replaced."""
     if flavour.ties is not None and flavour.ties.name in ("input", "rank"):
         return flavour
+    # under negative=gain a negative grade has a negative gain: the bounds order it below 0
+    ties = (policy, {"negative": "gain"}) if flavour.convention("negative") == "gain" else policy
     try:
-        return flavour.replace(registry, ties=policy)
+        return flavour.replace(registry, ties=ties)
     except FlavourError:
         return None
 

@@ -356,7 +356,25 @@ def _generated_rows(seed=11):
     return y, scores, groups
 
 
+def _negative_rows(seed=16):
+    """Groups with grades -2..4 and many tied scores (CatBoost orders a tie by the raw
+    label, lowest first, and sums negative gains), a group of only negative labels, one
+    of only zeros, one of zeros and negatives, and 1-document groups."""
+    rng = np.random.default_rng(seed)
+    groups = np.r_[rng.integers(1, 14, size=40), 4, 3, 5, 1, 1]
+    y = rng.integers(-2, 5, size=groups.sum()).astype(float)
+    end = np.cumsum(groups)
+    y[end[-5] - 4: end[-5]] = [-1, -2, -1, -2]
+    y[end[-4] - 3: end[-4]] = 0
+    y[end[-3] - 5: end[-3]] = [0, -1, 0, -2, 0]
+    y[end[-2] - 1], y[end[-1] - 1] = -2, 3
+    scores = rng.integers(0, 3, size=groups.sum()).astype(float)
+    return y, scores, groups
+
+
 ROWS = {"lambdarank": _lambdarank_rows, "generated": _generated_rows}
+#: CatBoost accepts negative labels: its presets are checked on them too
+CATBOOST_ROWS = {**ROWS, "negative": _negative_rows}
 
 
 def _dense(values, groups):
@@ -366,14 +384,14 @@ def _dense(values, groups):
     return out
 
 
-@pytest.mark.parametrize("rows", list(ROWS))
+@pytest.mark.parametrize("rows", list(CATBOOST_ROWS))
 @pytest.mark.parametrize("kind,preset", [("Base", "catboost.ndcg"), ("Exp", "catboost.ndcg_exp"),
                                          ("Base;denominator=Position", "catboost.ndcg_position")])
 @pytest.mark.parametrize("top", [-1, 3, 10])
 def test_catboost_ndcg(rows, kind, preset, top):
     from catboost.utils import eval_metric
 
-    y, scores, groups = ROWS[rows]()
+    y, scores, groups = CATBOOST_ROWS[rows]()
     spec = preset if top == -1 else f"{preset}@{top}"
     ours = ea.score(_dense(y, groups), _dense(scores, groups), flavour=spec)
     start = 0
@@ -384,6 +402,36 @@ def test_catboost_ndcg(rows, kind, preset, top):
                              group_id=np.zeros(n, dtype=np.int64))[0]
         assert ours[g] == pytest.approx(theirs, abs=1e-12), g
     assert (ours[groups_all_zero(y, groups)] == 1.0).all()
+
+
+@pytest.mark.parametrize("rows", list(CATBOOST_ROWS))
+@pytest.mark.parametrize("top", [-1, 1, 3, 10])
+def test_catboost_dcg(rows, top):
+    from catboost.utils import eval_metric
+
+    y, scores, groups = CATBOOST_ROWS[rows]()
+    spec = "catboost.dcg" if top == -1 else f"catboost.dcg@{top}"
+    ours = ea.score(_dense(y, groups), _dense(scores, groups), flavour=spec)
+    start = 0
+    for g, n in enumerate(groups):
+        sl = slice(start, start + n)
+        start += n
+        theirs = eval_metric(y[sl], scores[sl], f"DCG:top={top};type=Base",
+                             group_id=np.zeros(n, dtype=np.int64))[0]
+        assert ours[g] == pytest.approx(theirs, abs=1e-12), g
+    if rows == "negative":  # negative gains were summed somewhere
+        assert (ours < 0).any()
+
+
+def test_catboost_orders_a_tie_by_the_signed_label():
+    """Equal predictions: CatBoost puts the lower label first, -2 before 0 (CompareDocs
+    on the raw target); a preset that ranked -2 as 0 would keep the row order."""
+    from catboost.utils import eval_metric
+
+    y, s = np.array([0.0, -2.0, 3.0]), np.array([1.0, 1.0, 1.0])
+    theirs = eval_metric(y, s, "DCG:top=-1;type=Base", group_id=np.zeros(3, dtype=np.int64))[0]
+    assert theirs == pytest.approx(-2 + 0 + 3 / 2)  # order -2, 0, 3
+    assert ea.score(y, s, flavour="catboost.dcg")[0] == pytest.approx(theirs, abs=1e-12)
 
 
 def groups_all_zero(y, groups):

@@ -295,6 +295,41 @@ def test_torchmetrics_per_query_exact_on_1000_document_lists(seed):
     assert _torchmetrics_per_query(y, s, None)[2] > 1  # negative targets: values above 1
 
 
+@pytest.mark.parametrize("k", [None, 1, 3, 10])
+def test_ndcg_float32_honours_the_negative_convention(k):
+    """ndcg_float32 under negative=zero (the default: a negative grade is judged
+    non-relevant, gain 0) is torchmetrics on the targets clipped at 0; under
+    negative=gain (the torchmetrics.ndcg preset) torchmetrics on the targets as given;
+    negative=error refuses them."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(-2, 5, size=(40, 15)).astype(float)
+    s = rng.integers(0, 4, size=(40, 15)) / 3.0  # ties (averaged)
+    y[0] = -1  # only negative targets
+    y[1] = 0
+    zero = ea.score(y, s, k=k, flavour="ndcg_float32(ties=average)")
+    assert np.array_equal(zero, _torchmetrics_per_query(np.maximum(y, 0), s.astype(np.float32), k))
+    gain = ea.score(y, s, k=k, flavour="ndcg_float32(ties=average,negative=gain)")
+    assert np.array_equal(gain, _torchmetrics_per_query(y, s.astype(np.float32), k))
+    assert np.array_equal(gain, ea.score(y, s, k=k, flavour="torchmetrics.ndcg"))
+    assert not np.array_equal(zero, gain)
+    with pytest.raises(evalkit.errors.NegativeGradeError, match="negative=error"):
+        ea.score(y, s, k=k, flavour="ndcg_float32(ties=average,negative=error)")
+
+
+def test_torchmetrics_class_scores_targets_summing_to_zero_as_empty():
+    """RetrievalNormalizedDCG applies empty_target_action to a query whose targets sum
+    to 0 (retrieval/base.py: ``if not mini_target.sum()``), negative targets included:
+    [1, -1] scores 0 there ('neg'), while the functional form gives a number."""
+    torch = importlib.import_module("torch")
+    retrieval = importlib.import_module("torchmetrics.retrieval")
+    y, s = np.array([[1.0, -1.0, 0.0]]), np.array([[0.2, 0.9, 0.5]])
+    ref = float(retrieval.RetrievalNormalizedDCG()(torch.tensor(s[0], dtype=torch.float32),
+                                                   torch.tensor(y[0]).long(),
+                                                   indexes=torch.zeros(3, dtype=torch.long)))
+    assert ref == 0.0 and _torchmetrics_per_query(y, s.astype(np.float32), None)[0] != 0.0
+    assert ea.score(y, s, flavour="torchmetrics.ndcg")[0] == ref
+
+
 @pytest.mark.shared
 def test_torchmetrics_per_query_exact_on_a_real_run():
     """A Robust 2003 run with tied scores: each query's returned documents with their

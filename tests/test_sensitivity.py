@@ -63,6 +63,38 @@ def test_tie_bounds_are_the_extremes_over_tie_permutations(registry, spec, exp):
         assert lo - 1e-12 <= value <= hi + 1e-12
 
 
+NEG_QRELS = {"q1": {"d1": 2, "d2": -2, "d3": 0, "d4": 1, "d6": -1}}
+# d1, d2 (-2), d3, d6 (-1) and the unjudged d5 tie at 0.5
+NEG_RUN = {"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.5, "d4": 0.2, "d5": 0.5, "d6": 0.5}}
+
+
+@pytest.mark.parametrize("spec", ["dcg(negative=gain)@3", "dcg(gain=exp2,negative=gain)",
+                                  "ndcg(idcg=returned,negative=gain)@4", "catboost.ndcg@3"])
+def test_tie_bounds_under_negative_gain_are_the_extremes(registry, spec):
+    """negative=gain: a negative grade has a negative gain, so the worst order of a tie
+    puts it first (below the 0 and unjudged documents); brute force over every order."""
+    qrels = Qrels.from_rows(NEG_QRELS)
+    run = Run.from_rows([(q, d, s) for q, docs in NEG_RUN.items() for d, s in docs.items()], name="r")
+    from evalkit.presets import expand_spec
+
+    flavour = expand_spec(spec, registry)[0]
+    gain = (lambda g: 2.0 ** g - 1) if "exp2" in spec else (lambda g: float(g))
+    grades, docs = NEG_QRELS["q1"], NEG_RUN["q1"]
+    k = flavour.k
+
+    def dcg(order):
+        return sum(gain(grades.get(d, 0)) / math.log2(r + 2) for r, d in enumerate(order[:k]))
+
+    tied = [d for d in docs if docs[d] == 0.5]
+    values = [dcg(list(p) + ["d4"]) for p in itertools.permutations(tied)]
+    if spec.startswith(("ndcg", "catboost")):  # the ideal: the returned grades sorted
+        ideal = dcg(sorted(docs, key=lambda d: -grades.get(d, 0)))
+        values = [v / ideal for v in values]
+    low, high = tie_bounds(qrels, run, [flavour], registry)
+    assert low[0, 0] == pytest.approx(min(values), abs=1e-12)
+    assert high[0, 0] == pytest.approx(max(values), abs=1e-12)
+
+
 def test_input_order_has_no_tie_spread(registry):
     qrels = Qrels.from_rows(QRELS)
     run = Run.from_rows([(q, d, s) for q, docs in RUN.items() for d, s in docs.items()], name="r")

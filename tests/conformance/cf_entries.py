@@ -296,7 +296,7 @@ ENTRIES: list[Entry] = [
           LTR, 1e-6, "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
           side="arrays"),
     Entry("torchmetrics.ndcg", R.torchmetrics, lambda: version("torchmetrics") + " (torch "
-          + version("torch").split()[1] + ")", LTR, 1e-6,
+          + version("torch").split()[1] + ")", LTR + GEN, 1e-6,
           "torchmetrics computes in float32 (relative precision 6e-8; sums of up to 100 terms)",
           cutoffs=(None, 1, 3, 10), side="arrays"),
     Entry("ranklib.ndcg", R.stable_port("ndcg"),
@@ -341,14 +341,16 @@ ENTRIES: list[Entry] = [
     # ------------------------------------------------------------------ library presets (issue 11)
     # references installed by the README's test command; the rest: values from the library's
     # own unit tests or worked by hand from the source lines the preset cites
+    # CatBoost takes negative labels (it sums their gains and orders tied predictions by
+    # the raw label): the generated grades -2..4 as well
     *[Entry(f"catboost.{m}", R.catboost(metric), lambda: version("catboost"), data, 1e-12, F64,
             cutoffs=(None, 3, 10), side="arrays")
-      for m, metric, data in (("ndcg", "NDCG:top={top};type=Base", LTR),
-                              ("ndcg_exp", "NDCG:top={top};type=Exp", LTR),
-                              ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position", LTR),
-                              ("dcg", "DCG:top={top};type=Base", LTR))],
+      for m, metric, data in (("ndcg", "NDCG:top={top};type=Base", LTR + GEN),
+                              ("ndcg_exp", "NDCG:top={top};type=Exp", LTR + GEN),
+                              ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position", LTR + GEN),
+                              ("dcg", "DCG:top={top};type=Base", LTR + GEN))],
     *[Entry(f"ignite.{m}", R.ignite(**kw), lambda: version("pytorch-ignite") + " (torch "
-            + version("torch").split()[1] + ")", LTR, 1e-6,
+            + version("torch").split()[1] + ")", LTR + GEN, 1e-6,
             "ignite computes in float32 (sums of up to 30 terms)", cutoffs=(1, 5, 10), side="arrays")
       for m, kw in (("ndcg", {}), ("ndcg_zero_hits", {"ignore_zero_hits": False}),
                     ("ndcg_linear", {"gain_function": "linear_rank"}))],

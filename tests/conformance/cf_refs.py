@@ -234,18 +234,21 @@ def xgboost(metric: str, ks, **params):
 # ----------------------------------------------------------------------------- torchmetrics
 
 def torchmetrics(case, k=None) -> Ref:
-    """``retrieval_normalized_dcg`` per query (float32 scores, int64 targets) and
-    ``RetrievalNormalizedDCG(top_k=k)`` over all queries for the mean (its default
-    empty_target_action='neg': a query without a relevant document scores 0)."""
+    """``RetrievalNormalizedDCG(top_k=k)`` (float32 scores, int64 targets) on each query
+    alone, and over all queries for the mean. Its default empty_target_action='neg'
+    scores 0 a query whose targets sum to 0 (retrieval/base.py ``compute``: ``if not
+    mini_target.sum()``), which with negative targets (1 and -1) is not a query without
+    relevant documents: there the functional ``retrieval_normalized_dcg`` gives another
+    number, and the preset follows the class."""
     import torch
-    from torchmetrics.functional.retrieval import retrieval_normalized_dcg
     from torchmetrics.retrieval import RetrievalNormalizedDCG
 
     qids, ys, ss = case.arrays()
     per_query = {}
     for q, y, s in zip(qids, ys, ss):
-        per_query[q] = float(retrieval_normalized_dcg(torch.tensor(s, dtype=torch.float32),
-                                                      torch.tensor(y, dtype=torch.long), top_k=k))
+        one = RetrievalNormalizedDCG(top_k=k)
+        per_query[q] = float(one(torch.tensor(s, dtype=torch.float32), torch.tensor(y, dtype=torch.long),
+                                 indexes=torch.zeros(len(y), dtype=torch.long)))
     index = torch.tensor(np.repeat(np.arange(len(qids)), [len(y) for y in ys]))
     metric = RetrievalNormalizedDCG(top_k=k)
     mean = float(metric(torch.tensor(np.concatenate(ss), dtype=torch.float32),
