@@ -213,6 +213,51 @@ def test_eval_table_fits_the_terminal_width(columns, capsys, monkeypatch):
     assert sum(long_spec in line for line in tsv) == 2
 
 
+LONG_RUNID = "sys-" + "0123456789" * 9 + "abcdef"  # 100 characters, no space to wrap at
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_eval_table_wraps_a_run_name_wider_than_the_terminal(small, capsys, monkeypatch, per_query):
+    """COLUMNS=60 and a 100-character run name: no line is longer than 60; the name
+    is wrapped within its cell (read back whole from the cell's lines); every mean is
+    printed and equals pytrec_eval's."""
+    import pytrec_eval
+
+    (small / "long.run").write_text(RUN.replace(" sys\n", f" {LONG_RUNID}\n"))
+    monkeypatch.setenv("COLUMNS", "60")
+    argv = ["eval", str(small / "qrels.txt"), str(small / "sys.run"), str(small / "long.run"),
+            "-m", "trec_eval.ndcg_cut@10", "-m", "trec_eval.P@10"] + (["-q"] if per_query else [])
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 60
+    # the first column of each block: a name continues on the lines below it while
+    # their other cells are empty
+    names, values = [], []
+    for block in out.split("\n\n"):
+        blines = block.splitlines()
+        rule = next(i for i, line in enumerate(blines) if set(line) <= {"-", " "} and "-" in line)
+        spans = [(m.start(), m.end()) for m in __import__("re").finditer(r"-+", blines[rule])]
+        label = "".join(line[spans[-1][0]:].strip() for line in blines[:rule])
+        for line in blines[rule + 1:]:
+            cells = [line[a:b].strip() for a, b in spans[:-1]] + [line[spans[-1][0]:].strip()]
+            if any(cells[1:]):
+                names.append(cells[0])
+                values.append((label, cells[1:]))
+            else:  # the run name continues on this line
+                names[-1] += cells[0]
+    assert set(names) == {LONG_RUNID, "sys"}
+    ref = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 3, "d2": 2, "d3": 0, "d4": 0, "d5": 1}, "q2": {"x": 1}},
+                                         {"ndcg_cut.10", "P.10"})
+    peer = ref.evaluate({"q1": {"d1": 4.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}, "q2": {"x": 1.0}})
+    want = {"trec_eval.ndcg_cut@10": np.mean([v["ndcg_cut_10"] for v in peer.values()]),
+            "trec_eval.P@10": np.mean([v["P_10"] for v in peer.values()])}
+    means = [(label, cells[-1]) for label, cells in values if not per_query or cells[0] == "all"]
+    assert len(means) == 4  # two runs, two measures
+    for label, cell in means:
+        assert cell == f"{want[label]:.4f}"
+
+
 def test_expand_measure_native_names(registry):
     assert [(m.label, m.native) for m in expand_measure("trec_eval.ndcg_cut@10", registry)] == \
         [("trec_eval.ndcg_cut@10", "ndcg_cut_10")]

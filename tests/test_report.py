@@ -281,6 +281,38 @@ def test_text_fits_the_width_and_keeps_every_value(wide_report, width):
             assert seen[(system, label)] == f"{wide_report.means[s, f]:.4f}"
 
 
+@pytest.mark.parametrize("width", [40, 60])
+def test_text_wraps_a_system_name_wider_than_the_line(registry, width):
+    """A 100-character system name (no space in it) and COLUMNS=60 (or 40): no line of
+    what ``evalkit run`` prints is wider; in the means table the name is wrapped within
+    its cell (read back whole) and its means (the ones the results were built with)
+    are on its first line."""
+    long = "system-" + "abcdefghij" * 9 + "xyz"
+    assert len(long) == 100
+    means = {"ndcg@10": [0.3, 0.5, 0.4], "P@10": [0.2, 0.25, 0.3]}
+    report = Report(make_results(means, ["bm25", long, "splade"], registry, n_queries=6), baseline="bm25")
+    text = render_mod.to_text(report, width=width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    table = text.split("Mean over queries", 1)[1].split("▲ / ▼", 1)[0]
+    got = {}
+    for block in table.strip().split("\n\n")[1:]:  # after the caption: one block per flavour
+        lines = block.splitlines()
+        label, key = lines[0].split()[-1], lines[1].index(" ")
+        entries = []  # [name, value] per system row; a row without a value continues the name
+        for line in lines[2:]:
+            head, rest = line[:key].strip(), line[key:].split()
+            if rest:
+                entries.append([head, rest[0].rstrip("▲▼")])
+            else:
+                entries[-1][0] += head
+        for name, value in entries:
+            got[(name.replace(" (baseline)", ""), label)] = value
+    assert len(got) == 6
+    for label, values in means.items():
+        for system, mean in zip(["bm25", long, "splade"], values):
+            assert got[(system, label)] == f"{mean:.4f}"
+
+
 def test_text_best_system_per_flavour_is_the_column_maximum(wide_report):
     """The compact verdict: per flavour, the system with the highest mean (argmax)."""
     lines = render_mod.to_text(wide_report, width=80).splitlines()

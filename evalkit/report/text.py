@@ -87,7 +87,9 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
     """A tabulate table no wider than ``width`` characters: when the whole table is
     wider, its columns are split into consecutive blocks (each repeating the first
     ``keep`` columns, the row names) printed one below the other, as R and pandas
-    print a wide data frame. ``width=None`` never splits.
+    print a wide data frame. Row names too wide for a block of one column (a long
+    system name) are wrapped onto several lines within their cell (:func:`_wrap_keys`),
+    and long headers folded (:func:`fold`). ``width=None`` never splits.
 
     >>> print(fit_table([["a", "1", "2", "3"]], ["name", "x", "y", "z"], ["left"] + ["right"] * 3, 16))
     name      x    y
@@ -101,7 +103,9 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
     if width is not None and tablefmt == "simple":
         # a header too long for a block of its own is folded onto several lines
         # (tabulate makes a column at least its header plus _PAD wide)
-        key = sum(max([len(headers[c]) + _PAD] + [len(r[c]) for r in rows]) + _GAP for c in range(keep))
+        # row names too wide are wrapped first (_wrap_keys), then the headers folded
+        rows = _wrap_keys(rows, headers, keep, width)
+        key = sum(_column_width(rows, headers, c) + _GAP for c in range(keep))
         room = max(_MIN_ROOM, width - key - _PAD)
         headers = [h if c < keep else fold(h, room) for c, h in enumerate(headers)]
 
@@ -121,6 +125,48 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
             blocks.append([])
         blocks[-1].append(c)
     return "\n\n".join(table(list(range(keep)) + block) for block in blocks)
+
+
+def _column_width(rows: Sequence[Sequence[str]], headers: Sequence[str], c: int) -> int:
+    """Column ``c``'s width in a ``"simple"`` tabulate table (its header plus
+    :data:`_PAD`, or its widest cell line)."""
+    return max([_longest(headers[c]) + _PAD] + [_longest(r[c]) for r in rows])
+
+
+def _wrap_keys(rows: Sequence[Sequence[str]], headers: Sequence[str], keep: int, width: int) -> list:
+    """``rows`` with the cells of the first ``keep`` columns (the row names) wrapped
+    so that those columns and the widest other column (its header unfolded) fit
+    ``width`` side by side: the narrowest block :func:`fit_table` can print. When
+    that column is wider than half the line (a long flavour string, which
+    :func:`fold` breaks), the row names keep half the line. The widest key columns are
+    narrowed first, to one common width (never below :data:`_MIN_ROOM` nor their
+    header); names are wrapped at spaces where they have some, anywhere otherwise, so
+    no character is lost. Unchanged when they fit."""
+    rows = [list(r) for r in rows]
+    if not rows or keep < 1:
+        return rows
+    rest = max((_column_width(rows, headers, c) + _GAP for c in range(keep, len(headers))), default=0)
+    budget = max(width - rest, width // 2) - _GAP * (keep - 1)
+    natural = [_column_width(rows, headers, c) for c in range(keep)]
+    if sum(natural) <= budget:
+        return rows
+    floor = [min(n, max(_MIN_ROOM, _longest(headers[c]) + _PAD)) for c, n in enumerate(natural)]
+
+    def total(cap: int) -> int:
+        return sum(min(n, max(cap, f)) for n, f in zip(natural, floor))
+
+    cap = max(natural)
+    while cap > 1 and total(cap) > budget:  # at most max(natural) steps over short lists
+        cap -= 1
+    for c in range(keep):
+        room = max(cap, floor[c])
+        if natural[c] <= room:
+            continue
+        for r in rows:
+            r[c] = "\n".join(part for line in r[c].splitlines() or [""]
+                             for part in (textwrap.wrap(line, room, break_on_hyphens=False,
+                                                        drop_whitespace=True) or [""]))
+    return rows
 
 
 def fold(text: str, room: int) -> str:
@@ -221,9 +267,9 @@ def flavour_legend(report: Report, tablefmt: str = "simple", width: int | None =
     rows = [[text_escape(label), text_escape(canon)] for label, canon in zip(report.labels, report.canonical)]
     headers = ["flavour", "canonical form"]
     maxcol = None
-    if width is not None:
-        first = max([len(headers[0])] + [len(r[0]) for r in rows])
-        maxcol = [None, max(10, width - first - _GAP)]
+    if width is not None:  # the label column as tabulate lays it out (its header padded by _PAD)
+        first = _column_width(rows, headers, 0)
+        maxcol = [None, max(10, width - first - _GAP - _PAD)]
     return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, maxcolwidths=maxcol)
 
 
@@ -267,9 +313,9 @@ def best_table(report: Report, digits: int = 4, width: int | None = None) -> str
             for label, systems, mean in best_per_flavour(report)]
     headers = ["flavour", "best system", "mean"]
     maxcol = None
-    if width is not None:
-        fixed = max([len(headers[0])] + [len(r[0]) for r in rows]) + max(4, digits + 2) + 2 * _GAP
-        maxcol = [None, max(10, width - fixed), None]
+    if width is not None:  # the flavour and mean columns as tabulate lays them out
+        fixed = _column_width(rows, headers, 0) + _column_width(rows, headers, 2) + 2 * _GAP
+        maxcol = [None, max(10, width - fixed - _PAD), None]
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
                     colalign=("left", "left", "right"), maxcolwidths=maxcol)
 
