@@ -754,6 +754,10 @@ def identify(
 
     candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
                                     cutoffs=cutoffs, ranks=all(r.rank is not None for r in runs_used))
+    if len(qrels.grade) and np.nanmin(qrels.grade) < 0:
+        # a flavour with negative=error refuses these qrels (as scikit-learn's ndcg_score,
+        # LightGBM and XGBoost refuse negative labels): it cannot have produced the number
+        candidates = [c for c in candidates if c.base.convention("negative") != "error"]
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

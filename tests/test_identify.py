@@ -207,6 +207,29 @@ def test_gdeval_number_is_identified(qrels, run, tmp_path):
     assert "trec_eval.ndcg_cut@20" not in names(res)
 
 
+def test_qrels_with_negative_grades_catboost_number_is_identified():
+    """Qrels with negative grades (the TREC Web track's -2): presets with negative=error
+    (scikit-learn ndcg_score, LightGBM, XGBoost) refuse them, so they are not
+    candidates, and identify still runs; CatBoost's own NDCG:top=10 of the groups (every
+    document judged, grades -2..4, tied scores) is found as catboost.ndcg@10."""
+    from catboost.utils import eval_metric
+
+    rng = np.random.default_rng(12)
+    qrels_rows, run_rows, per_query = [], [], []
+    for q in range(8):
+        n = int(rng.integers(3, 15))
+        y = rng.integers(-2, 5, size=n).astype(float)
+        s = rng.integers(0, 3, size=n).astype(float)
+        qrels_rows += [(f"q{q}", f"d{i}", int(y[i])) for i in range(n)]
+        run_rows += [(f"q{q}", f"d{i}", float(s[i])) for i in range(n)]
+        per_query.append(eval_metric(y, s, "NDCG:top=10;type=Base", group_id=np.zeros(n, dtype=np.int64))[0])
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_rows(run_rows, name="cb")
+    res = identify(qrels, run, f"{np.mean(per_query):.6f}", k=10)
+    assert "catboost.ndcg@10" in names(res)
+    assert not any(n.startswith(("sklearn.ndcg_score", "lightgbm.", "xgboost.")) for n in names(res))
+
+
 def test_torchmetrics_number_is_identified(qrels, run):
     torch = importlib.import_module("torch")
     retrieval = importlib.import_module("torchmetrics.retrieval")
