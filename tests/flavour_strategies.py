@@ -10,7 +10,8 @@ or convention is generated without touching this file:
   metrics that support them;
 * every convention of :data:`evalkit.flavour.CONVENTIONS` (``empty``, ``missing``,
   ``depth``, ``judged_only``, ``min_grade``, ``negative``: ``gain`` only for the
-  metrics that accept it, never ``error``, which refuses data), and a cutoff or none.
+  metrics (and IDCG strategies) that accept it, with the tie policy's own ``negative``
+  parameter set to match, never ``error``, which refuses data), and a cutoff or none.
 
 Flavours are built with :meth:`evalkit.Flavour.of` (the structural constructor).
 """
@@ -22,7 +23,7 @@ import math
 from hypothesis import strategies as st
 
 from evalkit import Flavour
-from evalkit.flavour import COMPONENT_KEYS, CONVENTIONS, NEGATIVE_GAIN_METRICS
+from evalkit.flavour import COMPONENT_KEYS, CONVENTIONS, NEGATIVE_GAIN_IDCG, NEGATIVE_GAIN_METRICS
 
 
 def param_values(param, lo_default: float = -1.0, hi_default: float = 5.0):
@@ -90,7 +91,11 @@ def flavours(draw, registry, metrics=None, max_k: int = 8, max_depth: int = 8):
         if key == "depth":
             parts[key] = draw(st.integers(1, max_depth))
         elif key == "negative":  # gain only where defined; error refuses the data (tested apart)
-            parts[key] = draw(st.sampled_from(["zero", "gain"] if name in NEGATIVE_GAIN_METRICS else ["zero"]))
+            gain_ok = name in NEGATIVE_GAIN_METRICS or (name == "ndcg" and parts["idcg"][0] in NEGATIVE_GAIN_IDCG)
+            parts[key] = draw(st.sampled_from(["zero", "gain"] if gain_ok else ["zero"]))
+            ties, ties_params = parts["ties"]
+            if parts[key] == "gain" and any(p.name == "negative" for p in registry.get("ties", ties).params):
+                parts["ties"] = (ties, {**ties_params, "negative": "gain"})  # as the flavour requires
         elif key == "min_grade":
             parts[key] = draw(st.one_of(st.sampled_from([-1.0, 0.0, 1.0, 2.0, 3.0, 5.0]),
                                         st.floats(-1.0, 4.0, allow_nan=False)))

@@ -73,6 +73,7 @@ def flavour_text(draw):
     for family in ("gain", "discount", "idcg"):
         if family in metric.uses and draw(st.booleans()):
             args.append(f"{family}={draw(component(family))}")
+    ties = None
     if draw(st.booleans()):
         ties = draw(component("ties"))
         if REG.get("ties", ties.split("(")[0]).averaged and not metric.supports_averaged_ties:
@@ -83,6 +84,10 @@ def flavour_text(draw):
             value = draw(_values(conv))
             if name == "negative" and value == "gain" and metric_name not in NEGATIVE_GAIN_METRICS:
                 value = "error"  # refused for metrics with an ideal ranking (tested below)
+            if (name == "negative" and value == "gain" and ties is not None
+                    and any(p.name == "negative" for p in REG.get("ties", ties.split("(")[0]).params)
+                    and "negative=gain" not in ties):
+                value = "zero"  # a tie policy that ranks negative grades as 0 is refused with it
             args.append(f"{name}={_fmt(value, draw(st.booleans()))}")
     random.Random(draw(st.integers(0, 1000))).shuffle(args)
     k = draw(st.one_of(st.none(), st.integers(1, 1000)))
