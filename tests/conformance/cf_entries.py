@@ -349,6 +349,7 @@ ENTRIES: list[Entry] = [
                               ("ndcg_exp", "NDCG:top={top};type=Exp", LTR + GEN),
                               ("ndcg_position", "NDCG:top={top};type=Base;denominator=Position", LTR + GEN),
                               ("dcg", "DCG:top={top};type=Base", LTR + GEN))],
+    # ignite zeroes the labels below relevance_threshold, negative ones included: grades -2..4 too
     *[Entry(f"ignite.{m}", R.ignite(**kw), lambda: version("pytorch-ignite") + " (torch "
             + version("torch").split()[1] + ")", LTR + GEN, 1e-6,
             "ignite computes in float32 (sums of up to 30 terms)", cutoffs=(1, 5, 10), side="arrays")
