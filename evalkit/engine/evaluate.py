@@ -204,7 +204,13 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
     """
     neg = problem.judged_grade < 0  # False for NaN (unjudged)
     if neg.any():
-        v = float(problem.judged_grade[int(np.flatnonzero(neg)[0])])
+        first = np.flatnonzero(neg)
+        if problem.sorted_queries is not None:  # the first in sorted qid order, as without block order
+            query = np.searchsorted(problem.judged_offsets, first, side="right") - 1
+            sorted_position = np.empty(len(problem.sorted_queries), dtype=np.int64)
+            sorted_position[problem.sorted_queries] = np.arange(len(problem.sorted_queries))
+            first = first[[int(np.argmin(sorted_position[query]))]]
+        v = float(problem.judged_grade[int(first[0])])
         raise NegativeGradeError(v, f"grade {format_number(v)} is negative and the flavour has negative=error "
                                  f"({int(neg.sum())} negative judgment(s); scikit-learn's ndcg_score, LightGBM, "
                                  "XGBoost refuse negative labels; presets that reproduce them do too)",
@@ -213,8 +219,9 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
 
 def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run",
                      inp: MetricInput | None = None) -> np.ndarray:
-    """Per-query values of one flavour on one joined run: ``float64`` ``(q,)``,
-    ``NaN`` where a convention leaves the query out.
+    """Per-query values of one flavour on one joined run: ``float64`` ``(q,)`` in
+    sorted qid order (``qrels.qids``; :attr:`Problem.sorted_queries` maps a problem
+    built in block order back), ``NaN`` where a convention leaves the query out.
 
     :param inp: the metric's input from :func:`prepare_input` (built if ``None``).
     :raises EvaluationError: a convention set to ``error`` is triggered
@@ -233,21 +240,28 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         raise ComponentOutputError(exc.family, exc.component, None,
                                    f"run {run_name!r}: query {problem.qids[int(exc.value)]!r}: {exc.detail}",
                                    f"{fl}: ") from None
+    qids, in_run, empty_ranking = problem.qids, problem.in_run, None
+    if fl.convention("run_filter") == "unjudged":  # a query left without documents is absent
+        empty_ranking = np.diff(inp.ranked.offsets) == 0
+    order = problem.sorted_queries
+    if order is not None:  # queries numbered in the run's block order: back to sorted qid order
+        values, defined, qids, in_run = values[order], defined[order], qids[order], in_run[order]
+        empty_ranking = None if empty_ranking is None else empty_ranking[order]
     overflow = defined & ~np.isfinite(values)
     if overflow.any():  # e.g. a DCG sum of finite gains that overflows float64
         i = int(np.flatnonzero(overflow)[0])
-        raise EvaluationError(f"{fl}: run {run_name!r}: query {problem.qids[i]!r}: the value is {values[i]!r}, "
+        raise EvaluationError(f"{fl}: run {run_name!r}: query {qids[i]!r}: the value is {values[i]!r}, "
                               "not a finite number (a gain, discount or their sum overflows float64)")
 
     def error(kind: str, mask: np.ndarray) -> EvaluationError:
-        bad = ", ".join(map(str, problem.qids[mask][:5]))
+        bad = ", ".join(map(str, qids[mask][:5]))
         if kind == "empty":
             return EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
         return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
-    absent = ~problem.in_run
-    if fl.convention("run_filter") == "unjudged":  # a query left without documents is absent
-        absent = absent | (np.diff(inp.ranked.offsets) == 0)
+    absent = ~in_run
+    if empty_ranking is not None:
+        absent = absent | empty_ranking
     out = apply_conventions(values, defined, absent, empty=fl.convention("empty"),
                             missing_rule=fl.convention("missing"), error=error)
     if fl.convention("complement") == "yes":
@@ -349,7 +363,7 @@ def evaluate(
     for run in run_list:
         _check_rank(run, resolved)
     for s, run in enumerate(run_list):
-        problem = build_problem(qrels, run)
+        problem = build_problem(qrels, run, block_order=True)
         if not problem.in_run.any():
             import warnings
 

@@ -29,21 +29,28 @@ if TYPE_CHECKING:
 class Problem:
     """One run joined with qrels.
 
-    :param qids: evaluated query ids, sorted (``object`` ``(q,)``): the qrels' queries.
+    :param qids: evaluated query ids (``object`` ``(q,)``): the qrels' queries, sorted
+        unless ``sorted_queries`` is given.
     :param judged_offsets: ``(q + 1,)`` offsets into ``judged_grade``.
     :param judged_grade: ``float64`` ``(m,)`` grades of every judged document, by query.
     :param keys: the run's rows restricted to evaluated queries, as :class:`SortKeys`.
     :param in_run: ``bool`` ``(q,)``: the query has at least one ranked document.
     :param docno_vocab: ``object`` array; ``docno_vocab[code]`` is the docno string
         (``None``: taken from ``keys`` on first access).
+    :param sorted_queries: ``int64`` ``(q,)``: the index in ``qids`` of each query of
+        the sorted qids (``values[sorted_queries]`` puts per-query values in sorted qid
+        order), or ``None`` when ``qids`` is sorted
+        (:func:`build_problem` with ``block_order``).
 
     ``_cache`` (engine-private) is a scratch dict shared by every flavour evaluated
     on this problem (gains, discounts and ideal rankings computed once, see
     :class:`evalkit.kernel.MetricInput`).
     """
 
-    def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None):
+    def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None, *,
+                 sorted_queries=None):
         self.qids = qids
+        self.sorted_queries = sorted_queries
         self.judged_offsets = judged_offsets
         self.judged_grade = judged_grade
         self.keys = keys
@@ -140,38 +147,16 @@ class Problem:
         raise ValueError(f"unknown run_filter {run_filter!r}")
 
 def _by_query(query: np.ndarray, n_queries: int):
-    """Stable layout of rows by query ascending: ``(perm, query[perm], new_position)``
-    where ``new_position(p)`` maps old positions to new ones; ``None`` if the rows are
-    already so laid out. Contiguous blocks (one per query) are moved whole; otherwise a
+    """Stable layout of rows by query ascending: ``(perm, query[perm])``, or ``None``
+    if the rows are already so laid out. For rows whose queries are interleaved (one
+    contiguous block per query is laid out by :func:`build_problem` itself): a
     stable sort of the query index (a radix sort for up to 65,536 queries)."""
     n = len(query)
     if n < 2 or not np.any(query[1:] < query[:-1]):
         return None
-    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
-    bq = query[starts]
-    block_perm = np.argsort(bq, kind="stable")
-    if not np.any(bq[block_perm][1:] == bq[block_perm][:-1]):  # one block per query
-        lengths = np.diff(np.append(starts, n))
-        new_lengths = lengths[block_perm]
-        new_starts = np.zeros(len(starts), dtype=np.int64)
-        np.cumsum(new_lengths[:-1], out=new_starts[1:])
-        if (new_lengths == new_lengths[0]).all():  # equal blocks: one broadcast add
-            perm = (starts[block_perm][:, None] + np.arange(new_lengths[0])).reshape(-1)
-        else:
-            perm = concat_ranges(starts[block_perm], new_lengths)
-        block_new_start = np.empty(len(starts), dtype=np.int64)
-        block_new_start[block_perm] = new_starts
-
-        def new_position(pos):
-            b = np.searchsorted(starts, pos, side="right") - 1
-            return block_new_start[b] + (pos - starts[b])
-
-        return perm, np.repeat(bq[block_perm], new_lengths), new_position
     small = query.astype(np.uint16) if n_queries <= 1 << 16 else query
     perm = np.argsort(small, kind="stable").astype(np.int64)
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[perm] = np.arange(n, dtype=np.int64)
-    return perm, query[perm], lambda pos: inverse[pos]
+    return perm, query[perm]
 
 
 def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
@@ -188,12 +173,17 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
         return lo.result(), hi
 
 
-def _run_matches(qrels: QrelsColumns, run: RunColumns, run_query: np.ndarray, qrels_query: np.ndarray):
+def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
+                 qrels_query: np.ndarray):
     """The judged run rows and their grades: ``(rows int64, grades float64)``.
 
     Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
     hash index, built once for its duplicate check, is searched for every judgment);
     each candidate is then confirmed exactly: same query, same docno string.
+
+    :param run_codes: the run's query codes (``(n,)``, any integer dtype) and
+        ``remap`` (``int64``) their qrels query index (``-1``: not in the qrels): the
+        query of run row ``i`` is ``remap[run_codes[i]]``, read at the candidates only.
     """
     if len(run) == 0 or len(qrels) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -205,7 +195,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_query: np.ndarray, qr
     block_q = np.zeros(len(h_q), dtype=np.int64)
     if index.block_bits:
         block_of = np.full(int(qrels_query.max(initial=-1)) + 1, -1, dtype=np.int64)
-        head = run_query[index.block_start]
+        head = remap[run_codes[index.block_start]]
         block_of[head[head >= 0]] = np.flatnonzero(head >= 0)
         block_q = block_of[qrels_query]
     keep = np.flatnonzero(block_q >= 0)
@@ -217,21 +207,47 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_query: np.ndarray, qr
     count = hi - lo
     cand_q = np.repeat(q_order, count)
     cand_r = index.rows(index.keys[concat_ranges(lo, count)])
+    del index  # the run lets its index go after the first join (8 bytes a row)
     # in run-row order, the gathers below (queries, string offsets and bytes) and the
     # caller's scatter of the grades walk memory forward instead of at random
     by_row = np.argsort(cand_r)
     cand_q, cand_r = cand_q[by_row], cand_r[by_row]
-    ok = (run_query[cand_r] == qrels_query[cand_q]) & (run_query[cand_r] >= 0)
+    rq = remap[run_codes[cand_r]]
+    ok = (rq == qrels_query[cand_q]) & (rq >= 0)
     cand_q, cand_r = cand_q[ok], cand_r[ok]
     ok = strings_equal(run._docno_arrow(), cand_r, qrels._docno_arrow(), cand_q)
     return cand_r[ok], qrels.grade[cand_q[ok]]
 
 
-def build_problem(qrels: QrelsColumns, run: RunColumns) -> Problem:
+def _blocks(codes: np.ndarray, remap: np.ndarray):
+    """The run's rows as blocks of one query each: ``(starts, lengths, query)``
+    (``int64``: first row, row count and qrels query index, ``-1`` if not in the
+    qrels, of every block in file order), or ``None`` if a query's rows are not
+    contiguous (interleaved queries)."""
+    from .pair_index import _query_blocks
+
+    n = len(codes)
+    starts = _query_blocks(codes)
+    if starts is None:
+        return None
+    starts = starts.astype(np.int64, copy=False)
+    lengths = np.diff(np.append(starts, n))
+    return starts, lengths, remap[codes[starts]] if n else np.zeros(0, dtype=np.int64)
+
+
+def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = False) -> Problem:
     """Join ``run`` with ``qrels`` (vectorised; no sort of the docno strings).
 
     Run queries absent from the qrels are dropped; qrels queries absent from the run
     get an empty ranking (the ``missing`` convention decides their score).
+
+    :param block_order: number the problem's queries in the order of the run's query
+        blocks (the file's order) when every query's rows are contiguous, instead of
+        sorted qid order: the rows then stay where they are (no layout permutation,
+        no copy of the scores, query indices or row numbers). The problem's
+        :attr:`Problem.sorted_queries` maps the values back to ``qrels.qids`` order
+        (every value of a query depends on that query's rows alone, so the values
+        are the same bit for bit).
     """
     q_qrels, qids = qrels._qid_codes()  # evaluated queries: the qrels', sorted
     nq = len(qids)
@@ -241,35 +257,68 @@ def build_problem(qrels: QrelsColumns, run: RunColumns) -> Problem:
         pos = np.minimum(np.searchsorted(qids, run_vocab), nq - 1)
         hit = qids[pos] == run_vocab
         remap[hit] = pos[hit]
-    if len(remap) == nq and np.array_equal(remap, np.arange(nq)):
-        rq_all = q_run  # the run has exactly the qrels' queries: codes agree
+
+    matched, matched_grade = _run_matches(qrels, run, q_run, remap, q_qrels)
+    blocks = _blocks(q_run, remap)
+    sorted_queries = None  # problem index of each qrels query (None: the same)
+    if blocks is not None:
+        # one contiguous block per query: the rows stay in file order; query indices
+        # from the blocks (a file whose blocks follow the qids' strcmp order keeps them)
+        starts, lengths, bq = blocks
+        rows_sorted = True
+        kept = bq >= 0
+        if kept.all():
+            rows = None
+        else:
+            starts, lengths, bq = starts[kept], lengths[kept], bq[kept]
+            rows = concat_ranges(starts, lengths)
+        if len(bq) > 1 and not np.all(bq[1:] > bq[:-1]):
+            if block_order:
+                present = np.zeros(nq, dtype=bool)
+                present[bq] = True
+                old_of_new = np.concatenate((bq, np.flatnonzero(~present)))
+                sorted_queries = np.empty(nq, dtype=np.int64)
+                sorted_queries[old_of_new] = np.arange(nq, dtype=np.int64)
+                qids = qids[old_of_new]
+                bq = np.arange(len(bq), dtype=np.int64)
+            else:  # lay the blocks out by query (a TREC file sorted by numeric qid is not in strcmp order)
+                block_perm = np.argsort(bq, kind="stable")
+                rows = concat_ranges(starts[block_perm], lengths[block_perm])
+                bq, lengths = bq[block_perm], lengths[block_perm]
+                rows_sorted = False
+        rq = np.repeat(bq, lengths)
     else:
         rq_all = remap[q_run] if len(q_run) else np.zeros(0, dtype=np.int64)
+        rows = None if (remap >= 0).all() else np.flatnonzero(rq_all >= 0).astype(np.int64)
+        rq = rq_all if rows is None else rq_all[rows]
+        layout = _by_query(rq, nq)
+        rows_sorted = layout is None
+        if layout is not None:
+            perm, rq = layout
+            rows = perm if rows is None else rows[perm]
+    # every matched row is a kept row (its query is in the qrels)
+    grade = np.full(len(rq), np.nan)
+    if rows is None:
+        grade[matched] = matched_grade
+    elif rows_sorted:
+        grade[np.searchsorted(rows, matched)] = matched_grade
+    else:  # position of each matched run row among the laid-out rows
+        inverse = np.empty(len(q_run), dtype=np.int64)
+        inverse[rows] = np.arange(len(rows), dtype=np.int64)
+        grade[inverse[matched]] = matched_grade
 
-    if len(q_qrels) < 2 or np.all(q_qrels[1:] >= q_qrels[:-1]):
-        jq, judged_grade = q_qrels, qrels.grade
+    jq = q_qrels if sorted_queries is None else sorted_queries[q_qrels]
+    if len(jq) < 2 or np.all(jq[1:] >= jq[:-1]):
+        judged_grade = qrels.grade
     else:
-        jorder = np.argsort(q_qrels, kind="stable")
-        jq, judged_grade = q_qrels[jorder], qrels.grade[jorder]
+        jorder = np.argsort(jq, kind="stable")
+        jq, judged_grade = jq[jorder], qrels.grade[jorder]
     judged_offsets = offsets_from_sorted(jq, nq)
 
-    matched, matched_grade = _run_matches(qrels, run, rq_all, q_qrels)
-    rows = None if (remap >= 0).all() else np.flatnonzero(rq_all >= 0).astype(np.int64)
-    rq = rq_all if rows is None else rq_all[rows]
-    where = matched if rows is None else np.searchsorted(rows, matched)  # position among kept rows
-    # lay the rows out by query once (a TREC file sorted by numeric qid is not in
-    # strcmp order), so that no tie policy has to move them again
-    layout = _by_query(rq, nq)
-    if layout is not None:
-        perm, rq, new_position = layout
-        rows = perm if rows is None else rows[perm]
-        where = new_position(where)
-    grade = np.full(len(rq), np.nan)
-    grade[where] = matched_grade
     docno = run._docno_arrow()
     rank = getattr(run, "rank", None)  # kept only when a tie policy needs it (ties=rank)
     keys = SortKeys(query=rq, score=run.score if rows is None else run.score[rows], line=rows, grade=grade,
                     docno_strings=(docno, rows), rank=rank if rank is None or rows is None else rank[rows])
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
-    return Problem(qids, judged_offsets, judged_grade, keys, in_run)
+    return Problem(qids, judged_offsets, judged_grade, keys, in_run, sorted_queries=sorted_queries)
