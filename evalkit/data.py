@@ -212,7 +212,8 @@ class _Columns:
 
     # ---------------------------------------------------------------- engine helpers
     def _qid_codes(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(codes int64 (n,), vocab object (u,))``: ``vocab`` sorted, ``vocab[codes] == qid``."""
+        """``(codes (n,), vocab object (u,))``: ``vocab`` sorted, ``vocab[codes] == qid``;
+        the codes are ``int32`` from the fast reader, ``int64`` otherwise."""
         if self._qcodes is None:
             from .engine.factorize import encode
 

@@ -570,8 +570,10 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode` for an Arrow dictionary column (as the CSV reader makes them):
-    ``(codes int64 (n,), vocab object (u,))``, ``vocab`` sorted, ``vocab[codes]`` the
-    column's values. Only the dictionaries are sorted.
+    ``(codes int32 (n,), vocab object (u,))``, ``vocab`` sorted, ``vocab[codes]`` the
+    column's values. Only the dictionaries are sorted. The codes are ``int32``, as the
+    dictionaries' indices are (half the memory of ``int64`` for the whole run; the
+    engine widens them where an index of the plugin contract is built).
 
     Each chunk has its own small dictionary; its indices are mapped to positions in
     the sorted union of the dictionaries through a per-chunk lookup table and written
@@ -593,17 +595,17 @@ def encode_dictionary(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, n
         values.update(d.tolist())
     uniq = np.empty(len(values), dtype=object)
     uniq[:] = sorted(values)
-    out = np.empty(sum(len(c) for c in chunks), dtype=np.int64)
+    out = np.empty(sum(len(c) for c in chunks), dtype=np.int32)
     used = np.zeros(len(uniq), dtype=bool)
     done = 0
     for chunk, d in zip(chunks, dicts):
-        lut = np.searchsorted(uniq, d)  # exact: every entry of d is in uniq
+        lut = np.searchsorted(uniq, d).astype(np.int32)  # exact: every entry of d is in uniq
         idx = numpy_view(chunk.indices)
         np.take(lut, idx, out=out[done: done + len(idx)], mode="clip")  # idx is in range: no buffer
         used[lut[np.bincount(idx, minlength=len(d)) > 0]] = True
         done += len(idx)
     if not used.all():  # keep only values that occur
-        remap = np.cumsum(used) - 1
+        remap = (np.cumsum(used) - 1).astype(np.int32)
         return remap[out], uniq[used]
     return out, uniq
 

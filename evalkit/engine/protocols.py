@@ -31,8 +31,9 @@ class JoinColumns(Protocol):
         """Number of rows ``n``."""
 
     def _qid_codes(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(codes, vocab)``: ``int64`` ``(n,)`` codes and the sorted ``object`` ``(u,)``
-        vocabulary of query ids, ``vocab[codes] == qid``. Computed once, then cached."""
+        """``(codes, vocab)``: integer ``(n,)`` codes (``int32`` or ``int64``) and the
+        sorted ``object`` ``(u,)`` vocabulary of query ids, ``vocab[codes] == qid``.
+        Computed once, then cached."""
 
     def _docno_arrow(self) -> Any:
         """The docno column as an Arrow string array (``pa.Array`` or ``pa.ChunkedArray``),

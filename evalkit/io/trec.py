@@ -311,7 +311,7 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
 
 
 def _qid_codes(column):
-    """``(codes int64, sorted vocab object)`` of the parsed, dictionary-encoded qid column."""
+    """``(codes int32, sorted vocab object)`` of the parsed, dictionary-encoded qid column."""
     from ..engine.factorize import encode_dictionary
 
     return encode_dictionary(column)
