@@ -405,6 +405,52 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
             Run.from_rows(planted)
 
 
+@pytest.mark.parametrize("layout", ["blocks", "shuffled_blocks", "ragged", "interleaved"])
+def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(layout):
+    """:func:`evaluate` numbers the queries in the run's block order (the rows stay in
+    file order: no layout permutation) when every query's rows are contiguous; the
+    values come back in sorted qid order, bit for bit those of the same rows written
+    in sorted qid order, and equal to pytrec_eval's per query. Interleaved queries
+    take the sorted layout."""
+    import pytrec_eval
+    from conftest import to_pytrec
+
+    rng = np.random.default_rng(21)
+    q_rows, r_rows = _random_data(rng)  # q0..q29 in numeric order: not strcmp order
+    if layout == "shuffled_blocks":
+        blocks = [r_rows[i: i + 40] for i in range(0, len(r_rows) - 1, 40)] + [r_rows[-1:]]
+        r_rows = [r for b in rng.permutation(len(blocks)) for r in blocks[b]]
+    else:
+        r_rows = _laid_out(r_rows, layout, rng)
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows, name="r")
+    problem = build_problem(qrels, run, block_order=True)
+    assert (problem.sorted_queries is None) == (layout == "interleaved")
+    if layout == "blocks":  # every run query is judged: the rows are used as they are
+        assert problem.keys._line is None and problem.keys.score is run.score
+    by_qid = sorted(r_rows, key=lambda r: r[0])  # stable: each query's rows keep their order
+    got = evalkit.evaluate(qrels, run, FLAVOURS)
+    want = evalkit.evaluate(qrels, Run.from_rows(by_qid, name="r"), FLAVOURS)
+    assert build_problem(qrels, Run.from_rows(by_qid), block_order=True).sorted_queries is None
+    assert list(got.qids) == list(want.qids) == sorted({q for q, _, _ in q_rows})
+    np.testing.assert_array_equal(got.values, want.values)
+    ref = pytrec_eval.RelevanceEvaluator(*to_pytrec(qrels, Run.from_rows(r_rows))[:1], {"ndcg_cut.10"})
+    ref = ref.evaluate(to_pytrec(qrels, run)[1])
+    mine = got.per_query("r", got.flavours[0])
+    assert set(mine) == set(ref)
+    for q, v in ref.items():
+        assert mine[q] == pytest.approx(v["ndcg_cut_10"], abs=1e-12), q
+
+
+def test_block_order_negative_grade_error_names_the_first_in_qid_order():
+    """Under ``negative=error`` the first negative judgment in sorted qid order is
+    named, whatever the order of the run's blocks."""
+    qrels = Qrels.from_rows([("b", "d1", -1), ("b", "d2", 1), ("a", "d1", -2), ("a", "d3", 1)])
+    run = Run.from_rows([("b", "d1", 2.0), ("b", "d2", 1.0), ("a", "d3", 2.0), ("a", "d1", 1.0)])
+    assert build_problem(qrels, run, block_order=True).sorted_queries is not None
+    with pytest.raises(evalkit.errors.EvaluationError, match=r"grade -2 is negative.*query 'a', document 'd1'"):
+        evalkit.evaluate(qrels, run, ["ndcg(negative=error)@10"])
+
+
 # --------------------------------------------------------------------------- tie orders
 def _keys(rng, layout):
     nq, n = 12, 300
