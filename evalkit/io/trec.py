@@ -323,12 +323,31 @@ def _docnos(column):
     return as_arrow(column)
 
 
+def _columns(parsed) -> tuple[dict, bytes]:
+    """The parsed table's columns by name, and the first line; the table itself is
+    let go, so that each column's chunks are freed as soon as the caller has
+    converted it (rather than all of them at the end of the read)."""
+    table, first_line = parsed
+    return {name: table.column(name) for name in table.column_names}, first_line
+
+
+def _numpy_column(column) -> np.ndarray:
+    """NumPy values of a primitive Arrow (chunked) column without nulls: a view of a
+    single chunk, or the chunks copied into one NumPy array (NumPy's heap, not an
+    Arrow pool: its memory goes back to the system when the array is freed)."""
+    import pyarrow as pa
+
+    from ..engine.factorize import numpy_view
+
+    if isinstance(column, pa.ChunkedArray) and column.num_chunks > 1:
+        return np.concatenate([numpy_view(c) for c in column.chunks])
+    return numpy_view(column)
+
+
 def _fast_numbers(column, integer: bool = False) -> np.ndarray | None:
     """Float64 values of a parsed column, or ``None`` if one is not finite (or not an
     integer when ``integer``): the exact reader then names the line."""
-    from ..engine.factorize import numpy_view
-
-    out = numpy_view(column)
+    out = _numpy_column(column)
     if not np.isfinite(out).all():
         return None
     if integer and not (out == np.round(out)).all():
@@ -346,9 +365,7 @@ _RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
 def _fast_ranks(column) -> np.ndarray | None:
     """``int32`` ranks of a parsed column, or ``None`` if one is negative or too large
     (the exact reader then names the line)."""
-    from ..engine.factorize import numpy_view
-
-    out = numpy_view(column)
+    out = _numpy_column(column)
     if len(out) and (out.min() < 0 or out.max() > MAX_RANK):
         return None
     return out.astype(np.int32)
@@ -471,13 +488,15 @@ def read_qrels(source: Source) -> Qrels:
         raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, QRELS_FIELDS, "grade")
-        grade = None if parsed is None else _fast_numbers(parsed[0]["grade"], integer=True)
-        if grade is not None:
-            table = parsed[0]
-            qcodes, qvocab = _qid_codes(table["qid"])
-            docno = _docnos(table["docno"])
-            del table, parsed
-            return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
+        if parsed is not None:
+            columns, _ = _columns(parsed)
+            del parsed
+            grade = _fast_numbers(columns.pop("grade"), integer=True)
+            if grade is not None:
+                qcodes, qvocab = _qid_codes(columns.pop("qid"))
+                docno = _docnos(columns.pop("docno"))
+                return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
+            del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
@@ -515,16 +534,18 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
-        score = None if parsed is None else _fast_numbers(parsed[0]["score"])
-        rank = None if parsed is None or not keep_rank else _fast_ranks(parsed[0]["rank"])
-        if score is not None and (rank is not None or not keep_rank):
-            table, first_line = parsed
-            if name is None:
-                name = first_line.split()[5].decode()
-            qcodes, qvocab = _qid_codes(table["qid"])
-            docno = _docnos(table["docno"])
-            del table, parsed
-            return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
+        if parsed is not None:
+            columns, first_line = _columns(parsed)
+            del parsed
+            score = _fast_numbers(columns.pop("score"))
+            rank = _fast_ranks(columns.pop("rank")) if keep_rank else None
+            if score is not None and (rank is not None or not keep_rank):
+                if name is None:
+                    name = first_line.split()[5].decode()
+                qcodes, qvocab = _qid_codes(columns.pop("qid"))
+                docno = _docnos(columns.pop("docno"))
+                return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
+            del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
