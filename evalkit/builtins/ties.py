@@ -245,7 +245,7 @@ def optimistic(keys: SortKeys, negative: str = "zero") -> np.ndarray:
     # np.lexsort((keys.line, -_filled(keys.grade), -keys.score, keys.query));
     # negative="gain": _signed instead of _filled
     grade = _tie_grade(negative)
-    return keys.refined_score_order(key=lambda rows: -grade(keys.grade[rows]))
+    return keys.refined_score_order(key=lambda rows: -grade(keys.grade_at(rows)))
 
 
 @tie_policy(
@@ -262,7 +262,7 @@ def pessimistic(keys: SortKeys, negative: str = "zero") -> np.ndarray:
     # np.lexsort((keys.line, _filled(keys.grade), -keys.score, keys.query));
     # negative="gain": _signed instead of _filled
     grade = _tie_grade(negative)
-    return keys.refined_score_order(key=lambda rows: grade(keys.grade[rows]))
+    return keys.refined_score_order(key=lambda rows: grade(keys.grade_at(rows)))
 
 
 @hookimpl

@@ -296,16 +296,19 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
         if layout is not None:
             perm, rq = layout
             rows = perm if rows is None else rows[perm]
-    # every matched row is a kept row (its query is in the qrels)
-    grade = np.full(len(rq), np.nan)
+    # the judged rows' positions among the kept rows, ascending (every matched row is
+    # a kept row: its query is in the qrels); the grade column is built only if read
     if rows is None:
-        grade[matched] = matched_grade
+        where = matched  # ascending: the join returns them in row order
     elif rows_sorted:
-        grade[np.searchsorted(rows, matched)] = matched_grade
-    else:  # position of each matched run row among the laid-out rows
+        where = np.searchsorted(rows, matched)
+    else:  # laid out by query
         inverse = np.empty(len(q_run), dtype=np.int64)
         inverse[rows] = np.arange(len(rows), dtype=np.int64)
-        grade[inverse[matched]] = matched_grade
+        where = inverse[matched]
+        del inverse
+        by_position = np.argsort(where)
+        where, matched_grade = where[by_position], matched_grade[by_position]
 
     jq = q_qrels if sorted_queries is None else sorted_queries[q_qrels]
     if len(jq) < 2 or np.all(jq[1:] >= jq[:-1]):
@@ -317,8 +320,9 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
 
     docno = run._docno_arrow()
     rank = getattr(run, "rank", None)  # kept only when a tie policy needs it (ties=rank)
-    keys = SortKeys(query=rq, score=run.score if rows is None else run.score[rows], line=rows, grade=grade,
-                    docno_strings=(docno, rows), rank=rank if rank is None or rows is None else rank[rows])
+    keys = SortKeys(query=rq, score=run.score if rows is None else run.score[rows], line=rows,
+                    judged=(where, matched_grade), docno_strings=(docno, rows),
+                    rank=rank if rank is None or rows is None else rank[rows])
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
     return Problem(qids, judged_offsets, judged_grade, keys, in_run, sorted_queries=sorted_queries)

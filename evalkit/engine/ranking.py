@@ -28,18 +28,24 @@ class SortKeys:
     :param grade: ``float64`` grade, ``NaN`` if unjudged.
     :param rank: ``int32`` rank column of the run (``None``: the run has none; reading
         :attr:`rank` then raises :class:`~evalkit.errors.RankColumnError`).
+    :param judged: instead of ``grade``, ``(rows, grades)``: the judged rows
+        (``int64``, ascending) and their grades (``float64``); :attr:`grade` is then
+        built on first access, and :meth:`grade_at` reads a few rows without it (a
+        DCG@10 reads 10 rows a query, not all of them).
 
     The helpers :meth:`score_order`, :meth:`query_order` and :meth:`refine_ties` give
     tie policies the usual orders in ``O(n)`` when the run is already sorted (a TREC
     file usually is), and by a stable ``np.lexsort`` otherwise.
     """
 
-    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None, rank=None):
+    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None, rank=None,
+                 judged=None):
         self.query = query
         self.score = score
         self._rank = rank
         self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
-        self.grade = grade
+        self._grade = grade
+        self._judged = judged
         self._identity = None
         self._docno = None if docno is None else np.asarray(docno)
         self._docno_vocab = None
@@ -59,6 +65,31 @@ class SortKeys:
             raise RankColumnError(f"this tie policy orders the run by its rank column, which the run does "
                                   f"not have: {HOW_TO_KEEP_RANK}")
         return self._rank
+
+    @property
+    def grade(self) -> np.ndarray:
+        """``float64`` ``(n,)`` grade of every row, ``NaN`` if unjudged."""
+        if self._grade is None and self._judged is not None:
+            rows, grades = self._judged
+            grade = np.full(len(self.query), np.nan)
+            grade[rows] = grades
+            self._grade = grade
+        return self._grade
+
+    @grade.setter
+    def grade(self, value) -> None:
+        self._grade, self._judged = value, None
+
+    def grade_at(self, rows: np.ndarray) -> np.ndarray:
+        """``grade[rows]`` (``float64``), without building :attr:`grade`."""
+        if self._grade is not None or self._judged is None:
+            return self.grade[rows]
+        judged, grades = self._judged
+        rows = np.asarray(rows)
+        if len(judged) == 0:
+            return np.full(rows.shape, np.nan)
+        at = np.minimum(np.searchsorted(judged, rows), len(judged) - 1)
+        return np.where(judged[at] == rows, grades[at], np.nan)
 
     @property
     def line(self) -> np.ndarray:
@@ -397,7 +428,7 @@ class RankedList:
         if self._grade is not None:
             return self._grade[idx]
         keys, order = self._keys_order()
-        return keys.grade[order[idx]]
+        return keys.grade_at(order[idx])
 
     @property
     def score(self) -> np.ndarray:
