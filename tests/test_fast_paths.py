@@ -410,14 +410,17 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
 
 
 @pytest.mark.parametrize("layout", ["blocks", "shuffled_blocks", "ragged", "interleaved"])
-def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(layout):
+@pytest.mark.parametrize("chunk", [None, 3])
+def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(monkeypatch, layout, chunk):
     """:func:`evaluate` numbers the queries in the run's block order (the rows stay in
     file order: no layout permutation) when every query's rows are contiguous; the
     values come back in sorted qid order, bit for bit those of the same rows written
     in sorted qid order, and equal to pytrec_eval's per query. Interleaved queries
-    take the sorted layout."""
+    take the sorted layout. ``chunk``: the tie refinement in chunks of that many
+    positions."""
     import pytrec_eval
     from conftest import to_pytrec
+    from evalkit.engine import ranking
 
     rng = np.random.default_rng(21)
     q_rows, r_rows = _random_data(rng)  # q0..q29 in numeric order: not strcmp order
@@ -432,8 +435,10 @@ def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(layout):
     if layout == "blocks":  # every run query is judged: the rows are used as they are
         assert problem.keys._line is None and problem.keys.score is run.score
     by_qid = sorted(r_rows, key=lambda r: r[0])  # stable: each query's rows keep their order
-    got = evalkit.evaluate(qrels, run, FLAVOURS)
     want = evalkit.evaluate(qrels, Run.from_rows(by_qid, name="r"), FLAVOURS)
+    if chunk is not None:
+        monkeypatch.setattr(ranking, "_CHUNK", chunk)
+    got = evalkit.evaluate(qrels, run, FLAVOURS)
     assert build_problem(qrels, Run.from_rows(by_qid), block_order=True).sorted_queries is None
     assert list(got.qids) == list(want.qids) == sorted({q for q, _, _ in q_rows})
     np.testing.assert_array_equal(got.values, want.values)
@@ -478,9 +483,15 @@ def _keys(rng, layout):
 
 
 @pytest.mark.parametrize("layout", ["sorted", "blocks", "dense", "shuffled"])
-def test_tie_policies_equal_their_lexsort_formulas(layout):
+@pytest.mark.parametrize("chunk", [None, 1, 5])
+def test_tie_policies_equal_their_lexsort_formulas(monkeypatch, layout, chunk):
+    """Each policy against its ``np.lexsort`` formula; ``chunk``: the tie refinement in
+    chunks of that many positions (cut only between tie blocks)."""
     from evalkit.builtins import ties
+    from evalkit.engine import ranking
 
+    if chunk is not None:
+        monkeypatch.setattr(ranking, "_CHUNK", chunk)
     rng = np.random.default_rng(5)
     for _ in range(5):
         k = _keys(rng, layout)

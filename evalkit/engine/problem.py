@@ -116,12 +116,10 @@ class Problem:
         order = np.asarray(policy.fn(keys, **params), dtype=np.int64)
         if order.shape != keys.query.shape:
             raise ValueError(f"tie policy '{policy.name}' returned an order of shape {order.shape}")
-        take, moved = keys.gatherer(order), keys.moved(order)
-        if len(moved) == 0 or (len(moved) <= len(order) // 4
-                               and np.array_equal(keys.query[order[moved]], keys.query[moved])):
+        if keys.same_queries(order):
             query = keys.query  # the order moves rows within their query only
         else:
-            query = take(keys.query)
+            query = keys.gatherer(order)(keys.query)
         ranked = RankedList(
             offsets=offsets_from_sorted(query, self.n_queries),
             query=query,

@@ -290,11 +290,15 @@ class SortKeys:
         copied, not cached), one ``int64`` array of ``n`` less at the evaluation's
         memory peak."""
         order = self.score_order(score)
+        refs = getattr(sys, "getrefcount", lambda _: 0)(order)
+        if order is not self._identity:
+            # a fresh sort's result (held by ``order`` and getrefcount's argument only)
+            # is refined in place too
+            return self.refine_ties(order, score, key, sort=sort, _owned=refs == 2)
         # in place only if nothing else holds the cached identity (a caller may keep
         # what score_order or identity() returned): CPython's reference count is then
         # 3 (the cache, ``order``, getrefcount's argument); elsewhere, copy
-        if (order is not self._identity or order is self._line
-                or getattr(sys, "getrefcount", lambda _: 0)(order) != 3):
+        if order is self._line or refs != 3:
             return self.refine_ties(order, score, key, sort=sort)
         self._identity = None
         out = self.refine_ties(order, score, key, sort=sort, _in_place=True)
@@ -303,38 +307,100 @@ class SortKeys:
         return out
 
     def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key=None, *,
-                    sort=None, _in_place: bool = False) -> np.ndarray:
+                    sort=None, _in_place: bool = False, _owned: bool = False) -> np.ndarray:
         """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``
         ascending, stably (rows with equal keys keep their order).
 
-        :param key: ``(n,)`` array, or a callable ``rows -> values`` called once with
-            the tied rows only (so a costly key is computed for the ties alone).
+        :param key: ``(n,)`` array, or a callable ``rows -> values`` called with the
+            tied rows only (so a costly key is computed for the ties alone), a chunk of
+            them at a time (no tie block is split between two calls).
         :param sort: instead of ``key``, a callable ``(rows, block) -> positions`` that
             orders the tied rows (``int64``) by their block (``int64``, non-decreasing)
             and then by the key itself, stably (e.g. :meth:`docno_sorter`).
+
+        The ties are found and reordered in chunks of about ``2**17`` positions (never
+        splitting a tie block), so a run in which almost every row ties (scores with one
+        decimal) needs no ``n``-sized temporaries.
         """
-        if len(order) < 2:
+        n = len(order)
+        if n < 2:
             return order
-        take = (lambda a: a) if _in_place else self.gatherer(order)  # in place: the identity
-        s = take(self.score if score is None else score)
-        q = take(self.query)
-        same = s[1:] == s[:-1]
-        same &= q[1:] == q[:-1]  # position i ties with position i + 1
+        identity = _in_place or order is self._identity  # in place: order is the identity
+        same = self._tied(order, self.score if score is None else score, identity)
         if not same.any():
             return order
-        pos, block = tie_groups(same)  # tied positions and their tie blocks
-        rows = order[pos]
-        if sort is not None:
-            new_rows = rows[sort(rows, block)]
-        else:
-            values = key(rows) if callable(key) else np.asarray(key)[rows]
-            new_rows = rows[_by_block_then_value(block, values)]
-        identity = _in_place or order is self._identity
-        out = order if _in_place else order.copy()
-        out[pos] = new_rows
+        out = order if (_in_place or _owned) else order.copy()
+        moved = []
+        for start, stop in _tie_chunks(same, _CHUNK):
+            pos, block = tie_groups(same[start: stop - 1])  # tied positions and their tie blocks
+            if not len(pos):
+                continue
+            pos += start
+            rows = pos if identity else order[pos]
+            if sort is not None:
+                new_rows = rows[sort(rows, block)]
+            else:
+                values = key(rows) if callable(key) else np.asarray(key)[rows]
+                new_rows = rows[_by_block_then_value(block, values)]
+            out[pos] = new_rows
+            if identity:
+                moved.append(pos[new_rows != pos])
         if identity:  # remember what moved: saves a pass in moved()
-            self._moved = (out, pos[new_rows != pos])
+            self._moved = (out, np.concatenate(moved) if moved else np.zeros(0, dtype=np.int64))
         return out
+
+    def _tied(self, order: np.ndarray, score: np.ndarray, identity: bool) -> np.ndarray:
+        """``bool`` ``(n - 1,)``: position ``i`` of ``order`` has the query and score of
+        position ``i + 1`` (gathered in chunks: no ``n``-sized gathered copies)."""
+        n = len(order)
+        same = np.empty(n - 1, dtype=bool)
+        query = self.query
+        for start in range(0, n - 1, _CHUNK):
+            stop = min(n - 1, start + _CHUNK)
+            if identity:
+                s, q = score[start: stop + 1], query[start: stop + 1]
+            else:
+                rows = order[start: stop + 1]
+                s, q = score[rows], query[rows]
+            part = same[start: stop]
+            np.equal(s[1:], s[:-1], out=part)
+            part &= q[1:] == q[:-1]
+        return same
+
+    def same_queries(self, order: np.ndarray) -> bool:
+        """``query[order] == query``: ``order`` moves rows within their query only (a
+        tie policy's order of rows laid out by query), checked in chunks."""
+        n = len(order)
+        hit = getattr(self, "_moved", None)
+        if order is self._identity:
+            return True
+        if hit is not None and hit[0] is order:
+            moved = hit[1]
+            return bool(np.array_equal(self.query[order[moved]], self.query[moved]))
+        query = self.query
+        for start in range(0, n, _CHUNK):
+            if not np.array_equal(query[order[start: start + _CHUNK]], query[start: start + _CHUNK]):
+                return False
+        return True
+
+
+_CHUNK = 1 << 17  # positions per chunk of the tie refinement
+
+
+def _tie_chunks(same: np.ndarray, size: int):
+    """``(start, stop)`` ranges of about ``size`` positions covering ``0 .. len(same)``,
+    each cut where ``same`` is false (a tie block is never split)."""
+    n = len(same) + 1
+    start = 0
+    while start < n:
+        stop = start + size
+        while stop < n and same[stop - 1]:  # positions stop - 1 and stop tie: cut later
+            window = same[stop - 1: stop - 1 + size]
+            free = np.flatnonzero(~window)
+            stop += int(free[0]) if len(free) else len(window)
+        stop = min(stop, n)
+        yield start, stop
+        start = stop
 
 
 class _LazyCodes:
