@@ -269,9 +269,14 @@ class SortKeys:
         lengths = np.diff(np.append(starts, n))
         if (lengths == lengths[0]).all():  # one length: the rows reshape to 2-D
             length = int(lengths[0])
-            order = np.argsort(-s.reshape(-1, length), axis=1, kind="stable")
-            order += starts[:, None]
-            return order.reshape(-1)
+            grid = s.reshape(-1, length)
+            out = np.empty((len(grid), length), dtype=np.int64)
+            step = max(1, _CHUNK // length)  # rows of the grid at a time: small temporaries
+            for first in range(0, len(grid), step):
+                part = out[first: first + step]
+                part[:] = np.argsort(-grid[first: first + step], axis=1, kind="stable")
+                part += starts[first: first + step, None]
+            return out.reshape(-1)
         distinct = np.unique(lengths)
         if len(distinct) > max_lengths:
             return None
