@@ -50,6 +50,9 @@ def _read_both(monkeypatch, reader, source):
     with monkeypatch.context() as m:
         m.setattr(trec, "FAST_MIN_BYTES", 0)
         fast = attempt()
+        # small CSV blocks: every column in many chunks, combined chunk by chunk
+        m.setattr(trec, "BLOCK_SIZE", 48 if isinstance(source, str) else 1 << 16)
+        assert attempt() == fast
     with monkeypatch.context() as m:
         _slow(m)
         exact = attempt()
@@ -284,6 +287,20 @@ def test_one_megabyte_docno_reads_and_joins(tmp_path):
                             "trec_eval.ndcg_cut@10") for n in (1, 1 << 20)]
     assert res[0].per_query("s", res[0].flavours[0]) == res[1].per_query("s", res[1].flavours[0])
     assert res[1].mean("s", res[1].flavours[0]) == 1.0
+
+
+def test_combine_strings_equals_the_concatenated_chunks():
+    """Chunks (empty ones, empty strings, non-ASCII, sliced arrays) copied into one
+    array, each chunk let go once copied."""
+    import pyarrow as pa
+
+    parts = [["a", "", "dé"], [], ["日本語", "x" * 40], ["", ""], ["last"]]
+    sliced = fz.as_arrow(["skip", "kept", "too"]).slice(1, 1)
+    chunks = [fz.as_arrow(p) if p else pa.array([], pa.string()) for p in parts] + [sliced]
+    out = fz.combine_strings(chunks)
+    assert chunks == [None] * len(chunks)
+    assert out.type == pa.string() and out.to_pylist() == [v for p in parts for v in p] + ["kept"]
+    np.testing.assert_array_equal(fz.string_hash(out), fz.string_hash(np.array(out.to_pylist(), dtype=object)))
 
 
 def test_encode_dictionary_matches_encode():

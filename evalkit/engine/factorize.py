@@ -140,6 +140,41 @@ def as_arrow(values: Any, chunked_ok: bool = False) -> pa.Array:
     return values
 
 
+def combine_strings(chunks: list) -> pa.Array:
+    """One Arrow string array holding the string arrays of ``chunks`` (a list, emptied
+    as it goes), copied one chunk at a time into buffers NumPy owns: each chunk is let
+    go (its slot set to ``None``) once copied, so the memory peak holds one copy of the
+    strings and one chunk, not two copies as ``ChunkedArray.combine_chunks`` does. A
+    ``large_string`` array when the bytes do not fit ``int32`` offsets. No nulls."""
+    import pyarrow as pa
+    n = sum(len(c) for c in chunks)
+    sizes = []
+    for c in chunks:
+        offsets, _ = _buffers(c)
+        sizes.append(int(offsets[-1]) - int(offsets[0]) if len(c) else 0)
+    total = sum(sizes)
+    large = total >= (1 << 31) - 1
+    out_offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
+    out_offsets[0] = 0
+    data = np.empty(total, dtype=np.uint8)
+    row = done = 0
+    for i, size in enumerate(sizes):
+        chunk, chunks[i] = chunks[i], None
+        m = len(chunk)
+        if m:
+            offsets, buf = _buffers(chunk)
+            first = int(offsets[0])
+            data[done: done + size] = buf[first: first + size]
+            part = out_offsets[row + 1: row + m + 1]
+            part[:] = offsets[1:]
+            part += done - first
+            del offsets, buf, part
+        row, done = row + m, done + size
+        del chunk
+    kind = pa.large_string() if large else pa.string()
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(out_offsets), pa.py_buffer(data)])
+
+
 def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets, data)`` of a string array: ``int64`` ``(n + 1,)`` and ``uint8``."""
     import pyarrow as pa

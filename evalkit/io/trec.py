@@ -45,6 +45,9 @@ SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 #: Inputs smaller than this many bytes are read by the exact line-by-line reader
 #: without Arrow: importing pyarrow costs more than its CSV reader saves on them.
 FAST_MIN_BYTES = 1 << 20
+#: Bytes per block of Arrow's CSV reader (each block is parsed on a thread and
+#: becomes one chunk of every column).
+BLOCK_SIZE = 1 << 22
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -278,7 +281,7 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
         try:
             table = pcsv.read_csv(
                 source,
-                read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 22),
+                read_options=pcsv.ReadOptions(column_names=list(names), block_size=BLOCK_SIZE),
                 parse_options=pcsv.ParseOptions(delimiter=chr(delim), quote_char=False, double_quote=False,
                                                 escape_char=False, newlines_in_values=False,
                                                 ignore_empty_lines=False),
@@ -317,9 +320,19 @@ def _qid_codes(column):
     return encode_dictionary(column)
 
 
-def _docnos(column):
-    from ..engine.factorize import as_arrow
+def _docnos(columns: dict, name: str = "docno"):
+    """The string column ``name``, popped from ``columns``, as one Arrow string array
+    (chunks copied and let go one at a time: :func:`~evalkit.engine.factorize.combine_strings`)."""
+    import pyarrow as pa
 
+    from ..engine.factorize import as_arrow, combine_strings
+
+    column = columns.pop(name)
+    if (isinstance(column, pa.ChunkedArray) and column.num_chunks > 1
+            and (pa.types.is_string(column.type) or pa.types.is_large_string(column.type))):
+        chunks = column.chunks
+        del column
+        return combine_strings(chunks)
     return as_arrow(column)
 
 
@@ -331,23 +344,35 @@ def _columns(parsed) -> tuple[dict, bytes]:
     return {name: table.column(name) for name in table.column_names}, first_line
 
 
-def _numpy_column(column) -> np.ndarray:
-    """NumPy values of a primitive Arrow (chunked) column without nulls: a view of a
-    single chunk, or the chunks copied into one NumPy array (NumPy's heap, not an
-    Arrow pool: its memory goes back to the system when the array is freed)."""
+def _numpy_column(columns: dict, name: str) -> np.ndarray:
+    """NumPy values of the primitive Arrow (chunked) column ``name`` without nulls,
+    popped from ``columns``: a view of a single chunk, or the chunks copied into one
+    NumPy array, each let go once copied (NumPy's heap, not an Arrow pool: its memory
+    goes back to the system when the array is freed)."""
     import pyarrow as pa
 
     from ..engine.factorize import numpy_view
 
-    if isinstance(column, pa.ChunkedArray) and column.num_chunks > 1:
-        return np.concatenate([numpy_view(c) for c in column.chunks])
-    return numpy_view(column)
+    column = columns.pop(name)
+    if not isinstance(column, pa.ChunkedArray) or column.num_chunks == 1:
+        return numpy_view(column)
+    chunks = column.chunks
+    del column
+    out = np.empty(sum(len(c) for c in chunks), dtype=np.dtype(chunks[0].type.to_pandas_dtype()))
+    done = 0
+    for i in range(len(chunks)):
+        chunk, chunks[i] = chunks[i], None
+        out[done: done + len(chunk)] = numpy_view(chunk)
+        done += len(chunk)
+        del chunk
+    return out
 
 
-def _fast_numbers(column, integer: bool = False) -> np.ndarray | None:
-    """Float64 values of a parsed column, or ``None`` if one is not finite (or not an
-    integer when ``integer``): the exact reader then names the line."""
-    out = _numpy_column(column)
+def _fast_numbers(columns: dict, name: str, integer: bool = False) -> np.ndarray | None:
+    """Float64 values of the parsed column ``name`` (popped from ``columns``), or
+    ``None`` if one is not finite (or not an integer when ``integer``): the exact
+    reader then names the line."""
+    out = _numpy_column(columns, name)
     if not np.isfinite(out).all():
         return None
     if integer and not (out == np.round(out)).all():
@@ -362,10 +387,10 @@ _RANK = re.compile(r"[0-9]{1,10}", re.ASCII)
 _RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
 
 
-def _fast_ranks(column) -> np.ndarray | None:
-    """``int32`` ranks of a parsed column, or ``None`` if one is negative or too large
-    (the exact reader then names the line)."""
-    out = _numpy_column(column)
+def _fast_ranks(columns: dict) -> np.ndarray | None:
+    """``int32`` ranks of the parsed column ``rank`` (popped from ``columns``), or
+    ``None`` if one is negative or too large (the exact reader then names the line)."""
+    out = _numpy_column(columns, "rank")
     if len(out) and (out.min() < 0 or out.max() > MAX_RANK):
         return None
     return out.astype(np.int32)
@@ -491,10 +516,10 @@ def read_qrels(source: Source) -> Qrels:
         if parsed is not None:
             columns, _ = _columns(parsed)
             del parsed
-            grade = _fast_numbers(columns.pop("grade"), integer=True)
+            grade = _fast_numbers(columns, "grade", integer=True)
             if grade is not None:
                 qcodes, qvocab = _qid_codes(columns.pop("qid"))
-                docno = _docnos(columns.pop("docno"))
+                docno = _docnos(columns)
                 return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
@@ -537,13 +562,13 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         if parsed is not None:
             columns, first_line = _columns(parsed)
             del parsed
-            score = _fast_numbers(columns.pop("score"))
-            rank = _fast_ranks(columns.pop("rank")) if keep_rank else None
+            score = _fast_numbers(columns, "score")
+            rank = _fast_ranks(columns) if keep_rank else None
             if score is not None and (rank is not None or not keep_rank):
                 if name is None:
                     name = first_line.split()[5].decode()
                 qcodes, qvocab = _qid_codes(columns.pop("qid"))
-                docno = _docnos(columns.pop("docno"))
+                docno = _docnos(columns)
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
