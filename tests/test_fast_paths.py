@@ -114,6 +114,30 @@ def test_qrels_reader_fast_path_equals_exact_reader(monkeypatch, name):
     assert fast == exact
 
 
+def test_csv_reader_allocates_from_one_pool_and_restores_the_default(monkeypatch):
+    """While Arrow's CSV reader runs, its pool is Arrow's default pool too (its file
+    buffers and columns share one allocator); the previous default comes back after,
+    and ``ARROW_DEFAULT_MEMORY_POOL`` (the user's choice) turns that off."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    seen = []
+    read_csv = pcsv.read_csv
+
+    def spy(*args, **kwargs):
+        seen.append((pa.default_memory_pool().backend_name, kwargs["memory_pool"].backend_name))
+        return read_csv(*args, **kwargs)
+
+    monkeypatch.setattr(pcsv, "read_csv", spy)
+    monkeypatch.setattr(trec, "FAST_MIN_BYTES", 0)
+    before = pa.default_memory_pool().backend_name
+    assert evalkit.read_run(RUN_TEXTS["plain"]).docno.tolist() == ["d1", "d2", "d1", "x"]
+    assert seen[-1][0] == seen[-1][1] and pa.default_memory_pool().backend_name == before
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", before)
+    evalkit.read_qrels(QRELS_TEXTS["plain"])
+    assert seen[-1][0] == before and pa.default_memory_pool().backend_name == before
+
+
 def test_error_messages_name_the_line():
     with pytest.raises(InputFormatError, match=r"<string>:4: field 'docno': duplicate document for query '1', "
                                                 r"document 'd1' \(first seen at line 1\)"):

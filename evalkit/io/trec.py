@@ -27,6 +27,7 @@ import io
 import os
 import re
 import stat
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Union
 
@@ -232,6 +233,39 @@ def _csv_pool():
     return None
 
 
+_DECAY_SET = False
+
+
+@contextmanager
+def _reading_pool(pool):
+    """Within the block, Arrow allocates from ``pool`` (the CSV reader's pool, see
+    :func:`_csv_pool`) by default too, so the reader's file buffers come from the same
+    allocator as its columns and are reused by them; and a jemalloc ``pool`` returns
+    freed pages to the system at once (decay time 0, set once per process, for
+    Arrow's own jemalloc instance only: the process's ``malloc`` is not touched).
+    Measured on W1 (whole process, medians of 5): peak RSS 203 -> 146 MB at 1 M lines,
+    330 -> 250 MB at 3 M, CPU time +2-5 %. The user's choice wins: nothing is changed
+    if ``ARROW_DEFAULT_MEMORY_POOL`` or ``JE_ARROW_MALLOC_CONF`` is set."""
+    global _DECAY_SET
+    import pyarrow as pa
+
+    if pool is None or "ARROW_DEFAULT_MEMORY_POOL" in os.environ or "JE_ARROW_MALLOC_CONF" in os.environ:
+        yield
+        return
+    if pool.backend_name == "jemalloc" and not _DECAY_SET:
+        _DECAY_SET = True
+        try:
+            pa.jemalloc_set_decay_ms(0)
+        except (AttributeError, NotImplementedError, pa.ArrowNotImplementedError):
+            pass
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
 def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool = False):
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
@@ -276,7 +310,8 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
     # before the table is used.
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1) as pool:
+    csv_pool = _csv_pool()
+    with ThreadPoolExecutor(1) as pool, _reading_pool(csv_pool):
         pending = pool.submit(*scan_job)
         try:
             table = pcsv.read_csv(
@@ -289,7 +324,7 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
                                                     null_values=[], true_values=[], false_values=[],
                                                     strings_can_be_null=False,
                                                     quoted_strings_can_be_null=False),
-                memory_pool=_csv_pool(),
+                memory_pool=csv_pool,
             )
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             table = None
