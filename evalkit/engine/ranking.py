@@ -352,6 +352,7 @@ class SortKeys:
                 moved.append(pos[new_rows != pos])
         if identity:  # remember what moved: saves a pass in moved()
             self._moved = (out, np.concatenate(moved) if moved else np.zeros(0, dtype=np.int64))
+            self._refined = out  # rows moved within tie blocks only: within their query
         return out
 
     def _tied(self, order: np.ndarray, score: np.ndarray, identity: bool) -> np.ndarray:
@@ -377,7 +378,7 @@ class SortKeys:
         tie policy's order of rows laid out by query), checked in chunks."""
         n = len(order)
         hit = getattr(self, "_moved", None)
-        if order is self._identity:
+        if order is self._identity or order is getattr(self, "_refined", None):
             return True
         if hit is not None and hit[0] is order:
             moved = hit[1]
