@@ -42,7 +42,9 @@ Conventions:
   gives the grades below it gain 0.
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
   sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
-  is left), ``first`` drops each query's first document after sorting; the ranks are
+  is left), ``first`` drops each query's first document after sorting,
+  ``first_stable`` the first by score with tied documents in the run's order (a stable
+  sort by score, as MTEB's ``skip_first_result`` does) whatever the tie policy; the ranks are
   then renumbered (before ``depth`` and ``judged_only``); ``unjudged`` drops the
   documents absent from the qrels, and a query left with none counts as absent from
   the run (the ``missing`` convention), as Pyserini's ``-remove-unjudged`` does.
@@ -119,9 +121,10 @@ CONVENTIONS: dict[str, Param] = {
     "run_filter": Param(
         "run_filter", "str", "none",
         "drop documents from the run before sorting: query_id = those whose docno equals the "
-        "qid (BEIR ignore_identical_ids); first = the first document after sorting; unjudged = "
+        "qid (BEIR ignore_identical_ids); first = the first document after sorting; first_stable = "
+        "the first by score, tied documents in the run's order (MTEB skip_first_result); unjudged = "
         "those not in the qrels, a query left empty is then absent (Pyserini -remove-unjudged)",
-        choices=("none", "query_id", "first", "unjudged"),
+        choices=("none", "query_id", "first", "first_stable", "unjudged"),
     ),
     "complement": Param(
         "complement", "str", "no",

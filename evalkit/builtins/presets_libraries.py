@@ -323,11 +323,16 @@ def _presets():
     # ------------------------------------------------------------------ RecBole
     yield Preset(
         name="recbole.ndcg",
-        spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable)",
+        spec="ndcg(gain=binary,discount=log2,idcg=judged,ties=stable,empty=skip,missing=zero)",
         description=("RecBole NDCG@K: a positive item gains 1, 1/log2(i+1), ideal DCG of "
-                     "min(number of positive items, K) ones; the top K come from torch.topk (ties unspecified)"),
+                     "min(number of positive items, K) ones, the mean over RecBole's test users "
+                     "(users with a positive item; one the model ranks nothing for scores 0); the "
+                     "top K come from torch.topk, whose order among equal scores is "
+                     "implementation-defined: evalkit keeps the run's order (ties=stable)"),
         source=("RUCAIBox/RecBole v1.2.1 recbole/evaluator/metrics.py:163-202 (NDCG.metric_info: "
-                "idcg_len = min(pos_len, K), idcg = cumsum 1/log2(i+1), dcg over pos_index); "
+                "idcg_len = min(pos_len, K), idcg = cumsum 1/log2(i+1), dcg over pos_index), "
+                "recbole/evaluator/collector.py:159-169 (torch.topk of each user's score row; "
+                "pos_len counts every positive item), base_metric.py:66-83 (mean over users); "
                 "uses np.float, removed in numpy 1.24"),
         requires_cutoff=True,
         default_cutoffs=(10,),
@@ -388,11 +393,13 @@ def _presets():
     )
     yield Preset(
         name="mteb.ndcg_cut_skip_first",
-        spec=_PYTREC + ",run_filter=first,round_mean=5)",
-        description=("MTEB with skip_first_result=True: each query's top document is dropped "
-                     "before pytrec_eval (MTEB picks it by score with Python's stable sort, evalkit "
-                     "by the trec_eval order: they differ only when the top score is tied)"),
-        source=f"{mteb}/retrieval_metrics.py:597-601 (skip_first_result: sorted by score, [1:])",
+        spec=_PYTREC + ",run_filter=first_stable,round_mean=5)",
+        description=("MTEB with skip_first_result=True: each query's top document by score is "
+                     "dropped before pytrec_eval; of tied top scores, the first in the run's order "
+                     "(MTEB sorts the results dict with Python's stable sort)"),
+        source=(f"{mteb}/retrieval_metrics.py:597-601 (skip_first_result: sorted(doc_scores.items(), "
+                "key=lambda x: x[1], reverse=True)[1:], a stable sort of the results dict in its "
+                "insertion order)"),
         requires_cutoff=True,
         default_cutoffs=(1, 3, 5, 10, 20, 100, 1000),
         native_name="ndcg_at_{k}",

@@ -225,12 +225,18 @@ def numpy_argsort(keys: SortKeys) -> np.ndarray:
 @tie_policy(
     "average",
     averaged=True,
+    params=(_score_precision("allRank, pytorchltr and TorchRec hold them (torch float32 tensors: "
+                             "scores equal as float32 tie)"),),
     formula="E[metric] over all orderings of tied documents: discount averaged over each tie block",
     source="McSherry & Najork, ECIR 2008; scikit-learn ndcg_score(ignore_ties=False)",
     description="expected value under random tie-breaking",
 )
-def by_score(keys: SortKeys) -> np.ndarray:
-    return keys.score_order()  # np.lexsort((keys.line, -keys.score, keys.query))
+def by_score(keys: SortKeys, score: str = "float64") -> np.ndarray:
+    """Score descending, tied rows in line order; the engine averages the discount over
+    each block of scores equal at the ``score`` precision (``float32``: the engine's
+    tie blocks are taken from the scores rounded to ``float32`` too)."""
+    s = _scores(keys, score)
+    return keys.score_order(s)  # np.lexsort((keys.line, -s, keys.query))
 
 
 @tie_policy(

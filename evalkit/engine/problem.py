@@ -84,7 +84,8 @@ class Problem:
             with a negative gain, not trec_eval's "not in the pool").
         :param run_filter: ``none``; ``query_id``: drop the documents whose docno equals
             the qid (BEIR ``ignore_identical_ids``); ``first``: drop each query's first
-            document; ``unjudged``: drop the documents absent from the qrels. Applied
+            document; ``first_stable``: drop each query's first document by score, tied
+            documents in the run's order (whatever ``policy``); ``unjudged``: drop the documents absent from the qrels. Applied
             before ``depth`` and ``judged_only``; ranks renumbered.
         """
         if run_filter != "none":
@@ -120,6 +121,11 @@ class Problem:
             query = keys.query  # the order moves rows within their query only
         else:
             query = keys.gatherer(order)(keys.query)
+        # an averaged policy's tie blocks are runs of equal scores at the precision the
+        # policy compared them (``score=float32``: scores equal as float32 form one block)
+        block_score = None
+        if policy.averaged and params.get("score") == "float32":
+            block_score = keys.gatherer(order)(keys.score.astype(np.float32).astype(np.float64))
         ranked = RankedList(
             offsets=offsets_from_sorted(query, self.n_queries),
             query=query,
@@ -127,6 +133,7 @@ class Problem:
             grade=None,
             docno=_LazyCodes(keys, order),
             averaged=bool(policy.averaged),
+            score=block_score,
             source=lambda: (keys, order),
         )
         self._ranked[cache_key] = ranked
@@ -136,6 +143,17 @@ class Problem:
         """``bool`` ``(n,)``: the positions of ``ranked`` that ``run_filter`` drops."""
         if run_filter == "first":
             return ranked.rank == 1
+        if run_filter == "first_stable":
+            # MTEB skip_first_result: sorted(doc_scores.items(), key=score, reverse=True)[1:]
+            # (Python's sort is stable: of tied top scores, the first in the run's order goes)
+            keys, order = ranked._keys_order()
+            by_score = keys.score_order()
+            q = keys.query[by_score]
+            head = np.ones(len(q), dtype=bool)
+            head[1:] = q[1:] != q[:-1]
+            drop = np.zeros(len(keys.query), dtype=bool)
+            drop[by_score[head]] = True
+            return drop[order]
         if run_filter == "unjudged":
             return np.isnan(ranked.grade)
         if run_filter == "query_id":

@@ -9,6 +9,7 @@ cached under the pytest cache directory (:data:`CACHE`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -375,7 +376,8 @@ def vectors(table: dict):
 
 # ----------------------------------------------------------------------------- expectations over tie orders
 
-def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, seed: int = 0):
+def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, seed: int = 0,
+                             empty: float = 0.0, complement: bool = False, float32: bool = False):
     """E[NDCG@k] over the orders of tied documents, for a reference that shuffles ties
     at random (TF-Ranking's ``shuffle_ties=True``): exhaustively over all orders when
     there are at most 720 of them (one tie block of up to 6 documents), otherwise the mean
@@ -383,18 +385,24 @@ def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, s
     tolerance for sampled queries comes from their spread).
 
     ``gain(label)``, ``discount(rank)`` (rank from 1) and ``ideal`` = ``returned`` (IDCG
-    from the list's own labels) as in TF-Ranking's ``metrics_test.py`` ``_dcg``."""
+    from the list's own labels) as in TF-Ranking's ``metrics_test.py`` ``_dcg``;
+    ``empty``: the value when the IDCG is 0 (allRank's ``filler_value`` 1); ``complement``:
+    ``1 - NDCG`` (TorchRec); ``float32``: scores compared as ``float32`` (torch tensors),
+    so scores equal in ``float32`` are tied."""
     def one(labels, k):
         n = len(labels) if k is None else min(k, len(labels))
         dcg = sum(gain(labels[i]) * discount(i + 1) for i in range(n))
         best = sorted(labels, reverse=True)
         idcg = sum(gain(best[i]) * discount(i + 1) for i in range(n))
-        return dcg / idcg if idcg > 0 else 0.0
+        value = dcg / idcg if idcg > 0 else empty
+        return 1.0 - value if complement else value
 
     def ref(case, k=None) -> Ref:
         rng = np.random.default_rng(seed)
         per_query, spread = {}, {}
         for q, y, s in zip(*case.arrays()):
+            if float32:
+                s = s.astype(np.float32)
             order = np.argsort(-s, kind="stable")
             blocks = [list(g) for _, g in itertools.groupby(order, key=lambda i: s[i])]
             n_orders = math.prod(math.factorial(len(b)) for b in blocks)
@@ -740,4 +748,140 @@ def vectors_with_mean(table: dict):
             raise NotApplicable(f"no cited vector for {case.name} at k={k}")
         per, mean = table[(case.name, k)]
         return Ref(dict(per), mean)
+    return ref
+
+
+# ----------------------------------------------------------------------------- RecBole, pytorchltr, MTEB
+
+@contextlib.contextmanager
+def _np_float_shim():
+    """``np.float = float`` while RecBole runs: RecBole 1.2.1's ``NDCG.metric_info``
+    (recbole/evaluator/metrics.py:188, :194) calls ``np.zeros_like(..., dtype=np.float)``,
+    an alias numpy removed in 1.24 (``float`` is what it meant); removed again after."""
+    had = "float" in np.__dict__
+    np.float = float
+    try:
+        yield
+    finally:
+        if not had:
+            del np.float
+
+
+def _recbole_ndcg(rows, positives, k):
+    """RecBole's own evaluation path on score rows: ``Collector.eval_batch_collect``
+    (``torch.topk`` of each user's score row, the positive items gathered) then
+    ``Evaluator(config).evaluate(...)['ndcg@k']`` (the mean over the rows, rounded to
+    ``metric_decimal_place``, set to 15 here)."""
+    import torch
+    from recbole.evaluator import Collector, Evaluator
+
+    config = {"metrics": ["NDCG"], "topk": [k], "metric_decimal_place": 15, "device": torch.device("cpu"),
+              "eval_args": {"mode": {"valid": "full", "test": "full"}}}
+    scores = torch.tensor(np.array(rows), dtype=torch.float32)
+    pos_u = torch.tensor([u for u, items in enumerate(positives) for _ in items], dtype=torch.long)
+    pos_i = torch.tensor([i for items in positives for i in items], dtype=torch.long)
+    collector = Collector(config)
+    with _np_float_shim():
+        collector.eval_batch_collect(scores, None, pos_u, pos_i)
+        return float(Evaluator(config).evaluate(collector.get_data_struct())[f"ndcg@{k}"])
+
+
+def recbole(case, k=None) -> Ref:
+    """RecBole 1.2.1's full-sort evaluation (``Collector`` + ``Evaluator``, metric NDCG,
+    ``topk=[k]``) on a score matrix built from the run, as a RecBole model's
+    ``full_sort_predict`` gives one. RecBole ranks a row with ``torch.topk``
+    (collector.py:161-163), whose order among equal scores is implementation-defined
+    (a quickselect over the item-id columns, aten/src/ATen/native/TopKImpl.h), so, as
+    for implicit and LensKit, RecBole is handed the run's ranking: score descending,
+    tied documents in the run's order (``ties=stable``), as the scores n, n-1, ..., 1.
+    Per user (a qrels query with a document of grade >= 1: RecBole's test users) a row
+    of the run's documents, then ``k`` filler items scored 0 (no user's positives), then
+    the positive items the run did not retrieve at ``-inf`` (in the ideal, never
+    recommended), padded with ``-inf``; a test user without a run row gets fillers only.
+    Per query: one row; mean: every user in one batch (RecBole's own mean)."""
+    pos = {}
+    for q, d, g in case.qrels_rows:
+        if g >= 1:
+            pos.setdefault(q, set()).add(d)
+    ranking = _ranked(case)
+    layout = {}
+    for q in sorted(pos):
+        docs = ranking.get(q, [])
+        missed = sorted(pos[q] - set(docs))
+        items = docs + [None] * k + missed
+        row = [float(len(docs) - i) for i in range(len(docs))] + [0.0] * k + [-math.inf] * len(missed)
+        layout[q] = (row, [i for i, d in enumerate(items) if d in pos[q]])
+    width = max(len(r) for r, _ in layout.values())
+    pad = {q: (r + [-math.inf] * (width - len(r)), p) for q, (r, p) in layout.items()}
+    per = {q: _recbole_ndcg([r], [p], k) for q, (r, p) in pad.items()}
+    mean = _recbole_ndcg([r for r, _ in pad.values()], [p for _, p in pad.values()], k)
+    return Ref(per, mean)
+
+
+def _ranked_rows(case) -> dict:
+    """``{qid: [(docno, score)]}`` in the run's line order."""
+    out: dict = {}
+    for q, d, s in case.run_rows:
+        out.setdefault(q, []).append((d, float(s)))
+    return out
+
+
+def pytorchltr(exp: bool, seeds: int = 1000):
+    """``pytorchltr.evaluation.ndcg(scores, relevance, n, k=k, exp=exp)`` on the run's
+    groups as one padded batch (float32 scores, int64 relevance, ``n`` the list lengths),
+    as its users call it. pytorchltr breaks ties at random (``rank_by_score`` ->
+    ``tiebreak_argsort``: ``torch.randperm``), so the reference is the mean over
+    ``seeds`` calls (``torch.manual_seed(0..seeds-1)``) with, per query, the standard
+    error of that mean (the suite allows 6 of them beyond the tolerance)."""
+    def ref(case, k=None) -> Ref:
+        import torch
+        from pytorchltr.evaluation import ndcg
+
+        qids, ys, ss = case.arrays()
+        width = max(len(y) for y in ys)
+        rel = torch.zeros((len(ys), width), dtype=torch.long)
+        sc = torch.zeros((len(ys), width), dtype=torch.float32)
+        for i, (y, s) in enumerate(zip(ys, ss)):
+            rel[i, :len(y)] = torch.tensor(y, dtype=torch.long)
+            sc[i, :len(s)] = torch.tensor(s, dtype=torch.float32)
+        n = torch.tensor([len(y) for y in ys], dtype=torch.long)
+        state = torch.random.get_rng_state()
+        try:
+            draws = []
+            for seed in range(seeds):
+                torch.manual_seed(seed)
+                draws.append(ndcg(sc, rel, n, k=k, exp=exp).to(torch.float64).numpy())
+        finally:
+            torch.random.set_rng_state(state)
+        draws = np.array(draws)
+        out = Ref({q: float(v) for q, v in zip(qids, draws.mean(axis=0))})
+        out.spread = {q: float(v) for q, v in zip(qids, draws.std(axis=0) / math.sqrt(seeds))}
+        return out
+    return ref
+
+
+def mteb_pytrec(*, skip_first: bool = False, ignore_identical_ids: bool = False):
+    """What MTEB 2.26.24 runs for a retrieval task's NDCG@k, on pytrec_eval as installed:
+    ``RetrievalEvaluator.evaluate`` (retrieval_evaluator.py:134-142: with
+    ``ignore_identical_ids`` a document whose id is the query's is popped from the
+    results dict) then ``calculate_retrieval_scores`` (retrieval_metrics.py:597-601: with
+    ``skip_first_result`` each query's results sorted by score with Python's stable sort,
+    the first dropped; :603-614: ``pytrec_eval.RelevanceEvaluator(qrels, {'ndcg_cut.k',
+    ...}).evaluate(results)``) and ``parse_metrics_from_scores`` (:509-519: the mean over
+    the evaluated queries, ``round(..., 5)``). MTEB itself is not imported (see the row)."""
+    def ref(case, k=None) -> Ref:
+        import pytrec_eval as pte
+
+        qrels = _nested(case.qrels_rows, int)
+        results = {q: dict(v) for q, v in _ranked_rows(case).items()}  # the run's order
+        if ignore_identical_ids:
+            for q, rels in results.items():
+                for pid in list(rels):
+                    if q == pid:
+                        rels.pop(pid)
+        if skip_first:
+            results = {q: dict(sorted(v.items(), key=lambda x: x[1], reverse=True)[1:]) for q, v in results.items()}
+        scores = pte.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(results)
+        per = {q: v[f"ndcg_cut_{k}"] for q, v in scores.items()}
+        return Ref(per, round(sum(per.values()) / len(scores), 5))
     return ref
