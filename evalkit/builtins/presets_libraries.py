@@ -268,11 +268,11 @@ def _presets():
     # ------------------------------------------------------------------ TorchRec
     yield Preset(
         name="torchrec.ndcg",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average,complement=yes)",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average(score=float32),complement=yes)",
         description=("TorchRec NDCGMetric (report_ndcg_as_decreasing_curve=True, the default): "
                      "1 - NDCG per session, linear gain (exponential_gain=False), 1/log2(r+1) "
                      "with float32 discounts, ideal from the session's labels, IDCG 0 clamped to "
-                     "1e-6 (NDCG 0, reported 1); torch.sort is not stable: expected value over ties"),
+                     "1e-6 (NDCG 0, reported 1); torch.sort is not stable: expected value over ties of the float32 predictions"),
         source=("pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:141-146 (k = -1: the whole "
                 "session), :152-160 (labels sorted by labels and by predictions, torch.sort), "
                 ":205-207 (1/log2(rank + 1) of int64 ranks: float32), :234-236 (exp2 gain if "
@@ -282,19 +282,19 @@ def _presets():
     )
     yield Preset(
         name="torchrec.ndcg_exp",
-        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average,complement=yes)",
-        description="TorchRec NDCGMetric(exponential_gain=True): gain 2^label - 1, otherwise as torchrec.ndcg (expected value over tie orders)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32),complement=yes)",
+        description="TorchRec NDCGMetric(exponential_gain=True): gain 2^label - 1, otherwise as torchrec.ndcg (expected value over the tie orders of float32 predictions)",
         source="pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:234-236 (torch.exp2(gains) - 1.0)",
         native_name="ndcg",
     )
     # ------------------------------------------------------------------ allRank, pytorchltr
     yield Preset(
         name="allrank.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average,empty=one)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32),empty=one)",
         description=("allRank ndcg: gain 2^x - 1 (the default gain_function), 1/log2(i+2), ideal "
                      "from the slate's labels, padded items (label -1) masked, slates with IDCG 0 "
-                     "get filler_value 1; y_pred.sort is not stable: expected value over ties; "
-                     "float32"),
+                     "get filler_value 1; y_pred.sort is not stable: expected value over ties of the "
+                     "float32 predictions"),
         source=("allegro/allRank v1.4.3 allrank/models/metrics.py:7-8 (gain_function, "
                 "filler_value=1.0), :21-24 (ndcg = dcg / idcg, idcg == 0 -> filler_value), :31-38 "
                 "(padding masked: -inf score, label 0), :56-60 (ats cut at the slate length), :64 "
@@ -303,10 +303,10 @@ def _presets():
     )
     yield Preset(
         name="pytorchltr.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32))",
         description=("pytorchltr.evaluation.ndcg (exp=True, the default): gain 2^y - 1, "
                      "1/log2(i+2), ideal from the query's own relevance, IDCG 0 -> 1 so NDCG 0, "
-                     "ties broken at random (expected value here), k beyond the list: whole list"),
+                     "ties broken at random (expected value over ties of float32 scores here), k beyond the list: whole list"),
         source=("rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:36-38 (idcg == 0 -> 1), "
                 ":85 (rank_by_score), :91-93 (2^rel - 1, 1/log2(i + 2)), :97-98 (dcg[:, :k][:, -1]); "
                 "pytorchltr/utils/tensor_operations.py:48-64 (rank_by_score: padded last, random "
@@ -315,8 +315,8 @@ def _presets():
     )
     yield Preset(
         name="pytorchltr.ndcg_linear",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average)",
-        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain, otherwise as pytorchltr.ndcg (ties broken at random: expected value here)",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average(score=float32))",
+        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain, otherwise as pytorchltr.ndcg (ties broken at random: expected value over ties of float32 scores here)",
         source="rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:91-93 (exp=False: y)",
         native_name="ndcg@{k}",
     )

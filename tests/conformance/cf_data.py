@@ -387,16 +387,26 @@ def ir_measures_fixture_c() -> Case:
                 subtopic_rows=sub, note="ir_measures tests' diversity fixture")
 
 
-def jarvelin2002_example() -> Case:
+def jarvelin2002_example(tied: bool = False) -> Case:
     """Järvelin & Kekäläinen (ACM TOIS 2002), the running example: one topic "G" whose
     run has the grades G' = <3, 2, 3, 0, 0, 1, 2, 2, 3, 0> at ranks 1-10 (rank 10 unjudged),
     and whose judged documents give the ideal vector <3, 3, 3, 2, 2, 2, 1, 1, 1, 1>
-    (three grade-1 documents are not retrieved) plus two judged non-relevant ones."""
+    (three grade-1 documents are not retrieved) plus two judged non-relevant ones.
+
+    ``tied``: every score equal, docnos ``r99, r98, ..., r90`` for ranks 1-10 (written
+    in shuffled line order): trec_eval breaks ties by docno descending (form_res_rels.c
+    comp_sim_docno), so its ranking, and its value, are the example's."""
     grades = (3, 2, 3, 0, 0, 1, 2, 2, 3, None)
-    run = [("G", f"r{i + 1:02d}", float(10 - i)) for i in range(10)]
-    qrels = [("G", f"r{i + 1:02d}", g) for i, g in enumerate(grades) if g is not None]
+    if tied:
+        names = [f"r{99 - i}" for i in range(10)]
+        run = [("G", names[i], 1.0) for i in (4, 9, 0, 7, 2, 5, 8, 1, 3, 6)]
+    else:
+        names = [f"r{i + 1:02d}" for i in range(10)]
+        run = [("G", names[i], float(10 - i)) for i in range(10)]
+    qrels = [("G", names[i], g) for i, g in enumerate(grades) if g is not None]
     qrels += [("G", f"u{j}", 1) for j in range(3)]
-    return Case("jarvelin2002/example", qrels, run, note="Järvelin & Kekäläinen 2002, Section 2 example")
+    return Case("jarvelin2002/example" + ("-tied" if tied else ""), qrels, run,
+                note="Järvelin & Kekäläinen 2002, Section 2 example" + (" (all scores tied)" if tied else ""))
 
 
 # microsoft/recommenders tests/unit/recommenders/evaluation/conftest.py (rating_true,

@@ -60,10 +60,19 @@ class Entry:
 
 # ----------------------------------------------------------------------------- datasets
 
-def _ranked_case(name: str, qrels_rows: list, ranking: dict) -> D.Case:
-    """A worked example: rankings given as docno lists (scores n, n-1, ..., 1)."""
-    rows = [(q, d, float(len(docs) - i)) for q, docs in ranking.items() for i, d in enumerate(docs)]
-    return D.Case(name, qrels_rows, rows, note="worked example (see the entry's reference)")
+def _ranked_case(name: str, qrels_rows: list, ranking: dict, tied: bool = False) -> D.Case:
+    """A worked example: rankings given as docno lists (scores n, n-1, ..., 1); ``tied``:
+    every score 1.0, the lines in the ranking's order (for references that consume the
+    hits in the order given: a search engine's response, a recommendation list)."""
+    rows = [(q, d, 1.0 if tied else float(len(docs) - i)) for q, docs in ranking.items() for i, d in enumerate(docs)]
+    return D.Case(name, qrels_rows, rows, note="worked example (see the entry's reference)"
+                  + ("; every score tied, lines in the ranking's order" if tied else ""))
+
+
+#: worked examples also given with every score tied, the lines in the cited order
+#: (``<name>-tied``): their references consume the hits in the order given
+TIED_ORDER = ("es/testDCGAt", "es/testDCGAtSixMissingRatings", "es/testDCGAtFourMoreRatings",
+              "opensearch/worked", "elliot/worked")
 
 
 GEN = ("generated",)
@@ -97,7 +106,9 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
         [("1", "a", 0), ("1", "b", 0), ("1", "c", 1), ("2", "a", 0), ("2", "b", 1), ("2", "c", 2)],
         [("1", "a", 1.0), ("1", "b", 3.0), ("1", "c", 2.0), ("2", "a", 1.0), ("2", "b", 2.0), ("2", "c", 3.0)],
         note="TF-Ranking metrics_test.py"),
-    **{name: (lambda name=name, q=q, r=r: _ranked_case(name, q, r)) for name, (q, r) in {
+    "jarvelin2002/example-tied": lambda: D.jarvelin2002_example(tied=True),
+    **{name + suffix: (lambda name=name, q=q, r=r, suffix=suffix: _ranked_case(name + suffix, q, r, bool(suffix)))
+       for suffix in ("", "-tied") for name, (q, r) in {
         # Elasticsearch DiscountedCumulativeGainTests.java (testDCGAt, ...SixMissingRatings, ...FourMoreRatings)
         "es/testDCGAt": ([("q", str(i), g) for i, g in enumerate([3, 2, 3, 0, 1, 2])],
                          {"q": [str(i) for i in range(6)]}),
@@ -120,7 +131,7 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
         "elliot/worked": ([("u", "a", 3), ("u", "b", 1), ("u", "c", 0), ("v", "z", 0)],
                           {"u": ["b", "x", "a"], "v": ["z"]}),
         "mteb/worked": ([("q1", "d2", 1), ("q2", "d3", 1)], {"q1": ["q1", "d2", "d9"], "q2": ["d3", "d4"]}),
-    }.items()},
+    }.items() if not suffix or name in TIED_ORDER},
 }
 
 TE_OUT = "trec_eval (usnistgov/trec_eval f4253652c8ef) test/out.test.aq (-m all_trec -q), in ../shared/data"
@@ -151,7 +162,12 @@ JK2002 = ("Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techn
 NDCG_P_EXAMPLE = 0.8117
 NDCG_P_SOURCE = ("worked by hand from usnistgov/trec_eval m_ndcg_p.c (te_calc_ndcg_p, commit 2b0beb78) on the "
                  "Järvelin-Kekäläinen 2002 example; no released trec_eval computes ndcg_p (not registered "
-                 "in measures.c)")
+                 "in measures.c); ties: the example again with every score equal and docnos descending "
+                 "in rank order, lines shuffled: m_ndcg_p.c:54 ranks through te_form_res_rels, which sorts "
+                 "by score, then docno descending (form_res_rels.c:112-113, comp_sim_docno :266-275, "
+                 "usnistgov/trec_eval f4253652), so the ranking and the value are the example's")
+NDCG_P_DATA = ("jarvelin2002/example", "jarvelin2002/example-tied")
+NDCG_P_VECTORS = {(name, None): {"G": NDCG_P_EXAMPLE} for name in NDCG_P_DATA}
 
 
 def _no_positive(case, qid) -> bool:
@@ -169,6 +185,12 @@ TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (com
               "on tied data: the expectation over tie orders of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
               "ideal from the list's labels), exhaustive for up to 720 orders, else 2000 shuffles; "
               "TF-Ranking needs TensorFlow, not installed here")
+
+PYTORCHLTR_SEEDS = 1000
+RANKLIB_TIES = ("; ties: Ranker.rank sorts with MergeSorter.sort(scores, false) (codelibs/ranklib e43f605f "
+                "Ranker.java:88-95), a stable merge sort: natural non-increasing runs (MergeSorter.java:"
+                "134-189) merged taking the left index when list[idx[i]] >= list[idx[j]] (:191-217, "
+                ":204), so tied documents keep the input order; RankLib (Java) is in no reachable registry")
 
 SPARK_MLLIB = lambda: version("pyspark") + " RankingMetrics.ndcgAt"  # noqa: E731
 SPARK_JVM = (" with relevance values, the JVM's org.apache.spark.mllib.evaluation.RankingMetrics through py4j "
@@ -201,27 +223,50 @@ PYSERINI = TE.SOURCE + ", run as -q -m ndcg_cut.k qrels run"
 PYSERINI_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
 ES_TESTS = ("elastic/elasticsearch modules/rank-eval/src/test/java/org/elasticsearch/index/rankeval/"
             "DiscountedCumulativeGainTests.java (testDCGAt, testDCGAtSixMissingRatings, "
-            "testDCGAtFourMoreRatings); Elasticsearch (Java) is in no reachable registry")
+            "testDCGAtFourMoreRatings); ties: the same hits with every score equal, in the test's "
+            "order (-tied): _rank_eval consumes the hits in the order the search returned them "
+            "(DiscountedCumulativeGain.java @02f20483 evaluate :127-163, ratings in hit order :129-143; "
+            "computeDCG :165-175, rank 1, 2, ... in that order), so the test's values stand; "
+            "Elasticsearch (Java) is in no reachable registry")
+ES_DATA = tuple("es/" + t + s for t in ("testDCGAt", "testDCGAtSixMissingRatings", "testDCGAtFourMoreRatings")
+                for s in ("", "-tied"))
 ES_DCG = {"testDCGAt": 13.84826362927298, "testDCGAtSixMissingRatings": 12.779642067948913,
           "testDCGAtFourMoreRatings": 12.392789260714371}
 ES_IDEAL = {"testDCGAt": 14.595390756454922, "testDCGAtSixMissingRatings": 13.347184833073591,
             "testDCGAtFourMoreRatings": 13.347184833073591}
 OPENSEARCH = ("worked by hand from opensearch-project/search-relevance src/main/java/org/opensearch/"
               "searchrelevance/metrics/calculator/Evaluation.java @0b75cf84b5b2 (calculateNDCGAtK, "
-              "Math.round(x * 100) / 100.0); OpenSearch (Java) is in no reachable registry")
+              "Math.round(x * 100) / 100.0); ties: the same hits with every score equal, in the worked "
+              "order (-tied): the DCG reads the returned docIds in order (calculateNDCGAtK, "
+              "for i < min(k, docIds.size()): docIds.get(i), Evaluation.java:83-84 @d8be5d1), so the "
+              "values stand; OpenSearch (Java) is in no reachable registry")
+OS_DATA = ("opensearch/worked", "opensearch/worked-tied")
 TORCHREC = ("worked by hand from pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:152-160, :205-207, "
-            ":234-236, :240-241, :261 (1 - DCG/IDCG; IDCG 0 -> 1e-6); TorchRec needs fbgemm, not installed here")
+            ":234-236, :240-241, :261 (1 - DCG/IDCG; IDCG 0 -> 1e-6); on LTR data with ties: the expectation "
+            "over tie orders of the same formula (labels.sort / predictions.sort are torch.sort, not "
+            "stable: :152-160; float32 tensors, so scores equal as float32 tie), exhaustive up to 720 "
+            "orders, else 2000 shuffles; TorchRec 1.9.2 is not installed here: import torchrec.metrics.ndcg "
+            "fails with ModuleNotFoundError: No module named 'fbgemm_gpu' (torchrec/__init__.py imports "
+            "torchrec.distributed; fbgemm-gpu and tensordict are binary packages tied to a torch build)")
+TORCHREC_DATA = ("torchrec/worked",) + LTR
+
 ELLIOT = ("worked by hand from sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg.py and "
           "elliot/evaluation/relevance/relevance.py (gain 2^(r - t + 1) - 1 above threshold t; binary for "
-          "Rendle 2020); Elliot pins numpy < 1.24, not installed here")
+          "Rendle 2020); ties: the same lists with every score equal, in the worked order (-tied): "
+          "Elliot's metrics consume the recommendation list in its order (ndcg.py @085ab479 "
+          "compute_user_ndcg :80-92, rank = position in user_recommendations :89-91); Elliot pins "
+          "numpy < 1.24, not installed here")
+ELLIOT_DATA = ("elliot/worked", "elliot/worked-tied")
 MTEB_SRC = {"ndcg_cut": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:509-519, "
                         ":592-614 (pytrec_eval ndcg_cut, mean round(..., 5))",
             "ndcg_cut_skip_first": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:"
                                    "597-601 (skip_first_result)",
             "ndcg_cut_ignore_ids": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_evaluator.py:"
                                    "134-142 (ignore_identical_ids)"}
-MTEB_SRC = {m: v + "; MTEB's dependencies fight this environment's pins, not installed here"
-            for m, v in MTEB_SRC.items()}
+MTEB_SRC = {m: v + ("; MTEB 2.26.24 is not installed here: import mteb fails with ModuleNotFoundError: "
+                    "No module named 'datasets', then 'polars' (mteb/benchmarks/benchmark.py:13; polars "
+                    "needs the binary polars-runtime-32, datasets needs xxhash)") for m, v in MTEB_SRC.items()}
+MTEB_DATA = ("mteb/worked",) + LIB_TREC + ("robust03/InexpC2",)
 
 
 ENTRIES: list[Entry] = [
@@ -244,8 +289,7 @@ ENTRIES: list[Entry] = [
                               ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
                               ("map_cut", "map_cut_{k}", (5, 1000)), ("recall", "recall_{k}", (5, 1000)),
                               ("recip_rank", "recip_rank", (None,)))],
-    Entry("trec_eval9.ndcg_p", R.vectors({("jarvelin2002/example", None): {"G": NDCG_P_EXAMPLE}}),
-          NDCG_P_SOURCE, ("jarvelin2002/example",), 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
+    Entry("trec_eval9.ndcg_p", R.vectors(NDCG_P_VECTORS), NDCG_P_SOURCE, NDCG_P_DATA, 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
           "(m_ndcg_p.c) moves the value by < 1e-7"),
     # ------------------------------------------------------------------ ir_measures
     *[Entry(f"ir_measures.{m}", R.ir_measures(native), IRM, data, tol, why, cutoffs=cuts, side=side)
@@ -264,8 +308,7 @@ ENTRIES: list[Entry] = [
           ("ERR_IA", "ERR_IA@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
           ("nERR_IA", "nERR_IA@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
       )],
-    Entry("trec_eval.ndcg_p", R.vectors({("jarvelin2002/example", None): {"G": NDCG_P_EXAMPLE}}),
-          NDCG_P_SOURCE, ("jarvelin2002/example",), 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
+    Entry("trec_eval.ndcg_p", R.vectors(NDCG_P_VECTORS), NDCG_P_SOURCE, NDCG_P_DATA, 5e-5, TE_PRINT + "; the ideal's (float) discount cast "
           "(m_ndcg_p.c) moves the value by < 1e-7"),
     # ------------------------------------------------------------------ pytrec_eval
     *[Entry(f"pytrec_eval.{m}", R.pytrec_eval(m), PYTE, REAL_TREC + GEN, 1e-12, F64)
@@ -300,12 +343,11 @@ ENTRIES: list[Entry] = [
           "torchmetrics computes in float32 (relative precision 6e-8; sums of up to 100 terms)",
           cutoffs=(None, 1, 3, 10), side="arrays"),
     Entry("ranklib.ndcg", R.stable_port("ndcg"),
-          "port of RankLib 2.x NDCGScorer/DCGScorer and Ranker.rank (stable merge sort) from the cited "
-          "lines; RankLib (Java) is in no reachable registry", LTR, 1e-12, F64, cutoffs=(1, 3, 10),
-          side="arrays"),
+          "port of RankLib 2.x NDCGScorer/DCGScorer and Ranker.rank from the cited lines" + RANKLIB_TIES,
+          LTR, 1e-12, F64, cutoffs=(1, 3, 10), side="arrays"),
     Entry("ranklib.err", R.stable_port("err"),
-          "port of RankLib 2.x ERRScorer and Ranker.rank from the cited lines; RankLib (Java) is in no "
-          "reachable registry", LTR, 1e-12, F64, cutoffs=(1, 3, 10), side="arrays"),
+          "port of RankLib 2.x ERRScorer and Ranker.rank from the cited lines" + RANKLIB_TIES,
+          LTR, 1e-12, F64, cutoffs=(1, 3, 10), side="arrays"),
     Entry("tfr.ndcg", R.by_case({
         "tfr/metrics_test": R.vectors({("tfr/metrics_test", None): {"1": 1 / math.log2(3), "2": 1.0}}),
         "generated-nonneg": R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1),
@@ -375,53 +417,77 @@ ENTRIES: list[Entry] = [
     Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(TE.trec_eval("ndcg_cut_{k}")),
           PYSERINI + " on the run without its unjudged rows (what -remove-unjudged hands it)",
           PYSERINI_DATA, TE_BIN_TOL, TE_PRINT, cutoffs=(5, 10, 1000)),
-    Entry("elasticsearch.dcg", R.vectors({("es/" + t, 10): {"q": v} for t, v in ES_DCG.items()}),
-          ES_TESTS, tuple("es/" + t for t in ES_DCG), 1e-12, "the Java test asserts 1e-14 relative; "
+    Entry("elasticsearch.dcg", R.vectors({("es/" + t + s, 10): {"q": v} for t, v in ES_DCG.items() for s in ("", "-tied")}),
+          ES_TESTS, ES_DATA, 1e-12, "the Java test asserts 1e-14 relative; "
           "values below 14", cutoffs=(10,)),
-    Entry("elasticsearch.ndcg", R.vectors({("es/" + t, 10): {"q": v / ES_IDEAL[t]} for t, v in ES_DCG.items()}),
-          ES_TESTS, tuple("es/" + t for t in ES_DCG), 1e-12, "DCG / ideal DCG as the Java test asserts them "
+    Entry("elasticsearch.ndcg", R.vectors({("es/" + t + s, 10): {"q": v / ES_IDEAL[t]} for t, v in ES_DCG.items()
+                                           for s in ("", "-tied")}),
+          ES_TESTS, ES_DATA, 1e-12, "DCG / ideal DCG as the Java test asserts them "
           "(1e-14 relative)", cutoffs=(10,)),
-    Entry("opensearch.ndcg", R.vectors({("opensearch/worked", 10): {"q1": 0.27, "q2": 0.33}}), OPENSEARCH,
-          ("opensearch/worked",), 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
+    Entry("opensearch.ndcg", R.vectors({(n, 10): {"q1": 0.27, "q2": 0.33} for n in OS_DATA}), OPENSEARCH,
+          OS_DATA, 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
           cutoffs=(10,)),
-    Entry("opensearch.dcg", R.vectors({("opensearch/worked", 10): {"q1": 2.5, "q2": 0.33}}), OPENSEARCH,
-          ("opensearch/worked",), 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
+    Entry("opensearch.dcg", R.vectors({(n, 10): {"q1": 2.5, "q2": 0.33} for n in OS_DATA}), OPENSEARCH,
+          OS_DATA, 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
           cutoffs=(10,)),
-    Entry("torchrec.ndcg", R.vectors({("torchrec/worked", None): {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}}),
-          lambda: TORCHREC, ("torchrec/worked",), 1e-6, "TorchRec computes in float32", side="arrays"),
-    Entry("torchrec.ndcg_exp", R.vectors({("torchrec/worked", None): {"s1": 1 - 2.5 / (3 + 1 / L2(3)),
-                                                                      "s2": 1.0}}),
-          lambda: TORCHREC, ("torchrec/worked",), 1e-6, "TorchRec computes in float32", side="arrays"),
-    Entry("allrank.ndcg", R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3),
-                                                                   "no_relevant": 1.0},
-                                     ("allrank/multiple_ats", 1): {"q": 1.0},
-                                     ("allrank/multiple_ats", 2): {"q": 1 / (1 + 1 / L2(3))}}),
+    *[Entry(f"torchrec.{m}", R.by_case({"torchrec/worked": R.vectors({("torchrec/worked", None): v}),
+                                         **{name: R.expected_over_tie_orders(
+                                             gain, lambda r: 1 / math.log2(r + 1), "returned", shuffles=2000,
+                                             seed=1, complement=True, float32=True) for name in LTR}}),
+            lambda: TORCHREC, TORCHREC_DATA, 1e-6,
+            "TorchRec computes in float32 (sums of up to 30 terms); sampled queries: + 6 standard errors of "
+            "the shuffle mean", side="arrays")
+      for m, v, gain in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, lambda l: l),
+                         ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, lambda l: 2.0 ** l - 1))],
+    Entry("allrank.ndcg", R.by_case({
+        **{name: R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3), "no_relevant": 1.0},
+                            ("allrank/multiple_ats", 1): {"q": 1.0},
+                            ("allrank/multiple_ats", 2): {"q": 1 / (1 + 1 / L2(3))}})
+           for name in ("allrank/test_ndcg", "allrank/multiple_ats")},
+        **{name: R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1), "returned",
+                                            shuffles=2000, seed=1, empty=1.0, float32=True) for name in LTR}}),
           "allegro/allRank tests/losses/test_ndcg.py @6167f9d (test_ndcg_simple_1, test_ndcg_simple_2, "
           "test_ndcg_for_multiple_ats); no relevant item: allrank/models/metrics.py:7-8, :23-24 v1.4.3 "
-          "(filler_value 1.0); allRank needs an old torch/numpy, not installed here",
-          ("allrank/test_ndcg", "allrank/multiple_ats"), 1e-6, "allRank computes in float32",
-          cutoffs=(None, 1, 2), side="arrays"),
-    *[Entry(f"pytorchltr.{m}", R.vectors({("pytorchltr/worked", 10): {"q0": v, "q1": 0.0}}),
-            "worked by hand from rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py (ndcg: dcg / idcg, "
-            "idcg 0 set to 1; exp: 2^rel - 1; [:, :k][:, -1] on the cumulative sum); pytorchltr needs a "
-            "Cython build against an old torch, not installed here", ("pytorchltr/worked",), 1e-6,
-            "pytorchltr computes in float32", cutoffs=(10,), side="arrays")
-      for m, v in (("ndcg", (1 / L2(3) + 1.5) / (3 + 1 / L2(3))), ("ndcg_linear", (1 / L2(3) + 1) / (2 + 1 / L2(3))))],
-    Entry("recbole.ndcg", R.vectors({("recbole/worked", 3): {"u": 1.5 / (1 + 1 / L2(3) + 0.5)}}),
-          "worked by hand from RUCAIBox/RecBole v1.2.1 recbole/evaluator/metrics.py:186-202 (NDCG.metric_info: "
-          "idcg_len = min(pos_len, k), binary hits); RecBole needs numpy < 1.24, not installed here",
-          ("recbole/worked",), 1e-12, F64, cutoffs=(3,)),
-    *[Entry(f"elliot.{m}", R.vectors({("elliot/worked", 3): v}), ELLIOT, ("elliot/worked",), 1e-12, F64,
+          "(filler_value 1.0); on LTR data with ties: the expectation over tie orders of metrics.py v1.4.3 "
+          "ndcg/dcg (:7-28, :40-75: y_pred.sort(descending=True) is not stable, :37; gain 2^y - 1, "
+          "1/log2(i + 2), ideal from the slate's labels, ats cut at the slate length; float32 tensors, so "
+          "scores equal as float32 tie), exhaustive up to 720 orders, else 2000 shuffles; allRank 1.4.3 is "
+          "not installed here: import allrank.models.metrics fails with ModuleNotFoundError: No module "
+          "named 'torchvision' (allrank/data/dataset_loading.py:8, then gcsfs and pkg_resources in "
+          "allrank/utils/file_utils.py:6-8; torchvision is a binary tied to a torch build, pkg_resources "
+          "is gone from setuptools 81+)",
+          ("allrank/test_ndcg", "allrank/multiple_ats") + LTR, 1e-6,
+          "allRank computes in float32 (sums of up to 30 terms); sampled queries: + 6 standard errors of "
+          "the shuffle mean", cutoffs=(None, 1, 2, 5, 10), side="arrays"),
+    *[Entry(f"pytorchltr.{m}", R.pytorchltr(exp, seeds=PYTORCHLTR_SEEDS),
+            lambda: version("pytorchltr") + " evaluation.ndcg (built from its sdist), mean over "
+            f"{PYTORCHLTR_SEEDS} seeds of its random tie break (torch.manual_seed(0..{PYTORCHLTR_SEEDS - 1}))",
+            ("pytorchltr/worked",) + LTR, 1e-6,
+            "pytorchltr computes in float32 (sums of up to 30 terms); + 6 standard errors of the mean over seeds",
+            cutoffs=(1, 3, 10, 30), side="arrays")
+      for m, exp in (("ndcg", True), ("ndcg_linear", False))],
+    Entry("recbole.ndcg", R.recbole,
+          lambda: version("recbole") + " Collector.eval_batch_collect + Evaluator (metric NDCG, "
+          "metric_decimal_place 15) on score rows holding the run's ranking (torch.topk orders equal "
+          "scores arbitrarily); shim: np.float = float while RecBole runs (metrics.py:188, :194 use "
+          "np.float, removed in numpy 1.24)",
+          ("recbole/worked",) + LIB_TREC, 1e-12, F64 + " (RecBole's metric in numpy float64)",
+          cutoffs=(1, 3, 10)),
+    *[Entry(f"elliot.{m}", R.vectors({(n, 3): v for n in ELLIOT_DATA}), ELLIOT, ELLIOT_DATA, 1e-12, F64,
             cutoffs=(3,))
       for m, v in (("ndcg", {"u": (3 + 15 / 2) / (15 + 3 / L2(3) + 0.5), "v": 1.0}),
                    ("ndcg_t1", {"u": (1 + 7 / 2) / (7 + 1 / L2(3))}),
                    ("ndcg_rendle2020", {"u": 1.5 / (1 + 1 / L2(3) + 0.5), "v": 1.0}))],
-    *[Entry(f"mteb.{m}", R.vectors_with_mean({("mteb/worked", 10): v}),
-            "worked by hand from " + MTEB_SRC[m], ("mteb/worked",), 1e-12,
-            "the mean is MTEB's round(mean, 5), exact; per query float64", cutoffs=(10,))
-      for m, v in (("ndcg_cut", ({"q1": 1 / L2(3), "q2": 1.0}, 0.81546)),
-                   ("ndcg_cut_skip_first", ({"q1": 1.0, "q2": 0.0}, 0.5)),
-                   ("ndcg_cut_ignore_ids", ({"q1": 1.0, "q2": 1.0}, 1.0)))],
+    *[Entry(f"mteb.{m}", R.by_case({
+        "mteb/worked": R.vectors_with_mean({("mteb/worked", 10): v}),
+        **{name: R.mteb_pytrec(**kw) for name in MTEB_DATA[1:]}}),
+            lambda m=m: "worked by hand (mteb/worked), and " + version("pytrec_eval-terrier") + " called as MTEB "
+            "calls it (the other datasets; the cited lines' filter, sort and rounding in the suite: "
+            "cf_refs.mteb_pytrec), from " + MTEB_SRC[m], MTEB_DATA, 5e-6 + 1e-12,
+            "MTEB rounds the mean to 5 decimals (round(..., 5)); per query float64", cutoffs=(1, 10, 100))
+      for m, v, kw in (("ndcg_cut", ({"q1": 1 / L2(3), "q2": 1.0}, 0.81546), {}),
+                       ("ndcg_cut_skip_first", ({"q1": 1.0, "q2": 0.0}, 0.5), {"skip_first": True}),
+                       ("ndcg_cut_ignore_ids", ({"q1": 1.0, "q2": 1.0}, 1.0), {"ignore_identical_ids": True}))],
     # ------------------------------------------------------------------ papers
     Entry("burges2005.ndcg", R.gdeval(2, k_override=100000), GDEVAL,
           ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
