@@ -113,9 +113,9 @@ def _presets():
     )
     yield Preset(
         name="tfr.ndcg",
-        spec=exp_returned.format(ties="average", extra=""),
+        spec=exp_returned.format(ties="average(score=float32)", extra=""),
         description=("TF-Ranking NDCGMetric: gain 2^label-1, log(2)/log1p(rank), ideal DCG of the "
-                     "list's labels cut at topn, ties shuffled at random (evalkit gives the expected "
+                     "list's labels cut at topn, scores cast to float32 and ties shuffled at random (evalkit gives the expected "
                      "value), IDCG = 0 scores 0 (divide_no_nan); topn=None is the whole list"),
         source=(f"{TFR} metrics_impl.py:31 (gain 2^label-1), :33 (discount log(2)/log1p(rank)), "
                 ":631-670 (NDCGMetric: DCG over sort_by_scores, ideal over sorted gains, "

@@ -182,7 +182,8 @@ NDEVAL_UNJUDGED = ("ndeval prints a row of zeros for a run topic absent from the
                    "amean (ndeval.c applyQrels 1179-1208, outputMeasures 1392-1403: totals / actualTopics)")
 TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (commit 0467b63a) "
               "test_make_normalized_discounted_cumulative_gain_fn (expected_ndcg_1, expected_ndcg_2); "
-              "on tied data: the expectation over tie orders of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
+              "on tied data: the expectation over tie orders (scores compared as float32: utils.py "
+              "sort_by_scores casts them) of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
               "ideal from the list's labels), exhaustive for up to 720 orders, else 2000 shuffles; "
               "TF-Ranking needs TensorFlow, not installed here")
 
@@ -351,7 +352,7 @@ ENTRIES: list[Entry] = [
     Entry("tfr.ndcg", R.by_case({
         "tfr/metrics_test": R.vectors({("tfr/metrics_test", None): {"1": 1 / math.log2(3), "2": 1.0}}),
         "generated-nonneg": R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1),
-                                                       "returned", shuffles=2000, seed=1)}),
+                                                       "returned", shuffles=2000, seed=1, float32=True)}),
           TFR_SOURCE, ("tfr/metrics_test", "generated-nonneg"), 1e-5,
           "the test asserts 5 places; sampled queries: + 6 standard errors of the shuffle mean",
           cutoffs=(None, 3, 10), side="arrays"),
