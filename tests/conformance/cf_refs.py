@@ -826,16 +826,60 @@ def _ranked_rows(case) -> dict:
     return out
 
 
+#: pytorchltr's sdist on PyPI (the only distribution of 0.2.1): version and sha256
+PYTORCHLTR_SDIST = ("0.2.1", "58d60f1da45ab73d29f9594922b9ee601a7f65b42759585baba799f83b0fc945")
+
+
+def pytorchltr_evaluation():
+    """``pytorchltr.evaluation`` of pytorchltr 0.2.1, imported from its sdist: ``pip
+    download --no-deps --no-binary pytorchltr pytorchltr==0.2.1`` (sha256 pinned), its
+    ``pytorchltr/`` Python files unpacked under :data:`CACHE` and put first on
+    ``sys.path``. ``pip install`` cannot build it here: the sdist ships only the C file
+    Cython 0.29.21 generated for its svmrank dataset parser, which does not compile on
+    Python 3.11 (``fatal error: longintrepr.h: No such file or directory``); the
+    evaluation package is pure Python and never imports that parser."""
+    import hashlib
+
+    ver, sha = PYTORCHLTR_SDIST
+    folder = CACHE / f"pytorchltr-{ver}"
+    if not (folder / "pytorchltr" / "evaluation" / "dcg.py").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        sdist = folder / f"pytorchltr-{ver}.tar.gz"
+        if not sdist.exists():
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
+                            "pytorchltr", "--dest", str(folder), f"pytorchltr=={ver}"],
+                           check=True, capture_output=True, text=True)
+        got = hashlib.sha256(sdist.read_bytes()).hexdigest()
+        if got != sha:
+            raise AssertionError(f"{sdist}: sha256 {got}, expected {sha}")
+        with tarfile.open(sdist) as tar:
+            for member in tar.getmembers():
+                rel = member.name.split("/", 1)[-1]
+                if member.isfile() and rel.startswith("pytorchltr/") and rel.endswith(".py"):
+                    target = folder / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(tar.extractfile(member).read())
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    import pytorchltr.evaluation as evaluation
+
+    if not Path(evaluation.__file__).resolve().is_relative_to(folder.resolve()):
+        raise AssertionError(f"pytorchltr imported from {evaluation.__file__}, not from the 0.2.1 sdist")
+    return evaluation
+
+
 def pytorchltr(exp: bool, seeds: int = 1000):
-    """``pytorchltr.evaluation.ndcg(scores, relevance, n, k=k, exp=exp)`` on the run's
-    groups as one padded batch (float32 scores, int64 relevance, ``n`` the list lengths),
-    as its users call it. pytorchltr breaks ties at random (``rank_by_score`` ->
-    ``tiebreak_argsort``: ``torch.randperm``), so the reference is the mean over
-    ``seeds`` calls (``torch.manual_seed(0..seeds-1)``) with, per query, the standard
-    error of that mean (the suite allows 6 of them beyond the tolerance)."""
+    """``pytorchltr.evaluation.ndcg(scores, relevance, n, k=k, exp=exp)`` (pytorchltr
+    0.2.1, :func:`pytorchltr_evaluation`) on the run's groups as one padded batch
+    (float32 scores, int64 relevance, ``n`` the list lengths), as its users call it.
+    pytorchltr breaks ties at random (``rank_by_score`` -> ``tiebreak_argsort``:
+    ``torch.randperm``), so the reference is the mean over ``seeds`` calls
+    (``torch.manual_seed(0..seeds-1)``) with, per query, the standard error of that mean
+    (the suite allows 6 of them beyond the tolerance)."""
     def ref(case, k=None) -> Ref:
         import torch
-        from pytorchltr.evaluation import ndcg
+
+        ndcg = pytorchltr_evaluation().ndcg
 
         qids, ys, ss = case.arrays()
         width = max(len(y) for y in ys)
