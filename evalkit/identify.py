@@ -310,7 +310,8 @@ class Answer:
     :param preset: the preset's name, or ``None`` for a composition.
     :param values: its value for each piece of evidence (same order as
         :attr:`Identification.evidence`).
-    :param non_default: number of choices that differ from trec_eval's ``ndcg``.
+    :param non_default: number of choices that differ from trec_eval's ``ndcg`` (each
+        non-default component parameter counts too).
     :param distance: for a composition, the number of components, conventions and
         parameters that differ from the nearest preset (:func:`distance_to_presets`);
         0 for a preset.
@@ -437,11 +438,14 @@ def _library_rank(preset_name: str) -> tuple[int, str]:
 
 
 def _non_default(fl: Flavour) -> int:
+    """Choices away from the defaults: components other than the default ones, each
+    component parameter set (``average(score=float32)`` is one more than ``average``),
+    conventions and metric parameters."""
     n = 0
     for key in ("gain", "discount", "idcg", "ties"):
         ref = getattr(fl, key)
         if ref is not None and ref != ComponentRef(DEFAULT_COMPONENTS[key]):
-            n += 1
+            n += 1 + len(ref.params)
     return n + len(fl.conventions) + len(fl.params)
 
 
