@@ -1,6 +1,7 @@
-"""Test vectors for the library presets whose library does not install here (a JVM,
-fbgemm, Cython builds or numpy < 1.24 needed): Elasticsearch, OpenSearch, TorchRec,
-allRank, pytorchltr, RecBole, Elliot and MTEB. Each vector comes from the library's
+"""Test vectors for library presets: Elasticsearch, OpenSearch, TorchRec, allRank,
+pytorchltr, RecBole, Elliot and MTEB (the JVM ones, allRank, Elliot and MTEB do not install
+here; TorchRec, pytorchltr and RecBole the conformance suite also runs for real,
+tests/conformance). Each vector comes from the library's
 own unit tests or is worked by hand from the source lines cited by the preset
 (evalkit/builtins/presets_libraries.py); the comment above each names the file.
 """

@@ -242,13 +242,20 @@ OPENSEARCH = ("worked by hand from opensearch-project/search-relevance src/main/
               "for i < min(k, docIds.size()): docIds.get(i), Evaluation.java:83-84 @d8be5d1), so the "
               "values stand; OpenSearch (Java) is in no reachable registry")
 OS_DATA = ("opensearch/worked", "opensearch/worked-tied")
-TORCHREC = ("worked by hand from pytorch/torchrec v1.9.0 torchrec/metrics/ndcg.py:152-160, :205-207, "
-            ":234-236, :240-241, :261 (1 - DCG/IDCG; IDCG 0 -> 1e-6); on LTR data with ties: the expectation "
-            "over tie orders of the same formula (labels.sort / predictions.sort are torch.sort, not "
-            "stable: :152-160; float32 tensors, so scores equal as float32 tie), exhaustive up to 720 "
-            "orders, else 2000 shuffles; TorchRec 1.9.2 is not installed here: import torchrec.metrics.ndcg "
-            "fails with ModuleNotFoundError: No module named 'fbgemm_gpu' (torchrec/__init__.py imports "
-            "torchrec.distributed; fbgemm-gpu and tensordict are binary packages tied to a torch build)")
+TORCHREC_DRAWS = 1000
+TORCHREC = lambda: (  # noqa: E731
+    version("torchrec") + " torchrec.metrics.ndcg.NDCGMetric (update on a batch: session ids, labels, "
+    "predictions, weights; then compute(): lifetime_ndcg), with " + version("fbgemm-gpu-cpu")
+    + " (the CPU build for torch 2.13: fbgemm_gpu/__init__.py maps 1.8 to 2.13; 1.9.0 and 1.7.0 fail at "
+    "import with undefined symbols; TorchRec and FBGEMM release with matching versions) and the "
+    "torchmetrics " + R.TORCHREC_TORCHMETRICS[0] + " TorchRec pins "
+    "(in a worker process: with the test extra's torchmetrics 1.9.0, compute() fails with ValueError: A "
+    "frozen dataclass was passed to `apply_to_collection`); torchrec/metrics/ndcg.py is the same file in "
+    "v1.8.0, v1.9.0 and v1.9.2 (1 - DCG/IDCG: :151-160, :205-207, :234-247, :261; IDCG 0 -> 1e-6). "
+    "Ties: predictions.sort(descending=True) (:155) on CPU orders equal values neither stably nor by a "
+    f"rule the user sets, so the mean over {TORCHREC_DRAWS} random orders of each session's items "
+    "(per query: the session alone in a batch; mean: every session in one batch); float32 predictions, "
+    "so scores equal as float32 tie")
 TORCHREC_DATA = ("torchrec/worked",) + LTR
 
 ELLIOT = ("worked by hand from sisinflab/elliot elliot/evaluation/metrics/accuracy/ndcg/ndcg.py and "
@@ -431,15 +438,14 @@ ENTRIES: list[Entry] = [
     Entry("opensearch.dcg", R.vectors({(n, 10): {"q1": 2.5, "q2": 0.33} for n in OS_DATA}), OPENSEARCH,
           OS_DATA, 1e-12, "Math.round(x * 100) / 100.0: exact 2-decimal values",
           cutoffs=(10,)),
-    *[Entry(f"torchrec.{m}", R.by_case({"torchrec/worked": R.vectors({("torchrec/worked", None): v}),
-                                         **{name: R.expected_over_tie_orders(
-                                             gain, lambda r: 1 / math.log2(r + 1), "returned", shuffles=2000,
-                                             seed=1, complement=True, float32=True) for name in LTR}}),
-            lambda: TORCHREC, TORCHREC_DATA, 1e-6,
-            "TorchRec computes in float32 (sums of up to 30 terms); sampled queries: + 6 standard errors of "
-            "the shuffle mean", side="arrays")
-      for m, v, gain in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, lambda l: l),
-                         ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, lambda l: 2.0 ** l - 1))],
+    *[Entry(f"torchrec.{m}", R.torchrec(exp, draws=TORCHREC_DRAWS), TORCHREC, TORCHREC_DATA, 1e-6,
+            "TorchRec's discounts are float32 (torch.log2 of int64 ranks, ndcg.py:205-207; gains and sums in "
+            "float64); + 6 standard errors of the mean over the random orders", side="arrays",
+            also=(Also(R.vectors({("torchrec/worked", None): v}),
+                       "worked by hand from torchrec/metrics/ndcg.py v1.9.0 (:152-160, :205-207, :234-241, :261)",
+                       1e-6, "float32 discounts"),))
+      for m, v, exp in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, False),
+                        ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, True))],
     Entry("allrank.ndcg", R.by_case({
         **{name: R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3), "no_relevant": 1.0},
                             ("allrank/multiple_ats", 1): {"q": 1.0},

@@ -904,6 +904,115 @@ def pytorchltr(exp: bool, seeds: int = 1000):
     return ref
 
 
+# ----------------------------------------------------------------------------- TorchRec
+
+#: the torchmetrics wheel TorchRec 1.8.0 pins (``torchmetrics==1.0.3``): version and sha256
+TORCHREC_TORCHMETRICS = ("1.0.3", "612a74ab8ebfcd4ebb38e5c370ce29a0e73af074948048f6f2233e25cf60da75")
+_TORCHREC: dict = {}
+
+
+def torchmetrics_for_torchrec() -> Path:
+    """The folder holding torchmetrics 1.0.3, the version TorchRec 1.8.0 pins: ``pip download
+    --no-deps torchmetrics==1.0.3`` (a pure-Python wheel, sha256 pinned) unpacked under
+    :data:`CACHE`. The test extra keeps torchmetrics 1.9.0 (the ``torchmetrics.*`` rows'
+    reference), with which ``NDCGMetric.compute()`` fails (``cf_torchrec_worker``)."""
+    import hashlib
+    import zipfile
+
+    ver, sha = TORCHREC_TORCHMETRICS
+    folder = CACHE / f"torchmetrics-{ver}"
+    if not (folder / "torchmetrics" / "__init__.py").exists():
+        wheels = folder / "wheel"
+        wheels.mkdir(parents=True, exist_ok=True)
+        wheel = wheels / f"torchmetrics-{ver}-py3-none-any.whl"
+        if not wheel.exists():
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                            "--dest", str(wheels), f"torchmetrics=={ver}"], check=True, capture_output=True, text=True)
+        got = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if got != sha:
+            raise AssertionError(f"{wheel}: sha256 {got}, expected {sha}")
+        with zipfile.ZipFile(wheel) as whl:
+            whl.extractall(folder)
+    return folder
+
+
+def _torchrec_run(case, draws: int, seed: int) -> dict:
+    """Both gains of one case through ``cf_torchrec_worker`` (one process: TorchRec's
+    import takes seconds); ``{exponential_gain: (per_query, spread, mean)}``."""
+    qids, ys, ss = case.arrays()
+    rng = np.random.default_rng(seed)
+    batches = []  # (labels, predictions, session ids): draws x examples
+    for y, s in zip(ys, ss):  # per query: a batch holding that session alone, its items in random orders
+        order = rng.permuted(np.tile(np.arange(len(y)), (draws, 1)), axis=1)
+        batches.append((y[order], s[order], np.zeros(order.shape, dtype=np.int64)))
+    # the mean: one batch of every session, each session's items in a random order within its positions
+    starts = np.cumsum([0] + [len(y) for y in ys])
+    order = np.concatenate([start + rng.permuted(np.tile(np.arange(len(y)), (draws, 1)), axis=1)
+                            for start, y in zip(starts, ys)], axis=1)
+    labels, scores = np.concatenate(ys), np.concatenate(ss)
+    sessions = np.repeat(np.arange(len(ys)), [len(y) for y in ys])
+    batches.append((labels[order], scores[order], np.tile(sessions, (draws, 1))))
+    jobs = {}
+    for e in (0, 1):
+        for b, (y, s, sid) in enumerate(batches):
+            j = e * len(batches) + b
+            jobs.update({f"p{j}": s.astype(np.float32), f"l{j}": y.astype(np.float32), f"s{j}": sid,
+                         f"e{j}": np.array(e)})
+    work = Path(tempfile.mkdtemp(prefix="cf-torchrec-"))
+    try:
+        np.savez(work / "in.npz", **jobs)
+        paths = [str(torchmetrics_for_torchrec())] + [p for p in [os.environ.get("PYTHONPATH")] if p]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+        worker = Path(__file__).with_name("cf_torchrec_worker.py")
+        done = subprocess.run([sys.executable, str(worker), str(work / "in.npz"), str(work / "out.npz")],
+                              env=env, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"TorchRec worker failed:\n{done.stderr[-3000:]}")
+        out = np.load(work / "out.npz")
+        versions = [str(v) for v in out["versions"]]
+        if versions[:2] != [metadata.version("torchrec"), TORCHREC_TORCHMETRICS[0]]:
+            raise AssertionError(f"TorchRec worker ran torchrec/torchmetrics/fbgemm_gpu {versions}")
+        result = {}
+        for e in (0, 1):
+            v = [out[f"v{e * len(batches) + b}"] for b in range(len(batches))]
+            per = {q: float(x.mean()) for q, x in zip(qids, v)}
+            spread = {q: float(x.std() / math.sqrt(draws)) for q, x in zip(qids, v)}
+            result[bool(e)] = (per, spread, float(v[-1].mean()))
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def torchrec(exponential_gain: bool, draws: int = 1000, seed: int = 0):
+    """TorchRec's ``NDCGMetric`` (``torchrec.metrics.ndcg``, TorchRec as installed: 1.8.0,
+    FBGEMM's CPU build 1.8.0 for torch 2.13) called as ``RecMetricModule`` calls a metric:
+    ``update(predictions=, labels=, weights=, required_inputs={"session_id": ...})`` on a
+    batch, then ``compute()`` (``lifetime_ndcg``: the mean over the batch's sessions of ``1 -
+    NDCG``), in :mod:`cf_torchrec_worker` (its own process, with the torchmetrics 1.0.3 that
+    TorchRec pins). Predictions and labels as ``float32`` tensors (a model's outputs; the
+    metric casts them to ``float64``, ndcg.py:387-389, so scores equal in ``float32`` tie),
+    weights 1, the whole session (``k = -1``).
+
+    TorchRec ranks with ``predictions.sort(descending=True)`` (ndcg.py:155), which on CPU
+    orders equal values neither stably nor by any rule a user sets, so the reference is
+    the mean over ``draws`` random orders of each session's items (each order one task row
+    of a ``FUSED_TASKS_COMPUTATION`` batch): per query, a batch holding that session alone;
+    the mean, a batch of every session (``Ref.mean``), each session's items in a random order
+    within its positions (TorchRec asserts that every task row has the same session ids).
+    The spread is each query's standard error over the draws (the suite allows 6 of them)."""
+    def ref(case, k=None) -> Ref:
+        if k is not None:
+            raise NotApplicable("TorchRec's NDCGMetric scores the whole session (k = -1)")
+        key = (case.name, draws, seed)
+        if key not in _TORCHREC:
+            _TORCHREC[key] = _torchrec_run(case, draws, seed)
+        per, spread, mean = _TORCHREC[key][exponential_gain]
+        out = Ref(dict(per), mean)
+        out.spread = dict(spread)
+        return out
+    return ref
+
+
 def mteb_pytrec(*, skip_first: bool = False, ignore_identical_ids: bool = False):
     """What MTEB 2.26.24 runs for a retrieval task's NDCG@k, on pytrec_eval as installed:
     ``RetrievalEvaluator.evaluate`` (retrieval_evaluator.py:134-142: with
