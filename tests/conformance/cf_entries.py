@@ -254,7 +254,8 @@ TORCHREC = lambda: (  # noqa: E731
     "v1.8.0, v1.9.0 and v1.9.2 (1 - DCG/IDCG: :151-160, :205-207, :234-247, :261; IDCG 0 -> 1e-6). "
     "Ties: predictions.sort(descending=True) (:155) on CPU orders equal values neither stably nor by a "
     f"rule the user sets, so the mean over {TORCHREC_DRAWS} random orders of each session's items "
-    "(per query: the session alone in a batch; mean: every session in one batch); float32 predictions, "
+    "(per query: the session alone in a batch; mean: every session, " + str(R.SESSIONS_PER_BATCH)
+    + " to a batch, one update() each, then compute()); float32 predictions, "
     "so scores equal as float32 tie")
 TORCHREC_DATA = ("torchrec/worked",) + LTR
 

@@ -909,6 +909,8 @@ def pytorchltr(exp: bool, seeds: int = 1000):
 #: the torchmetrics wheel TorchRec 1.8.0 pins (``torchmetrics==1.0.3``): version and sha256
 TORCHREC_TORCHMETRICS = ("1.0.3", "612a74ab8ebfcd4ebb38e5c370ce29a0e73af074948048f6f2233e25cf60da75")
 _TORCHREC: dict = {}
+#: sessions per batch when the mean is computed (one ``update`` per batch, as over an epoch)
+SESSIONS_PER_BATCH = 8
 
 
 def torchmetrics_for_torchrec() -> Path:
@@ -941,23 +943,25 @@ def _torchrec_run(case, draws: int, seed: int) -> dict:
     import takes seconds); ``{exponential_gain: (per_query, spread, mean)}``."""
     qids, ys, ss = case.arrays()
     rng = np.random.default_rng(seed)
-    batches = []  # (labels, predictions, session ids): draws x examples
+    batches = []  # (labels, predictions, session ids: draws x examples; batch bounds)
     for y, s in zip(ys, ss):  # per query: a batch holding that session alone, its items in random orders
         order = rng.permuted(np.tile(np.arange(len(y)), (draws, 1)), axis=1)
-        batches.append((y[order], s[order], np.zeros(order.shape, dtype=np.int64)))
-    # the mean: one batch of every session, each session's items in a random order within its positions
+        batches.append((y[order], s[order], np.zeros(order.shape, dtype=np.int64), [0, len(y)]))
+    # the mean: every session, SESSIONS_PER_BATCH to a batch, each session's items in a random
+    # order within its positions
     starts = np.cumsum([0] + [len(y) for y in ys])
     order = np.concatenate([start + rng.permuted(np.tile(np.arange(len(y)), (draws, 1)), axis=1)
                             for start, y in zip(starts, ys)], axis=1)
     labels, scores = np.concatenate(ys), np.concatenate(ss)
     sessions = np.repeat(np.arange(len(ys)), [len(y) for y in ys])
-    batches.append((labels[order], scores[order], np.tile(sessions, (draws, 1))))
+    bounds = list(starts[::SESSIONS_PER_BATCH]) + ([starts[-1]] if len(ys) % SESSIONS_PER_BATCH else [])
+    batches.append((labels[order], scores[order], np.tile(sessions, (draws, 1)), bounds))
     jobs = {}
     for e in (0, 1):
-        for b, (y, s, sid) in enumerate(batches):
+        for b, (y, s, sid, cuts) in enumerate(batches):
             j = e * len(batches) + b
             jobs.update({f"p{j}": s.astype(np.float32), f"l{j}": y.astype(np.float32), f"s{j}": sid,
-                         f"e{j}": np.array(e)})
+                         f"e{j}": np.array(e), f"b{j}": np.array(cuts, dtype=np.int64)})
     work = Path(tempfile.mkdtemp(prefix="cf-torchrec-"))
     try:
         np.savez(work / "in.npz", **jobs)
@@ -997,8 +1001,9 @@ def torchrec(exponential_gain: bool, draws: int = 1000, seed: int = 0):
     orders equal values neither stably nor by any rule a user sets, so the reference is
     the mean over ``draws`` random orders of each session's items (each order one task row
     of a ``FUSED_TASKS_COMPUTATION`` batch): per query, a batch holding that session alone;
-    the mean, a batch of every session (``Ref.mean``), each session's items in a random order
-    within its positions (TorchRec asserts that every task row has the same session ids).
+    the mean (``Ref.mean``), every session, :data:`SESSIONS_PER_BATCH` to a batch, one
+    ``update`` per batch, then ``compute()``, each session's items in a random order within
+    its positions (TorchRec asserts that every task row has the same session ids).
     The spread is each query's standard error over the draws (the suite allows 6 of them)."""
     def ref(case, k=None) -> Ref:
         if k is not None:
