@@ -4,10 +4,11 @@ over the orders of tied documents (``ties=average``), not one run of the library
 TF-Ranking (``sort_by_scores(..., shuffle_ties=True)``), pytorchltr (random tie break in
 ``rank_by_score``), allRank (``y_pred.sort``, not stable) and TorchRec (``torch.sort``,
 not stable) give a different number from run to run on tied scores; the presets'
-descriptions and docs/flavours.md say they report the expectation. TF-Ranking and allRank
-do not install here (TensorFlow; torchvision and gcsfs); pytorchltr 0.2.1 (its sdist's
-pure-Python package) and TorchRec 1.8.0 are run by the conformance suite, averaged over
-seeds or random item orders (tests/conformance). The oracle here is exhaustive: every order of the tied documents
+descriptions and docs/flavours.md say they report the expectation. TF-Ranking does not
+install here (TensorFlow); allRank 1.4.3 (imported with a stand-in torchvision), pytorchltr
+0.2.1 (its sdist's pure-Python package) and TorchRec 1.8.0 are run by the conformance
+suite, averaged over item orders or seeds (tests/conformance). The oracle here is
+exhaustive: every order of the tied documents
 consistent with the scores (itertools.permutations within each tie block), each
 order's NDCG computed from the library's formula written below from its cited source
 lines, and the plain mean over the orders. Lists stay small (<= 7 documents, at most

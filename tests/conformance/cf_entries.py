@@ -188,6 +188,7 @@ TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (com
               "TF-Ranking needs TensorFlow, not installed here")
 
 PYTORCHLTR_SEEDS = 1000
+ALLRANK_SEEDS = 1000
 RANKLIB_TIES = ("; ties: Ranker.rank sorts with MergeSorter.sort(scores, false) (codelibs/ranklib e43f605f "
                 "Ranker.java:88-95), a stable merge sort: natural non-increasing runs (MergeSorter.java:"
                 "134-189) merged taking the left index when list[idx[i]] >= list[idx[j]] (:191-217, "
@@ -272,9 +273,6 @@ MTEB_SRC = {"ndcg_cut": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/ret
                                    "597-601 (skip_first_result)",
             "ndcg_cut_ignore_ids": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_evaluator.py:"
                                    "134-142 (ignore_identical_ids)"}
-MTEB_SRC = {m: v + ("; MTEB 2.26.24 is not installed here: import mteb fails with ModuleNotFoundError: "
-                    "No module named 'datasets', then 'polars' (mteb/benchmarks/benchmark.py:13; polars "
-                    "needs the binary polars-runtime-32, datasets needs xxhash)") for m, v in MTEB_SRC.items()}
 MTEB_DATA = ("mteb/worked",) + LIB_TREC + ("robust03/InexpC2",)
 
 
@@ -447,26 +445,27 @@ ENTRIES: list[Entry] = [
                        1e-6, "float32 discounts"),))
       for m, v, exp in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, False),
                         ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, True))],
-    Entry("allrank.ndcg", R.by_case({
-        **{name: R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3), "no_relevant": 1.0},
-                            ("allrank/multiple_ats", 1): {"q": 1.0},
-                            ("allrank/multiple_ats", 2): {"q": 1 / (1 + 1 / L2(3))}})
-           for name in ("allrank/test_ndcg", "allrank/multiple_ats")},
-        **{name: R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1), "returned",
-                                            shuffles=2000, seed=1, empty=1.0, float32=True) for name in LTR}}),
-          "allegro/allRank tests/losses/test_ndcg.py @6167f9d (test_ndcg_simple_1, test_ndcg_simple_2, "
-          "test_ndcg_for_multiple_ats); no relevant item: allrank/models/metrics.py:7-8, :23-24 v1.4.3 "
-          "(filler_value 1.0); on LTR data with ties: the expectation over tie orders of metrics.py v1.4.3 "
-          "ndcg/dcg (:7-28, :40-75: y_pred.sort(descending=True) is not stable, :37; gain 2^y - 1, "
-          "1/log2(i + 2), ideal from the slate's labels, ats cut at the slate length; float32 tensors, so "
-          "scores equal as float32 tie), exhaustive up to 720 orders, else 2000 shuffles; allRank 1.4.3 is "
-          "not installed here: import allrank.models.metrics fails with ModuleNotFoundError: No module "
-          "named 'torchvision' (allrank/data/dataset_loading.py:8, then gcsfs and pkg_resources in "
-          "allrank/utils/file_utils.py:6-8; torchvision is a binary tied to a torch build, pkg_resources "
-          "is gone from setuptools 81+)",
+    Entry("allrank.ndcg", R.allrank(seeds=ALLRANK_SEEDS),
+          lambda: version("allrank") + " allrank.models.metrics.ndcg (ats=[k], default gain 2^y - 1 and "
+          "filler_value 1.0) on float32 padded slates, mean over " + f"{ALLRANK_SEEDS} random item orders of "
+          "each slate (numpy default_rng(0..." + f"{ALLRANK_SEEDS - 1})): y_pred.sort(descending=True) "
+          "(metrics.py:37) is not stable and, on the CPU, orders tied items by their place in the slate, "
+          "with no seed; its import needs, besides ndcg's torch and numpy: " + version("gcsfs") + " and "
+          + version("setuptools") + " (pkg_resources; allrank/utils/file_utils.py:6-8), and torchvision "
+          "(allrank/data/dataset_loading.py:8-9), here an empty stand-in module while allRank is "
+          "imported: torchvision 0.28.0, the only release pinned to torch 2.13.0, is a CUDA build whose "
+          "import fails with the CPU torch (RuntimeError: operator torchvision::nms does not exist; its "
+          "_C.so needs libc10_cuda.so); ndcg calls none of the three",
           ("allrank/test_ndcg", "allrank/multiple_ats") + LTR, 1e-6,
-          "allRank computes in float32 (sums of up to 30 terms); sampled queries: + 6 standard errors of "
-          "the shuffle mean", cutoffs=(None, 1, 2, 5, 10), side="arrays"),
+          "allRank computes in float32 (sums of up to 30 terms); + 6 standard errors of the mean over "
+          "item orders", cutoffs=(None, 1, 2, 5, 10), side="arrays",
+          also=(Also(R.vectors({("allrank/test_ndcg", None): {"simple_1": 1.0, "simple_2": 1 / L2(3),
+                                                              "no_relevant": 1.0},
+                                ("allrank/multiple_ats", 1): {"q": 1.0},
+                                ("allrank/multiple_ats", 2): {"q": 1 / (1 + 1 / L2(3))}}),
+                     "allegro/allRank tests/losses/test_ndcg.py @6167f9d (test_ndcg_simple_1, test_ndcg_simple_2, "
+                     "test_ndcg_for_multiple_ats); no relevant item: allrank/models/metrics.py:7-8, :23-24 v1.4.3 "
+                     "(filler_value 1.0)", 1e-6, "allRank computes in float32"),)),
     *[Entry(f"pytorchltr.{m}", R.pytorchltr(exp, seeds=PYTORCHLTR_SEEDS),
             f"pytorchltr {R.PYTORCHLTR_SDIST[0]} evaluation.ndcg, imported from its sdist (pip download, sha256 "
             "pinned: pip install cannot build it on Python 3.11, its svmrank parser's C file, generated by Cython "
@@ -489,13 +488,12 @@ ENTRIES: list[Entry] = [
       for m, v in (("ndcg", {"u": (3 + 15 / 2) / (15 + 3 / L2(3) + 0.5), "v": 1.0}),
                    ("ndcg_t1", {"u": (1 + 7 / 2) / (7 + 1 / L2(3))}),
                    ("ndcg_rendle2020", {"u": 1.5 / (1 + 1 / L2(3) + 0.5), "v": 1.0}))],
-    *[Entry(f"mteb.{m}", R.by_case({
-        "mteb/worked": R.vectors_with_mean({("mteb/worked", 10): v}),
-        **{name: R.mteb_pytrec(**kw) for name in MTEB_DATA[1:]}}),
-            lambda m=m: "worked by hand (mteb/worked), and " + version("pytrec_eval-terrier") + " called as MTEB "
-            "calls it (the other datasets; the cited lines' filter, sort and rounding in the suite: "
-            "cf_refs.mteb_pytrec), from " + MTEB_SRC[m], MTEB_DATA, 5e-6 + 1e-12,
-            "MTEB rounds the mean to 5 decimals (round(..., 5)); per query float64", cutoffs=(1, 10, 100))
+    *[Entry(f"mteb.{m}", R.mteb(**kw),
+            lambda m=m: version("mteb") + " RetrievalEvaluator.evaluate ("
+            + version("pytrec_eval-terrier") + " inside), from " + MTEB_SRC[m], MTEB_DATA, 5e-6 + 1e-12,
+            "MTEB rounds the mean to 5 decimals (round(..., 5)); per query float64", cutoffs=(1, 10, 100),
+            also=(Also(R.vectors_with_mean({("mteb/worked", 10): v}), "worked by hand (mteb/worked)", 5e-6 + 1e-12,
+                       "the mean rounded to 5 decimals as MTEB prints it"),))
       for m, v, kw in (("ndcg_cut", ({"q1": 1 / L2(3), "q2": 1.0}, 0.81546), {}),
                        ("ndcg_cut_skip_first", ({"q1": 1.0, "q2": 0.0}, 0.5), {"skip_first": True}),
                        ("ndcg_cut_ignore_ids", ({"q1": 1.0, "q2": 1.0}, 1.0), {"ignore_identical_ids": True}))],

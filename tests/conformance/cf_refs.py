@@ -751,7 +751,7 @@ def vectors_with_mean(table: dict):
     return ref
 
 
-# ----------------------------------------------------------------------------- RecBole, pytorchltr, MTEB
+# ----------------------------------------------------------------------------- RecBole, pytorchltr, allRank, MTEB
 
 @contextlib.contextmanager
 def _np_float_shim():
@@ -1018,28 +1018,131 @@ def torchrec(exponential_gain: bool, draws: int = 1000, seed: int = 0):
     return ref
 
 
-def mteb_pytrec(*, skip_first: bool = False, ignore_identical_ids: bool = False):
-    """What MTEB 2.26.24 runs for a retrieval task's NDCG@k, on pytrec_eval as installed:
-    ``RetrievalEvaluator.evaluate`` (retrieval_evaluator.py:134-142: with
-    ``ignore_identical_ids`` a document whose id is the query's is popped from the
-    results dict) then ``calculate_retrieval_scores`` (retrieval_metrics.py:597-601: with
-    ``skip_first_result`` each query's results sorted by score with Python's stable sort,
-    the first dropped; :603-614: ``pytrec_eval.RelevanceEvaluator(qrels, {'ndcg_cut.k',
-    ...}).evaluate(results)``) and ``parse_metrics_from_scores`` (:509-519: the mean over
-    the evaluated queries, ``round(..., 5)``). MTEB itself is not imported (see the row)."""
+#: allRank's version, imported from what the README's test command installs
+ALLRANK_VERSION = "1.4.3"
+
+
+@contextlib.contextmanager
+def _torchvision_stand_in():
+    """An empty ``torchvision`` (with ``transforms.Compose``) in ``sys.modules`` while
+    allRank is imported, when no torchvision is installed; removed again after, so that
+    no other library finds it. ``import allrank.models.metrics`` imports
+    ``allrank.data.dataset_loading``, whose ``from torchvision import transforms`` and
+    ``from torchvision.transforms import Compose`` (dataset_loading.py:8-9) serve its
+    svmlight dataset loader only; ``ndcg`` never reaches them. torchvision cannot be
+    installed here: the one release pinned to torch 2.13.0, torchvision 0.28.0, is a CUDA
+    build, and with the CPU torch 2.13.0 ``import torchvision`` fails with
+    ``RuntimeError: operator torchvision::nms does not exist`` (its ``_C.so`` needs
+    ``libc10_cuda.so``)."""
+    import importlib.util
+    import types
+
+    if importlib.util.find_spec("torchvision") is not None:
+        yield
+        return
+    names = ("torchvision", "torchvision.transforms")
+    if any(n in sys.modules for n in names):
+        raise AssertionError("a torchvision module is loaded but not installed")
+    root, transforms = types.ModuleType(names[0]), types.ModuleType(names[1])
+
+    class Compose:  # stands for torchvision.transforms.Compose; allRank's ndcg never builds one
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("torchvision stand-in: allRank's dataset loader needs the real torchvision")
+
+    transforms.Compose = Compose
+    root.transforms = transforms
+    sys.modules.update(zip(names, (root, transforms)))
+    try:
+        yield
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+
+
+def allrank_metrics():
+    """``allrank.models.metrics`` of allRank 1.4.3, installed by the README's test command
+    with ``--no-deps`` (it pins torch <= 1.8). Its import chain also imports gcsfs and
+    ``pkg_resources`` (allrank/utils/file_utils.py:6-8), both installed by the test extra
+    (gcsfs; setuptools < 81, the last with ``pkg_resources``, whose deprecation warning is
+    silenced here), and torchvision, which is not installed: see
+    :func:`_torchvision_stand_in`."""
+    import warnings
+
+    if metadata.version("allrank") != ALLRANK_VERSION:
+        raise AssertionError(f"allrank {metadata.version('allrank')} installed, the row names {ALLRANK_VERSION}")
+    with _torchvision_stand_in(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+        import allrank.models.metrics as metrics
+    return metrics
+
+
+def allrank(seeds: int = 1000):
+    """``allrank.models.metrics.ndcg(y_pred, y_true, ats=[k])`` of allRank 1.4.3
+    (:func:`allrank_metrics`; ``ats=None`` for the whole slate; the default gain 2^y - 1
+    and ``filler_value=1.0``) on the run's groups as one padded batch, as allRank's own
+    validation feeds it: float32 ``y_pred`` and ``y_true``, short slates padded with the
+    label ``PADDED_Y_VALUE`` (-1). allRank orders a slate with
+    ``y_pred.sort(descending=True)`` (metrics.py:37), which is not stable: on the CPU it
+    puts tied items in an order fixed by their order in the slate (the data file's), no
+    seed involved. So the reference is the mean over ``seeds`` item orders, each slate
+    permuted at random (``numpy.random.default_rng(seed)`` for seed 0..seeds-1: whatever
+    a sort does with equal keys, every order of the tied items is then equally likely),
+    with, per query, the standard error of that mean (the suite allows 6 of them beyond
+    the tolerance)."""
     def ref(case, k=None) -> Ref:
-        import pytrec_eval as pte
+        import torch
+
+        metrics = allrank_metrics()
+        qids, ys, ss = case.arrays()
+        width = max(len(y) for y in ys)
+        pad = np.arange(width)[None, :] >= np.array([len(y) for y in ys])[:, None]
+        labels = np.full((len(ys), width), float(metrics.PADDED_Y_VALUE))
+        scores = np.zeros((len(ys), width))
+        for i, (y, s) in enumerate(zip(ys, ss)):
+            if (np.asarray(y) == metrics.PADDED_Y_VALUE).any():
+                raise AssertionError(f"{case.name}: label {metrics.PADDED_Y_VALUE} is allRank's padding")
+            labels[i, :len(y)], scores[i, :len(s)] = y, s
+        draws = []
+        for seed in range(seeds):
+            keys = np.random.default_rng(seed).random(labels.shape)
+            keys[pad] = 2.0  # padding stays last
+            order = np.argsort(keys, axis=1)
+            y_true = torch.tensor(np.take_along_axis(labels, order, axis=1), dtype=torch.float32)
+            y_pred = torch.tensor(np.take_along_axis(scores, order, axis=1), dtype=torch.float32)
+            out = metrics.ndcg(y_pred, y_true, ats=None if k is None else [k])
+            draws.append(out[:, 0].to(torch.float64).numpy())
+        draws = np.array(draws)
+        out = Ref({q: float(v) for q, v in zip(qids, draws.mean(axis=0))})
+        out.spread = {q: float(v) for q, v in zip(qids, draws.std(axis=0) / math.sqrt(seeds))}
+        return out
+    return ref
+
+
+def mteb(*, skip_first: bool = False, ignore_identical_ids: bool = False):
+    """MTEB 2.26.24's retrieval scoring, as a retrieval task runs it on a model's
+    results (``AbsTaskRetrieval._evaluate_subset``, mteb/abstasks/retrieval.py:332-435):
+    ``RetrievalEvaluator.evaluate(qrels, results, [k], ignore_identical_ids,
+    skip_first_result)`` (mteb/_evaluators/retrieval_evaluator.py:126-149: with
+    ``ignore_identical_ids`` a document whose id is the query's is popped from the
+    results), which calls ``calculate_retrieval_scores`` (retrieval_metrics.py:591-644:
+    with ``skip_first_result`` each query's results sorted by score with Python's stable
+    sort, the first dropped; ``pytrec_eval.RelevanceEvaluator(qrels, {'ndcg_cut.k',
+    ...}).evaluate(results)``; ``parse_metrics_from_scores``, :487-537: the mean over the
+    evaluated queries, ``round(..., 5)``). Per query: its ``all_scores[qid]['ndcg_cut_k']``;
+    mean: its ``ndcg['NDCG@k']``. A task searches only the queries of its qrels
+    (``_filter_queries_without_positives``, :63-76), so ``results`` holds the run's queries
+    that the qrels judge (MTEB's ``mrr`` raises ``KeyError`` on any other). ``evaluate``
+    reads no instance state (MTEB marks it ``noqa: PLR6301``), so it is called on an
+    instance made without ``__init__``, which wants a corpus, queries and a task's
+    metadata (and reseeds the global random generators)."""
+    def ref(case, k=None) -> Ref:
+        from mteb._evaluators import RetrievalEvaluator
 
         qrels = _nested(case.qrels_rows, int)
-        results = {q: dict(v) for q, v in _ranked_rows(case).items()}  # the run's order
-        if ignore_identical_ids:
-            for q, rels in results.items():
-                for pid in list(rels):
-                    if q == pid:
-                        rels.pop(pid)
-        if skip_first:
-            results = {q: dict(sorted(v.items(), key=lambda x: x[1], reverse=True)[1:]) for q, v in results.items()}
-        scores = pte.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(results)
-        per = {q: v[f"ndcg_cut_{k}"] for q, v in scores.items()}
-        return Ref(per, round(sum(per.values()) / len(scores), 5))
+        results = {q: dict(v) for q, v in _ranked_rows(case).items() if q in qrels}  # the run's order
+        evaluator = RetrievalEvaluator.__new__(RetrievalEvaluator)
+        out = evaluator.evaluate(qrels, results, [k], ignore_identical_ids=ignore_identical_ids,
+                                 skip_first_result=skip_first)
+        per = {q: float(v[f"ndcg_cut_{k}"]) for q, v in out.all_scores.items()}
+        return Ref(per, float(out.ndcg[f"NDCG@{k}"]))
     return ref
