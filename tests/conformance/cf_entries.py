@@ -490,7 +490,9 @@ ENTRIES: list[Entry] = [
                    ("ndcg_rendle2020", {"u": 1.5 / (1 + 1 / L2(3) + 0.5), "v": 1.0}))],
     *[Entry(f"mteb.{m}", R.mteb(**kw),
             lambda m=m: version("mteb") + " RetrievalEvaluator.evaluate ("
-            + version("pytrec_eval-terrier") + " inside), from " + MTEB_SRC[m], MTEB_DATA, 5e-6 + 1e-12,
+            + version("pytrec_eval-terrier") + " inside) on the run's queries that the qrels judge (a "
+            "retrieval task searches only those: mteb/abstasks/retrieval.py:63-76, :362-366), from "
+            + MTEB_SRC[m], MTEB_DATA, 5e-6 + 1e-12,
             "MTEB rounds the mean to 5 decimals (round(..., 5)); per query float64", cutoffs=(1, 10, 100),
             also=(Also(R.vectors_with_mean({("mteb/worked", 10): v}), "worked by hand (mteb/worked)", 5e-6 + 1e-12,
                        "the mean rounded to 5 decimals as MTEB prints it"),))
