@@ -221,11 +221,11 @@ def _child(workload: str, tool: str, size: int, data: Path = DATA) -> None:
         if workload != "W3":  # evalkit imports its reader's pyarrow modules lazily
             import pyarrow.compute  # noqa: F401
             import pyarrow.csv  # noqa: F401
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     value, note = fn(*args)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "value": value, "note": note}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak_mb, "value": value, "note": note}))
 
 
 def _measure(workload: str, tool: str, size: int, repeat: int, data: Path = DATA) -> dict | None:
@@ -240,6 +240,8 @@ def _measure(workload: str, tool: str, size: int, repeat: int, data: Path = DATA
     return {
         "seconds": statistics.median(r["seconds"] for r in rows),
         "all_seconds": [r["seconds"] for r in rows],
+        "cpu": statistics.median(r["cpu"] for r in rows),
+        "all_cpu": [r["cpu"] for r in rows],
         "peak_mb": statistics.median(r["peak_mb"] for r in rows),
         "value": rows[0]["value"],
         "note": rows[0]["note"],
@@ -451,9 +453,11 @@ def main(argv=None) -> int:
 
     from generate import write_arrays, write_files  # noqa: E402  (benchmarks/ on sys.path)
 
-    for n in args.sizes:
-        write_files(n, args.data)
-    write_arrays(args.data)
+    if {"W1", "W2"} & set(args.workloads):  # W3 alone needs only the arrays
+        for n in args.sizes:
+            write_files(n, args.data)
+    if "W3" in args.workloads:
+        write_arrays(args.data)
     tools = args.peers or [t for t in PEER_MODULES if _installed(t)]
     print(f"machine: {machine()}")
     results = []
@@ -487,17 +491,19 @@ def main(argv=None) -> int:
     w1_single = {r["lines"]: r["seconds"] for r in results if r["workload"] == "W1" and r["tool"] == "evalkit"}
     ek = {(r["workload"], r["lines"]): r for r in results if r["tool"] == "evalkit"}
 
-    header = "| workload | lines | tool | median s | x evalkit time | peak MB | mean value | |value - evalkit| | computes |"
+    header = ("| workload | lines | tool | median s | x evalkit time | CPU s | x evalkit CPU | peak MB | mean value "
+              "| |value - evalkit| | computes |")
     print()
     print(header)
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 11)
     for r in results:
         e = ek.get((r["workload"], r["lines"]))
         ratio = r["seconds"] / e["seconds"] if e else float("nan")
+        cpu_ratio = r["cpu"] / e["cpu"] if e else float("nan")
         diff = abs(r["value"] - e["value"]) if e else float("nan")
         lines = f"{r['lines']:,}" if r["lines"] else "10,000 x 100"
-        print(f"| {r['workload']} | {lines} | {r['tool']} | {r['seconds']:.2f} | {ratio:.2f} | "
-              f"{r['peak_mb']:.0f} | {r['value']:.12f} | {diff:.1e} | {r['note']} |")
+        print(f"| {r['workload']} | {lines} | {r['tool']} | {r['seconds']:.3f} | {ratio:.2f} | {r['cpu']:.3f} | "
+              f"{cpu_ratio:.2f} | {r['peak_mb']:.0f} | {r['value']:.12f} | {diff:.1e} | {r['note']} |")
     if ("W2", largest) in ek and largest in w1_single:
         print(f"\nW2 (48 flavours) / W1 (1 flavour) evalkit time at {largest:,} lines: "
               f"{ek[('W2', largest)]['seconds'] / w1_single[largest]:.2f}")
