@@ -10,6 +10,8 @@ array([0.8269])
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .columnar import offsets_from_sorted
@@ -69,10 +71,14 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         y_true, y_score = y_true[None, :], y_score[None, :]
     if y_true.shape != y_score.shape or y_true.ndim != 2:
         raise ArgumentError(f"y_true and y_score must be 2-D of equal shape; got {y_true.shape} and {y_score.shape}")
-    if np.isinf(y_score).any():
+    # one pass each when every value is finite (no padding, no unjudged document)
+    finite = bool(np.isfinite(y_score).all())
+    if not finite and np.isinf(y_score).any():
         raise ArgumentError("y_score contains infinite values")
-    if np.isinf(y_true).any():
-        raise ArgumentError("y_true contains infinite values")
+    if not np.isfinite(y_true).all():
+        finite = False
+        if np.isinf(y_true).any():
+            raise ArgumentError("y_true contains infinite values")
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
         raise ArgumentError(f"k must be an integer >= 1 or None, got {k!r}")
     registry = registry_or_default(registry)
@@ -88,7 +94,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         raise RankColumnError(f"{fl}: tie policy '{res.ties.name}' orders a run by its rank column, which "
                               "arrays do not have (y_score orders each row); use a TREC run read with "
                               "evalkit.read_run(path, keep_rank=True)")
-    problem = array_problem(y_true, y_score)
+    problem = array_problem(y_true, y_score, finite=finite)
     try:
         return evaluate_problem(problem, res, None, "arrays")
     except ComponentOutputError as exc:
@@ -103,10 +109,13 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
 
 
 def _real_array(values, name: str) -> np.ndarray:
-    """``float64`` array of real numbers; masked, complex, string and object arrays
+    """``float64`` array of real numbers, read-only (a ``float64`` input is not
+    copied: the engine only reads it); masked, complex, string and object arrays
     that do not hold numbers are refused with :class:`ArgumentError`."""
     what = f"{name} must be an array of real numbers"
-    if isinstance(values, np.ma.MaskedArray):
+    # a masked array exists only once numpy.ma is imported: do not import it (20-40 ms)
+    masked = sys.modules.get("numpy.ma")
+    if masked is not None and isinstance(values, masked.MaskedArray):
         raise ArgumentError(f"{what}, not a masked array (masks would not be applied): use NaN in y_score "
                             "for documents not returned and NaN in y_true for unjudged ones")
     try:
@@ -120,20 +129,30 @@ def _real_array(values, name: str) -> np.ndarray:
             raise ArgumentError(f"{what}; it holds values that are not real numbers (dtype object)") from None
     if arr.dtype.kind not in "biuf":
         raise ArgumentError(f"{what} (bool, int or float); got dtype {arr.dtype}")
-    return arr.astype(np.float64)
+    out = arr.astype(np.float64, copy=False)
+    if out is arr:  # the caller's array: a read-only view of it
+        out = arr.view()
+    out.flags.writeable = False
+    return out
 
 
-def array_problem(y_true: np.ndarray, y_score: np.ndarray) -> Problem:
-    """A :class:`Problem` from dense ``(n_queries, n_docs)`` arrays (no strings)."""
+def array_problem(y_true: np.ndarray, y_score: np.ndarray, *, finite: bool | None = None) -> Problem:
+    """A :class:`Problem` from dense ``(n_queries, n_docs)`` arrays (no strings).
+
+    :param finite: whether every value of both arrays is finite (checked if ``None``).
+        Then every document is returned and judged: the rows are the queries, as a
+        grid (:class:`SortKeys` ``width``): no masking, no docno codes until read."""
     nq, nd = y_true.shape
-    if not np.isnan(y_score).any() and not np.isnan(y_true).any():
-        # every document returned and judged: the rows are the segments, no masking
+    if finite is None:
+        finite = bool(np.isfinite(y_score).all() and np.isfinite(y_true).all())
+    if finite:
         keys = SortKeys(
             query=np.repeat(np.arange(nq, dtype=np.int64), nd),
-            score=np.ascontiguousarray(y_score).reshape(-1),
-            docno=np.tile(np.arange(nd, dtype=np.int64), nq),
+            score=y_score.reshape(-1),
+            docno=None if nd else np.zeros(0, dtype=np.int64),
             line=None,
-            grade=np.ascontiguousarray(y_true).reshape(-1),
+            grade=y_true.reshape(-1),
+            width=nd or None,
         )
         return Problem(
             qids=np.arange(nq).astype(str).astype(object),

@@ -188,34 +188,71 @@ def ideal_dcg(
         return np.zeros(nq)
 
     def ideal():
-        length = np.diff(offsets)
-        positive = np.ones(len(gains), dtype=bool) if negative else gains > 0
-        if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
-                and 2 * np.count_nonzero(positive) > len(gains)):
-            # equal segments (dense arrays): sort each as a row of a 2-D array
-            width = len(gains) // nq
-            g = np.sort(gains.reshape(nq, width), axis=1)[:, ::-1].reshape(-1)  # descending
-            pos = np.arange(len(g)) if negative else np.flatnonzero(g > 0)
-            g, seg = g[pos], pos // width
-        else:
-            pos = np.flatnonzero(positive)
-            seg = np.searchsorted(offsets, pos, side="right") - 1  # segment of each position
-            g = gains[pos]
-            order = np.lexsort((-g, seg))
-            g, seg = g[order], seg[order]
-        starts = np.searchsorted(seg, np.arange(nq + 1))
-        rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
-        return g, seg, rank
+        return _ideal_ranking(gains, offsets, negative)
 
-    g, seg, rank = _cached(cache, ("ideal", id(gains), id(offsets), negative), (gains, offsets), ideal)
-    if k is not None:
-        keep = rank <= k
-        g, seg, rank = g[keep], seg[keep], rank[keep]
+    hit = _cached(cache, ("ideal", id(gains), id(offsets), negative), (gains, offsets), ideal)
+    if hit[0] == "grid":  # each row's ideal gains, decreasing, the first counts[i] of row i
+        _, grid, counts = hit
+        width = grid.shape[1] if k is None else min(int(k), grid.shape[1])
+        inside = np.arange(width) < counts[:, None]
+        seg, col = np.nonzero(inside)
+        g = grid[:, :width][inside]
+        rank = col + 1
+    else:
+        _, g, seg, rank = hit
+        if k is not None:
+            keep = rank <= k
+            g, seg, rank = g[keep], seg[keep], rank[keep]
     d = discount(rank)
     trace = _IDEAL_TRACE.get()
     if trace is not None:
         trace.append(IdealRanking(g, seg, rank, np.asarray(d, dtype=np.float64)))
     return segment_sum(g * d, seg, nq)
+
+
+def _ideal_ranking(gains: np.ndarray, offsets: np.ndarray, negative: bool) -> tuple:
+    """The ideal ranking of every segment of ``gains`` (its positive gains, or all of
+    them with ``negative``) in decreasing order, in one of two forms:
+
+    * ``("grid", grid, counts)``: ``grid`` ``(q, w)``, each row a segment's gains
+      sorted in decreasing order, of which the first ``counts[i]`` (``int64`` ``(q,)``)
+      are its ideal ranking. Equal segments (dense arrays) are sorted as the rows of
+      one 2-D array; segments of other lengths are padded with ``-inf`` into one when
+      the longest is short enough (NumPy sorts small rows with SIMD sorting networks).
+    * ``("flat", g, seg, rank)``: the ideal gains, their segment and 1-based rank
+      (``np.lexsort`` of the candidates; a few very long segments).
+
+    Both give the values of ``g[np.lexsort((-g, seg))]`` over the candidates.
+    """
+    nq = len(offsets) - 1
+    length = np.diff(offsets)
+    positive = None if negative else gains > 0
+    n_ideal = len(gains) if positive is None else int(np.count_nonzero(positive))
+    if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
+            and 2 * n_ideal > len(gains)):
+        # equal segments (dense arrays): sort each as a row of a 2-D array
+        width = len(gains) // nq
+        grid = np.sort(gains.reshape(nq, width), axis=1)[:, ::-1]  # decreasing
+        counts = length if positive is None else np.count_nonzero(positive.reshape(nq, width), axis=1)
+        return "grid", grid, counts
+    if positive is None or n_ideal == len(gains):
+        g, counts = gains, length
+    else:
+        total = np.zeros(len(gains) + 1, dtype=np.int32 if len(gains) < 2 ** 31 else np.int64)
+        np.cumsum(positive, out=total[1:])
+        g, counts = gains[positive], np.diff(total[offsets]).astype(np.int64)
+    width = int(counts.max()) if nq else 0
+    if nq * width <= 4 * len(g):  # padded with -inf into the rows of a 2-D array
+        grid = np.full((nq, width), -np.inf)
+        grid[np.arange(width) < counts[:, None]] = g  # row by row: segment order
+        grid.sort(axis=1)
+        return "grid", grid[:, ::-1], counts
+    seg = np.repeat(np.arange(nq, dtype=np.int64), counts)
+    starts = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    g = g[np.lexsort((-g, seg))]
+    rank = np.arange(len(g), dtype=np.int64) - starts[seg] + 1
+    return "flat", g, seg, rank
 
 
 def listed_dcg(
@@ -266,10 +303,12 @@ class IdealContext:
 
     def __init__(self, ranked_gain, ranked: RankedList, judged_gain, judged_offsets: np.ndarray,
                  discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None,
-                 positive_ranked_gain: Callable | None = None, negative: str = "zero"):
+                 positive_ranked_gain: Callable | None = None, negative: str = "zero",
+                 returned_gains: Callable | None = None):
         self._ranked_gain = ranked_gain
         self.negative = negative
         self._positive = positive_ranked_gain
+        self._returned = returned_gains
         self._judged_gain = judged_gain
         self.ranked = ranked
         self.judged_offsets = judged_offsets
@@ -292,6 +331,18 @@ class IdealContext:
         gains = self.ranked_gain
         pos = np.flatnonzero(gains > 0)
         return gains[pos], offsets_from_sorted(self.ranked.query[pos], self.ranked.n_queries)
+
+    def returned_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(gains, offsets)``: the gains of the ranked documents by query (``(q + 1,)``
+        offsets), in no particular order within a query, documents with gain 0 left in
+        or out: all an ideal ranking of the returned documents needs (:func:`ideal_dcg`
+        sorts them and skips gains <= 0). When the ranking only reorders the run's rows
+        within their queries, they are read in the run's order (nothing gathered in
+        rank order) and, for a run joined with qrels, from its judged rows only;
+        otherwise :meth:`positive_ranked_gain`."""
+        if self._returned is not None:
+            return self._returned()
+        return self.positive_ranked_gain()
 
     @property
     def judged_gain(self) -> np.ndarray:
@@ -391,9 +442,8 @@ class MetricInput:
             take = np.minimum(length, k)
             if r.averaged:
                 long = np.flatnonzero(length > k)
-                if len(long):
-                    last_block = r.block[starts[long] + k - 1]
-                    take[long] = np.searchsorted(r.block, last_block, side="right") - starts[long]
+                if len(long):  # to the end of the block holding rank k
+                    take[long] = r.block_end(starts[long] + k - 1) - starts[long]
             if int(take.sum()) == len(r.query):
                 return None
             return concat_ranges(starts, take)
@@ -421,12 +471,17 @@ class MetricInput:
         """:func:`gain_floor` of this input's conventions (part of the gain caches' keys)."""
         return gain_floor(self.min_grade, self.negative)
 
-    def _gain_positions(self) -> np.ndarray:
+    def _gain_positions(self) -> np.ndarray | None:
         """Ranked positions whose grade goes through the gain (judged, >= the floor),
-        found once per ranked list and floor."""
+        found once per ranked list and floor; ``None`` when that is every position
+        (dense arrays: every document judged)."""
         r, floor = self.ranked, self._floor
-        return _cached(self._shared, ("gain_positions", id(r), floor), (r,),
-                       lambda: np.flatnonzero(r.grade >= floor))
+
+        def compute():
+            ok = r.grade >= floor
+            return None if ok.all() else np.flatnonzero(ok)
+
+        return _cached(self._shared, ("gain_positions", id(r), floor), (r,), compute)
 
     def ranked_gain(self) -> np.ndarray:
         r = self.ranked
@@ -435,6 +490,8 @@ class MetricInput:
             # the positions that get a gain (judged, grade >= the floor) are found
             # once per ranked list and floor, then every gain fills only those
             pos = self._gain_positions()
+            if pos is None:  # a copy: a gain may write into its input
+                return np.asarray(self.gain(r.grade.copy()), dtype=np.float64)
             out = np.zeros(len(r.query), dtype=np.float64)
             if len(pos):
                 out[pos] = self.gain(_at(r, "grade", pos))
@@ -449,6 +506,14 @@ class MetricInput:
 
         def compute():
             pos = self._gain_positions()
+            if pos is None:  # every position: offsets from the count of positive gains
+                gains = np.asarray(self.gain(r.grade.copy()), dtype=np.float64)
+                keep = gains > 0
+                if keep.all():
+                    return gains, r.offsets
+                total = np.zeros(len(keep) + 1, dtype=np.int64)
+                np.cumsum(keep, out=total[1:])
+                return gains[keep], total[r.offsets]
             gains = self.gain(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
             gains = np.asarray(gains, dtype=np.float64)
             keep = gains > 0
@@ -456,6 +521,26 @@ class MetricInput:
 
         return _cached(self._store(self._gain_key), ("positive_ranked_gain", id(r), self._gain_key, self._floor),
                        (r,), compute)
+
+    def returned_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """See :meth:`IdealContext.returned_gains` (shared by flavours with this gain)."""
+        r = self.ranked
+        source = r._source
+        if source is None:
+            return self.positive_ranked_gain()
+        keys, _ = source()
+        if r.query is not keys.query:  # the order moved rows between queries: rank order
+            return self.positive_ranked_gain()
+
+        def compute():
+            rows, grades = keys.graded(self._floor)
+            gains = np.asarray(self.gain(grades) if len(grades) else np.zeros(0), dtype=np.float64)
+            if rows is None:  # every row: the ranked list's own offsets
+                return gains, r.offsets
+            return gains, offsets_from_sorted(keys.query[rows], r.n_queries)
+
+        return _cached(self._store(self._gain_key), ("returned_gains", id(keys), self._gain_key, self._floor),
+                       (keys, r.offsets), compute)
 
     def judged_gain(self) -> np.ndarray:
         jg = self.judged_grade
@@ -487,7 +572,7 @@ class MetricInput:
         w = self.discount_values(rank)
         if r.averaged and len(idx):
             w = np.where(rank <= self.k, w, 0.0)
-            block = r.block[idx]
+            block = r.block_at(idx)
             first = int(block[0])
             nb = int(block[-1]) - first + 1
             total = np.bincount(block - first, weights=w, minlength=nb)
@@ -507,6 +592,7 @@ class MetricInput:
             cache=self._store(self._gain_key),
             positive_ranked_gain=self.positive_ranked_gain,
             negative=self.negative,
+            returned_gains=self.returned_gains,
         )
         return np.asarray(self.idcg(ctx), dtype=np.float64)
 

@@ -35,9 +35,9 @@ def returned(ctx: IdealContext) -> np.ndarray:
     if getattr(ctx, "negative", "zero") == "gain":
         return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache,
                          negative=True)
-    positive = getattr(ctx, "positive_ranked_gain", None)
-    if positive is not None:  # the same ideal from the positive gains only (fewer)
-        gains, offsets = positive()
+    returned_gains = getattr(ctx, "returned_gains", None) or getattr(ctx, "positive_ranked_gain", None)
+    if returned_gains is not None:  # the same ideal from fewer gains, in any order within a query
+        gains, offsets = returned_gains()
         return ideal_dcg(gains, offsets, ctx.discount, ctx.k, cache=ctx.cache)
     return ideal_dcg(ctx.ranked_gain, ctx.ranked.offsets, ctx.discount, ctx.k, cache=ctx.cache)
 

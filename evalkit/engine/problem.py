@@ -119,15 +119,17 @@ class Problem:
             raise ValueError(f"tie policy '{policy.name}' returned an order of shape {order.shape}")
         if keys.same_queries(order):
             query = keys.query  # the order moves rows within their query only
+            offsets = keys.query_offsets(self.n_queries)
         else:
             query = keys.gatherer(order)(keys.query)
+            offsets = offsets_from_sorted(query, self.n_queries)
         # an averaged policy's tie blocks are runs of equal scores at the precision the
         # policy compared them (``score=float32``: scores equal as float32 form one block)
         block_score = None
         if policy.averaged and params.get("score") == "float32":
             block_score = keys.gatherer(order)(keys.score.astype(np.float32).astype(np.float64))
         ranked = RankedList(
-            offsets=offsets_from_sorted(query, self.n_queries),
+            offsets=offsets,
             query=query,
             rank=None,
             grade=None,

@@ -32,6 +32,11 @@ class SortKeys:
         (``int64``, ascending) and their grades (``float64``); :attr:`grade` is then
         built on first access, and :meth:`grade_at` reads a few rows without it (a
         DCG@10 reads 10 rows a query, not all of them).
+    :param width: the rows form a grid (dense arrays): query ``i`` owns rows
+        ``i * width`` to ``(i + 1) * width - 1``, in input order (``query`` must say the
+        same; ``line`` is ``None``). :meth:`score_order` then sorts the grid's rows as
+        the rows of one 2-D array without looking for the queries' blocks, and
+        ``docno`` may be ``None`` (the column index, built on first access).
 
     The helpers :meth:`score_order`, :meth:`query_order` and :meth:`refine_ties` give
     tie policies the usual orders in ``O(n)`` when the run is already sorted (a TREC
@@ -39,7 +44,7 @@ class SortKeys:
     """
 
     def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None, rank=None,
-                 judged=None):
+                 judged=None, width: int | None = None):
         self.query = query
         self.score = score
         self._rank = rank
@@ -51,7 +56,12 @@ class SortKeys:
         self._docno_vocab = None
         # (Arrow string array, rows or None): the docno of row i is strings[rows[i]]
         self._docno_strings = docno_strings
-        if docno is None and docno_strings is None:
+        self._width = None if width is None else int(width)
+        if self._width is not None and (line is not None or self._width < 1 or len(query) % self._width):
+            raise ValueError("SortKeys(width=...) needs rows in input order (line=None) filling whole rows")
+        self._within = None  # the last order known to move rows within their query only
+        self._offsets = None  # (n_queries, query offsets), cached
+        if docno is None and docno_strings is None and self._width is None:
             raise TypeError("SortKeys needs docno codes or docno_strings")
 
     @property
@@ -91,6 +101,24 @@ class SortKeys:
         at = np.minimum(np.searchsorted(judged, rows), len(judged) - 1)
         return np.where(judged[at] == rows, grades[at], np.nan)
 
+    def graded(self, floor: float) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(rows, grades)``: the rows whose grade is ``>= floor`` (``int64``,
+        ascending; ``None`` when that is every row) and their grades (``float64``, a
+        fresh array the caller may keep or overwrite). Reads only the judged rows when
+        :attr:`grade` is not built (a run joined with qrels)."""
+        if self._grade is None and self._judged is not None:
+            rows, grades = self._judged
+            ok = grades >= floor
+            if ok.all():
+                return rows.copy(), grades.copy()
+            return rows[ok], grades[ok]
+        grade = self.grade
+        ok = grade >= floor  # False for NaN (unjudged)
+        if ok.all():
+            return None, grade.copy()
+        rows = np.flatnonzero(ok)
+        return rows, grade[rows]
+
     @property
     def line(self) -> np.ndarray:
         if self._line is None:
@@ -103,14 +131,43 @@ class SortKeys:
             self._identity = np.arange(len(self.query), dtype=np.int64)
         return self._identity
 
-    def moved(self, order: np.ndarray) -> np.ndarray:
-        """Positions ``i`` with ``order[i] != i`` (``int64``; cached for the last order)."""
+    def query_offsets(self, n_queries: int) -> np.ndarray:
+        """``offsets_from_sorted(query, n_queries)`` (``int64`` ``(n_queries + 1,)``) for
+        rows laid out by query, computed once (every tie policy's order keeps rows in
+        their query, so every ranked list of these keys shares it)."""
+        hit = self._offsets
+        if hit is None or hit[0] != n_queries:
+            width = self._width
+            if width is not None and len(self.query) == n_queries * width:
+                offsets = np.arange(n_queries + 1, dtype=np.int64) * width
+            else:
+                offsets = offsets_from_sorted(self.query, n_queries)
+            hit = self._offsets = (n_queries, offsets)
+        return hit[1]
+
+    def moved(self, order: np.ndarray, limit: int | None = None) -> np.ndarray | None:
+        """Positions ``i`` with ``order[i] != i`` (``int64``; cached for the last order).
+
+        :param limit: return ``None`` as soon as more than ``limit`` positions are found
+            to move (counted a chunk at a time: an order that moves most rows is not
+            scanned to its end)."""
         if order is self._identity or len(order) == 0:
             return np.zeros(0, dtype=np.int64)
         hit = getattr(self, "_moved", None)
         if hit is not None and hit[0] is order:
-            return hit[1]
-        moved = np.flatnonzero(order != self.identity())
+            return None if limit is not None and len(hit[1]) > limit else hit[1]
+        identity = self.identity()
+        if limit is None:
+            moved = np.flatnonzero(order != identity)
+        else:
+            parts, count = [], 0
+            for start in range(0, len(order), _CHUNK):
+                part = np.flatnonzero(order[start: start + _CHUNK] != identity[start: start + _CHUNK])
+                count += len(part)
+                if count > limit:
+                    return None
+                parts.append(part + start)
+            moved = np.concatenate(parts)
         self._moved = (order, moved)
         return moved
 
@@ -118,11 +175,11 @@ class SortKeys:
         """``f(a) == a[order]`` for row arrays ``a``, cheap when ``order`` moves few rows
         (the rows already in place are copied, the others gathered)."""
         n = len(order)
-        moved = self.moved(order)
+        moved = self.moved(order, limit=n // 4)
+        if moved is None:
+            return lambda a: a[order]
         if len(moved) == 0:
             return lambda a: a
-        if len(moved) > n // 4:
-            return lambda a: a[order]
         src = order[moved]
 
         def take(a):
@@ -133,6 +190,8 @@ class SortKeys:
 
     @property
     def docno(self) -> np.ndarray:
+        if self._docno is None and self._docno_strings is None:  # a grid: the column index
+            self._docno = np.tile(np.arange(self._width, dtype=np.int64), len(self.query) // self._width)
         if self._docno is None:
             from .factorize import encode
 
@@ -151,11 +210,17 @@ class SortKeys:
             self.docno
         return self._docno_vocab
 
+    def _codes_at(self, rows: np.ndarray) -> np.ndarray:
+        """``docno[rows]``; a grid's column index without building :attr:`docno`."""
+        if self._docno is None and self._docno_strings is None:
+            return np.asarray(rows, dtype=np.int64) % self._width
+        return self.docno[rows]
+
     def docno_key(self, rows: np.ndarray) -> np.ndarray:
         """``int64`` values ordering ``rows`` by docno in ``strcmp`` order (equal docnos,
         equal values); only those rows' strings are read."""
-        if self._docno is not None:
-            return self._docno[rows]
+        if self._docno is not None or self._docno_strings is None:
+            return self._codes_at(rows)
         from .factorize import byte_order_ranks
 
         strings, src = self._docno_strings
@@ -170,8 +235,8 @@ class SortKeys:
         ``descending``), stably: ``np.lexsort((±docno_key(rows), block))`` in one sort
         of the strings' words, no ranks (:func:`~evalkit.engine.factorize.byte_order_sort`)."""
         def sort(rows: np.ndarray, block: np.ndarray) -> np.ndarray:
-            if self._docno is not None:
-                codes = self._docno[rows]
+            if self._docno is not None or self._docno_strings is None:
+                codes = self._codes_at(rows)
                 return _by_block_then_value(block, -codes if descending else codes)
             from .factorize import byte_order_sort
 
@@ -227,6 +292,8 @@ class SortKeys:
         :param score: ``float64`` ``(n,)`` scores to use instead of :attr:`score`.
         """
         s = self.score if score is None else score
+        if self._width is not None and len(s) > 1:
+            return self._sort_grid(s)
         if len(s) > 1:
             within = s[1:] <= s[:-1]
             out = self._blocks_in_query_order(within)
@@ -268,15 +335,9 @@ class SortKeys:
         starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
         lengths = np.diff(np.append(starts, n))
         if (lengths == lengths[0]).all():  # one length: the rows reshape to 2-D
-            length = int(lengths[0])
-            grid = s.reshape(-1, length)
-            out = np.empty((len(grid), length), dtype=np.int64)
-            step = max(1, _CHUNK // length)  # rows of the grid at a time: small temporaries
-            for first in range(0, len(grid), step):
-                part = out[first: first + step]
-                part[:] = np.argsort(-grid[first: first + step], axis=1, kind="stable")
-                part += starts[first: first + step, None]
-            return out.reshape(-1)
+            out = _argsort_rows_descending(s.reshape(-1, int(lengths[0])), starts).reshape(-1)
+            self._within = out
+            return out
         distinct = np.unique(lengths)
         if len(distinct) > max_lengths:
             return None
@@ -286,6 +347,18 @@ class SortKeys:
             idx = first[:, None] + np.arange(length)[None, :]
             order = np.argsort(-s[idx], axis=1, kind="stable")
             out[idx] = np.take_along_axis(idx, order, axis=1)
+        self._within = out
+        return out
+
+    def _sort_grid(self, s: np.ndarray) -> np.ndarray:
+        """:meth:`score_order` of a grid (``width``): each row of ``s.reshape(-1, width)``
+        sorted by score descending, stably; the identity when every row already is."""
+        width = self._width
+        grid = s.reshape(-1, width)
+        if width == 1 or (np.all(grid[0, 1:] <= grid[0, :-1]) and np.all(grid[:, 1:] <= grid[:, :-1])):
+            return self.identity()
+        out = _argsort_rows_descending(grid, np.arange(len(grid), dtype=np.int64) * width).reshape(-1)
+        self._within = out
         return out
 
     def refined_score_order(self, score: np.ndarray | None = None, key=None, *, sort=None) -> np.ndarray:
@@ -378,7 +451,7 @@ class SortKeys:
         tie policy's order of rows laid out by query), checked in chunks."""
         n = len(order)
         hit = getattr(self, "_moved", None)
-        if order is self._identity or order is getattr(self, "_refined", None):
+        if order is self._identity or order is self._within or order is getattr(self, "_refined", None):
             return True
         if hit is not None and hit[0] is order:
             moved = hit[1]
@@ -391,6 +464,49 @@ class SortKeys:
 
 
 _CHUNK = 1 << 17  # positions per chunk of the tie refinement
+
+
+def _argsort_rows_descending(grid: np.ndarray, row_start: np.ndarray | None = None) -> np.ndarray:
+    """``np.argsort(-grid, axis=1, kind="stable")`` (``int64``, the column index of
+    each rank of each row: scores descending, equal scores by column ascending, NaN
+    last), plus ``row_start[i]`` on row ``i`` if given; a few thousand rows at a time
+    (small temporaries).
+
+    NumPy's stable sort of ``float64`` is a timsort; its default sort is a SIMD
+    quicksort, about half the time on rows of 100 but not stable. So each chunk is
+    sorted by the quicksort first, and then each run of equal scores is put back in
+    column order by sorting the integer keys ``run * width + column`` (``run``: the
+    run's number within the chunk), which are distinct, so any sort orders them
+    alike. A chunk holding a NaN is sorted by the timsort (NaN != NaN would split
+    its run).
+    """
+    rows, width = grid.shape
+    out = np.empty((rows, width), dtype=np.int64)
+    if width == 0:
+        return out
+    step = max(1, _CHUNK // width)
+    small = np.int32 if (step + 1) * width * width < 2 ** 31 else np.int64
+    for first in range(0, rows, step):
+        neg = -grid[first: first + step]
+        part = out[first: first + step]
+        perm = np.argsort(neg, axis=1).astype(small, copy=False)
+        flat = perm + (np.arange(len(perm), dtype=small) * width)[:, None]
+        by_score = neg.reshape(-1)[flat.reshape(-1)].reshape(perm.shape)
+        if np.isnan(by_score[:, -1]).any():  # NaN sorts last
+            part[:] = np.argsort(neg, axis=1, kind="stable")
+        else:
+            new_run = np.empty(by_score.shape, dtype=bool)
+            new_run[:, 0] = True
+            np.not_equal(by_score[:, 1:], by_score[:, :-1], out=new_run[:, 1:])
+            run = np.cumsum(new_run.reshape(-1), dtype=small).reshape(perm.shape)
+            run *= width
+            perm += run
+            perm.sort(axis=1)
+            perm -= run
+            part[:] = perm
+        if row_start is not None:
+            part += row_start[first: first + step, None]
+    return out
 
 
 def _tie_chunks(same: np.ndarray, size: int):
@@ -527,6 +643,68 @@ class RankedList:
             self._block = np.cumsum(new_block) - 1
             self._score = None
         return self._block
+
+    def _block_score_at(self, idx: np.ndarray) -> np.ndarray:
+        """The scores :attr:`block` compares, at the positions ``idx``."""
+        if self._score is not None:  # the policy's precision (``score=float32``)
+            return self._score[idx]
+        if isinstance(self._scores, np.ndarray):
+            return self._scores[idx]
+        keys, order = self._keys_order()
+        return keys.score[order[idx]]
+
+    def block_end(self, pos: np.ndarray) -> np.ndarray:
+        """One past the last position of the tie block holding each position of ``pos``
+        (``int64``): ``searchsorted(block, block[pos], "right")``, without building
+        :attr:`block` when it is not built yet: the scores after each position are
+        read in windows that double until every block has ended (a block of equal
+        ``(query, score)`` ends at its query's end at the latest)."""
+        pos = np.asarray(pos, dtype=np.int64)
+        if self._block is not None or len(pos) == 0:
+            return np.searchsorted(self.block, self.block[pos], side="right")
+        end = self.offsets[self.query[pos] + 1]  # the query's end
+        head = self._block_score_at(pos)
+        out = end.copy()
+        todo = np.arange(len(pos), dtype=np.int64)
+        at = pos + 1  # the first position not yet compared
+        step = 16
+        while len(todo):
+            span = np.minimum(end[todo] - at[todo], step)
+            idx = concat_ranges(at[todo], span)
+            seg = np.repeat(np.arange(len(todo), dtype=np.int64), span)
+            differ = np.flatnonzero(self._block_score_at(idx) != head[todo][seg])
+            if len(differ):
+                first = np.concatenate(([True], seg[differ][1:] != seg[differ][:-1]))
+                found = seg[differ[first]]
+                out[todo[found]] = idx[differ[first]]
+                done = np.zeros(len(todo), dtype=bool)
+                done[found] = True
+            else:
+                done = np.zeros(len(todo), dtype=bool)
+            at[todo] += span
+            done |= at[todo] >= end[todo]
+            todo = todo[~done]
+            step *= 2
+        return out
+
+    def block_at(self, idx: np.ndarray) -> np.ndarray:
+        """Tie block ids of the positions ``idx`` (``int64``, ascending positions): equal
+        exactly where ``block[idx]`` is. When :attr:`block` is not built yet and ``idx``
+        skips positions only between queries (``MetricInput.cut_positions``), the ids
+        are computed from the scores at ``idx`` alone, numbered from 0; otherwise they
+        are ``block[idx]``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self._block is not None or len(idx) < 2:
+            return self.block[idx]
+        query = self.query[idx]
+        new_query = query[1:] != query[:-1]
+        if not np.all((idx[1:] == idx[:-1] + 1) | new_query):
+            return self.block[idx]
+        score = self._block_score_at(idx)
+        new_block = np.ones(len(idx), dtype=bool)
+        np.not_equal(score[1:], score[:-1], out=new_block[1:])
+        new_block[1:] |= new_query
+        return np.cumsum(new_block) - 1
 
     def __repr__(self) -> str:
         return f"RankedList({self.n_queries} queries, {len(self.query)} positions, averaged={self.averaged})"
