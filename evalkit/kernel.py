@@ -187,12 +187,15 @@ def ideal_dcg(
             trace.append(IdealRanking(np.zeros(0), none, none, np.zeros(0)))
         return np.zeros(nq)
 
-    def ideal():
-        return _ideal_ranking(gains, offsets, negative)
-
-    hit = _cached(cache, ("ideal", id(gains), id(offsets), negative), (gains, offsets), ideal)
+    key, anchors = ("ideal", id(gains), id(offsets), negative), (gains, offsets)
+    hit = _cached(cache, key, anchors, lambda: _ideal_ranking(gains, offsets, negative, k))
+    if hit[0] == "grid" and not hit[3] and (k is None or k > hit[1].shape[1]):
+        # kept only the first columns for a smaller cutoff: the whole ranking now
+        hit = _ideal_ranking(gains, offsets, negative, None)
+        if cache is not None:
+            cache[key] = (anchors, hit)
     if hit[0] == "grid":  # each row's ideal gains, decreasing, the first counts[i] of row i
-        _, grid, counts = hit
+        _, grid, counts, _ = hit
         width = grid.shape[1] if k is None else min(int(k), grid.shape[1])
         inside = np.arange(width) < counts[:, None]
         seg, col = np.nonzero(inside)
@@ -210,31 +213,43 @@ def ideal_dcg(
     return segment_sum(g * d, seg, nq)
 
 
-def _ideal_ranking(gains: np.ndarray, offsets: np.ndarray, negative: bool) -> tuple:
+def _ideal_ranking(gains: np.ndarray, offsets: np.ndarray, negative: bool, keep: int | None = None) -> tuple:
     """The ideal ranking of every segment of ``gains`` (its positive gains, or all of
     them with ``negative``) in decreasing order, in one of two forms:
 
-    * ``("grid", grid, counts)``: ``grid`` ``(q, w)``, each row a segment's gains
-      sorted in decreasing order, of which the first ``counts[i]`` (``int64`` ``(q,)``)
-      are its ideal ranking. Equal segments (dense arrays) are sorted as the rows of
-      one 2-D array; segments of other lengths are padded with ``-inf`` into one when
-      the longest is short enough (NumPy sorts small rows with SIMD sorting networks).
+    * ``("grid", grid, counts, complete)``: ``grid`` ``(q, w)``, each row a segment's
+      gains sorted in decreasing order, of which the first ``counts[i]`` (``int64``
+      ``(q,)``) are its ideal ranking; ``complete``: ``w`` covers every segment's
+      ranking (else only the first ``keep`` ranks were kept). Equal segments (dense
+      arrays) are sorted as the rows of a 2-D array, a few thousand rows at a time;
+      segments of other lengths are padded with ``-inf`` into one when the longest is
+      short enough (NumPy sorts small rows with SIMD sorting networks).
     * ``("flat", g, seg, rank)``: the ideal gains, their segment and 1-based rank
       (``np.lexsort`` of the candidates; a few very long segments).
 
     Both give the values of ``g[np.lexsort((-g, seg))]`` over the candidates.
+
+    :param keep: the cutoff: a grid of equal segments keeps only its first ``keep``
+        columns (``None``: all).
     """
     nq = len(offsets) - 1
     length = np.diff(offsets)
+    if nq and len(gains) == nq * int(length[0]) and length[0] > 0 and (length == length[0]).all():
+        # equal segments (dense arrays): sort each as a row of a 2-D array
+        width = int(length[0])
+        kept = width if keep is None else min(width, int(keep))
+        grid = np.empty((nq, kept))
+        counts = np.full(nq, width, dtype=np.int64)
+        rows = gains.reshape(nq, width)
+        step = max(1, (1 << 17) // width)
+        for first in range(0, nq, step):
+            part = rows[first: first + step]
+            grid[first: first + step] = np.sort(part, axis=1)[:, ::-1][:, :kept]  # decreasing
+            if not negative:
+                counts[first: first + step] = np.count_nonzero(part > 0, axis=1)
+        return "grid", grid, counts, kept == width
     positive = None if negative else gains > 0
     n_ideal = len(gains) if positive is None else int(np.count_nonzero(positive))
-    if (nq and len(gains) == nq * int(length[0]) and (length == length[0]).all()
-            and 2 * n_ideal > len(gains)):
-        # equal segments (dense arrays): sort each as a row of a 2-D array
-        width = len(gains) // nq
-        grid = np.sort(gains.reshape(nq, width), axis=1)[:, ::-1]  # decreasing
-        counts = length if positive is None else np.count_nonzero(positive.reshape(nq, width), axis=1)
-        return "grid", grid, counts
     if positive is None or n_ideal == len(gains):
         g, counts = gains, length
     else:
@@ -246,7 +261,7 @@ def _ideal_ranking(gains: np.ndarray, offsets: np.ndarray, negative: bool) -> tu
         grid = np.full((nq, width), -np.inf)
         grid[np.arange(width) < counts[:, None]] = g  # row by row: segment order
         grid.sort(axis=1)
-        return "grid", grid[:, ::-1], counts
+        return "grid", grid[:, ::-1], counts, True
     seg = np.repeat(np.arange(nq, dtype=np.int64), counts)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
@@ -431,6 +446,12 @@ class MetricInput:
         indices, query-contiguous, or ``None`` when that is every position. They are
         the ranks ``<= k`` and, under an averaged tie policy, the rest of the block of
         tied documents holding rank ``k``. Shared by every flavour with this ``k``."""
+        cut = self._cut()
+        return None if cut is None else cut[0]
+
+    def _cut(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(positions, query, rank)`` of :meth:`cut_positions` (``int64`` each: the
+        positions, their query and their 1-based rank), or ``None``."""
         r = self.ranked
         if self.k is None:
             return None
@@ -444,9 +465,18 @@ class MetricInput:
                 long = np.flatnonzero(length > k)
                 if len(long):  # to the end of the block holding rank k
                     take[long] = r.block_end(starts[long] + k - 1) - starts[long]
-            if int(take.sum()) == len(r.query):
+            total = int(take.sum())
+            if total == len(r.query):
                 return None
-            return concat_ranges(starts, take)
+            query = np.repeat(np.arange(len(take), dtype=np.int64), take)
+            before = np.zeros(len(take), dtype=np.int64)  # positions of the earlier queries
+            np.cumsum(take[:-1], out=before[1:])
+            rank = np.arange(total, dtype=np.int64)
+            rank -= (before - starts)[query]  # now the position
+            idx = rank.copy()
+            rank -= starts[query]
+            rank += 1
+            return idx, query, rank
 
         return _cached(self._shared, ("cut", id(r), self.k), (r,), compute)
 
@@ -563,22 +593,22 @@ class MetricInput:
         Only the positions of :meth:`cut_positions` are visited (the others weigh 0),
         so the cost grows with ``q * k``, not with the run's length.
         """
-        idx = self.cut_positions()
+        cut = self._cut()
         r = self.ranked
-        if idx is None:
+        if cut is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
-        rank = _cached(self._shared, ("cut_rank", id(r), self.k), (r,), lambda: _at(r, "rank", idx))
+        idx, query, rank = cut
         w = self.discount_values(rank)
         if r.averaged and len(idx):
             w = np.where(rank <= self.k, w, 0.0)
-            block = r.block_at(idx)
+            block = r.block_at(idx, query, runs=True)
             first = int(block[0])
             nb = int(block[-1]) - first + 1
             total = np.bincount(block - first, weights=w, minlength=nb)
             size = np.bincount(block - first, minlength=nb)
             w = (total / np.maximum(size, 1))[block - first]
-        return segment_sum(self._gain_at(idx) * w, r.query[idx], self.n_queries)
+        return segment_sum(self._gain_at(idx) * w, query, self.n_queries)
 
     def ideal(self) -> np.ndarray:
         """IDCG@k per query under the flavour's IDCG strategy."""

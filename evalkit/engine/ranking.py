@@ -615,8 +615,19 @@ class RankedList:
         """``grade[idx]``."""
         if self._grade is not None:
             return self._grade[idx]
-        keys, order = self._keys_order()
-        return keys.grade_at(order[idx])
+        keys, _ = self._keys_order()
+        return keys.grade_at(self._rows_at(idx))
+
+    def _rows_at(self, idx: np.ndarray) -> np.ndarray:
+        """The keys' rows at the positions ``idx`` (``order[idx]``; the last ``idx``'s
+        rows are kept, as the DCG reads their scores and grades)."""
+        hit = getattr(self, "_rows_hit", None)
+        if hit is not None and hit[0] is idx:
+            return hit[1]
+        _, order = self._keys_order()
+        rows = order[idx]
+        self._rows_hit = (idx, rows)
+        return rows
 
     @property
     def score(self) -> np.ndarray:
@@ -645,20 +656,21 @@ class RankedList:
         return self._block
 
     def _block_score_at(self, idx: np.ndarray) -> np.ndarray:
-        """The scores :attr:`block` compares, at the positions ``idx``."""
+        """The scores :attr:`block` compares, at the positions ``idx`` (any shape)."""
         if self._score is not None:  # the policy's precision (``score=float32``)
             return self._score[idx]
         if isinstance(self._scores, np.ndarray):
             return self._scores[idx]
-        keys, order = self._keys_order()
-        return keys.score[order[idx]]
+        keys, _ = self._keys_order()
+        return keys.score[self._rows_at(idx)]
 
     def block_end(self, pos: np.ndarray) -> np.ndarray:
         """One past the last position of the tie block holding each position of ``pos``
         (``int64``): ``searchsorted(block, block[pos], "right")``, without building
         :attr:`block` when it is not built yet: the scores after each position are
-        read in windows that double until every block has ended (a block of equal
-        ``(query, score)`` ends at its query's end at the latest)."""
+        read in windows (the rows of a 2-D array) that double until every block has
+        ended (a block of equal ``(query, score)`` ends at its query's end at the
+        latest)."""
         pos = np.asarray(pos, dtype=np.int64)
         if self._block is not None or len(pos) == 0:
             return np.searchsorted(self.block, self.block[pos], side="right")
@@ -667,43 +679,43 @@ class RankedList:
         out = end.copy()
         todo = np.arange(len(pos), dtype=np.int64)
         at = pos + 1  # the first position not yet compared
-        step = 16
+        step = 8
         while len(todo):
-            span = np.minimum(end[todo] - at[todo], step)
-            idx = concat_ranges(at[todo], span)
-            seg = np.repeat(np.arange(len(todo), dtype=np.int64), span)
-            differ = np.flatnonzero(self._block_score_at(idx) != head[todo][seg])
-            if len(differ):
-                first = np.concatenate(([True], seg[differ][1:] != seg[differ][:-1]))
-                found = seg[differ[first]]
-                out[todo[found]] = idx[differ[first]]
-                done = np.zeros(len(todo), dtype=bool)
-                done[found] = True
-            else:
-                done = np.zeros(len(todo), dtype=bool)
-            at[todo] += span
-            done |= at[todo] >= end[todo]
-            todo = todo[~done]
+            first, stop = at[todo], end[todo]
+            window = first[:, None] + np.arange(step, dtype=np.int64)
+            outside = window >= stop[:, None]
+            np.minimum(window, np.maximum(stop - 1, 0)[:, None], out=window)  # in bounds
+            differ = self._block_score_at(window) != head[todo][:, None]
+            differ |= outside
+            found = differ.any(axis=1)
+            out[todo[found]] = first[found] + differ[found].argmax(axis=1)
+            at[todo] += step
+            todo = todo[~found]
             step *= 2
         return out
 
-    def block_at(self, idx: np.ndarray) -> np.ndarray:
+    def block_at(self, idx: np.ndarray, query: np.ndarray | None = None, *, runs: bool = False) -> np.ndarray:
         """Tie block ids of the positions ``idx`` (``int64``, ascending positions): equal
         exactly where ``block[idx]`` is. When :attr:`block` is not built yet and ``idx``
-        skips positions only between queries (``MetricInput.cut_positions``), the ids
-        are computed from the scores at ``idx`` alone, numbered from 0; otherwise they
-        are ``block[idx]``."""
+        skips positions only between queries (``runs``: the caller knows it, as
+        ``MetricInput.cut_positions`` does; else it is checked), the ids are computed
+        from the scores at ``idx`` alone, numbered from 0; otherwise they are
+        ``block[idx]``.
+
+        :param query: ``query[idx]`` if the caller has it.
+        """
         idx = np.asarray(idx, dtype=np.int64)
         if self._block is not None or len(idx) < 2:
             return self.block[idx]
-        query = self.query[idx]
-        new_query = query[1:] != query[:-1]
-        if not np.all((idx[1:] == idx[:-1] + 1) | new_query):
+        if query is None:
+            query = self.query[idx]
+        new_block = np.empty(len(idx), dtype=bool)
+        new_block[0] = True
+        np.not_equal(query[1:], query[:-1], out=new_block[1:])
+        if not runs and not np.all((idx[1:] == idx[:-1] + 1) | new_block[1:]):
             return self.block[idx]
         score = self._block_score_at(idx)
-        new_block = np.ones(len(idx), dtype=bool)
-        np.not_equal(score[1:], score[:-1], out=new_block[1:])
-        new_block[1:] |= new_query
+        new_block[1:] |= score[1:] != score[:-1]
         return np.cumsum(new_block) - 1
 
     def __repr__(self) -> str:
