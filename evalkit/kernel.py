@@ -564,7 +564,13 @@ class MetricInput:
 
         def compute():
             rows, grades = keys.graded(self._floor)
-            gains = np.asarray(self.gain(grades) if len(grades) else np.zeros(0), dtype=np.float64)
+            try:
+                gains = self.gain(grades) if len(grades) else np.zeros(0)
+            except ValueError:
+                if grades.flags.writeable:
+                    raise
+                gains = self.gain(grades.copy())  # a gain that writes into its input
+            gains = np.asarray(gains, dtype=np.float64)
             if rows is None:  # every row: the ranked list's own offsets
                 return gains, r.offsets
             return gains, offsets_from_sorted(keys.query[rows], r.n_queries)

@@ -10,6 +10,7 @@ import pytest
 
 import evalkit
 import evalkit.arrays as ea
+from test_registry import site  # noqa: F401  (the fake-distributions fixture)
 
 sk = importlib.import_module("sklearn.metrics")
 
@@ -175,3 +176,28 @@ def test_infinite_scores_raise():
 def test_unknown_flavour_raises():
     with pytest.raises(evalkit.FlavourError):
         ea.score(Y_TRUE, Y_SCORE, flavour="ndcg(gain=cubic)")
+
+
+def test_gain_that_writes_into_its_input(site):
+    """A plugin gain that doubles its grades in place: the values are scikit-learn's
+    (NDCG does not change when every gain doubles) and the caller's arrays, which the
+    engine reads without copying, are unchanged."""
+    site.add("evalkit-inplace", """
+        def doubled_in_place(grades):
+            grades *= 2.0
+            return grades
+
+        @hookimpl
+        def evalkit_register_gains():
+            return [Gain(name="doubled_in_place", fn=doubled_in_place, formula="g = 2 rel", source="test")]
+    """)
+    registry = evalkit.build_registry(disable_plugins=False)
+    rng = np.random.default_rng(11)
+    y_true = rng.integers(0, 4, (20, 15)).astype(float)
+    y_score = rng.integers(0, 5, (20, 15)) / 4
+    kept = y_true.copy(), y_score.copy()
+    got = ea.score(y_true, y_score, k=5, flavour="ndcg(gain=doubled_in_place,idcg=returned,ties=average)", registry=registry)
+    want = [sk.ndcg_score(y_true[i: i + 1], y_score[i: i + 1], k=5) for i in range(20)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(y_true, kept[0])
+    np.testing.assert_array_equal(y_score, kept[1])

@@ -516,6 +516,12 @@ def _keys(rng, layout):
     elif layout == "dense":  # query-sorted, scores unsorted, equal lengths
         query = np.repeat(np.arange(nq), n // nq)
         order = np.arange(n)
+    elif layout in ("grid", "grid_sorted"):  # dense arrays: rows of equal length, docno = column
+        width = n // nq
+        query = np.repeat(np.arange(nq), width)
+        if layout == "grid_sorted":
+            score = -np.sort(-score.reshape(nq, width), axis=1).reshape(-1)
+        return SortKeys(query=query, score=score, grade=grade, width=width)
     else:  # shuffled
         order = rng.permutation(n)
     line = np.arange(n)
@@ -523,7 +529,7 @@ def _keys(rng, layout):
                     grade=grade[order])
 
 
-@pytest.mark.parametrize("layout", ["sorted", "blocks", "dense", "shuffled"])
+@pytest.mark.parametrize("layout", ["sorted", "blocks", "dense", "grid", "grid_sorted", "shuffled"])
 @pytest.mark.parametrize("chunk", [None, 1, 5])
 def test_tie_policies_equal_their_lexsort_formulas(monkeypatch, layout, chunk):
     """Each policy against its ``np.lexsort`` formula; ``chunk``: the tie refinement in
@@ -568,6 +574,109 @@ def test_tie_policies_equal_their_lexsort_formulas(monkeypatch, layout, chunk):
                 np.testing.assert_array_equal(policy(name, keys), want, err_msg=f"{layout} {name}")
                 np.testing.assert_array_equal(policy(name, keys), want, err_msg=f"{layout} {name}")
             np.testing.assert_array_equal(held, copy)
+
+
+def test_grid_trec_eval_ties_by_column_without_docno_codes():
+    """Dense arrays (``SortKeys(width=...)``): ``trec_eval`` breaks ties by the column
+    index descending, read from the row number, the ``docno`` column never built."""
+    from evalkit.builtins import ties
+
+    rng = np.random.default_rng(8)
+    nq, width = 40, 25
+    score = np.round(rng.random(nq * width), 1)
+    keys = SortKeys(query=np.repeat(np.arange(nq), width), score=score, grade=np.zeros(nq * width), width=width)
+    column = np.tile(np.arange(width), nq)
+    got = ties.trec_eval(keys)
+    assert keys._docno is None
+    np.testing.assert_array_equal(got, np.lexsort((-column, -score, np.repeat(np.arange(nq), width))))
+
+
+@pytest.mark.parametrize("width", [1, 2, 7, 100, 300])
+def test_row_sort_equals_numpy_stable_argsort(width):
+    """The grid's row sort (a SIMD sort of score-and-column keys) against NumPy's
+    stable argsort, on ties, -0.0 and 0.0, infinities, NaN, negative and huge scores,
+    and scores one ulp apart (which share the keys' high bits: the timsort fallback)."""
+    from evalkit.engine.ranking import _argsort_rows_descending
+
+    rng = np.random.default_rng(width)
+    shape = (3000 // width + 3, width)
+    cases = [rng.random(shape), np.round(rng.random(shape), 1), rng.integers(-3, 3, shape) * 1.0,
+             rng.normal(size=shape) * 1e300]
+    signed = np.round(rng.random(shape), 1) - 0.5
+    signed[signed == 0] = -0.0
+    signed[rng.random(shape) < 0.05] = np.inf
+    signed[rng.random(shape) < 0.05] = -np.inf
+    near = np.choose(rng.integers(0, 3, shape), [1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)])
+    nan = rng.random(shape)
+    nan[rng.random(shape) < 0.05] = np.nan
+    for grid in cases + [signed, near, nan]:
+        want = np.argsort(-grid, axis=1, kind="stable")
+        np.testing.assert_array_equal(_argsort_rows_descending(grid), want)
+        start = np.arange(len(grid)) * width
+        np.testing.assert_array_equal(_argsort_rows_descending(grid, start), want + start[:, None])
+
+
+def test_tie_blocks_at_positions_equal_the_block_column():
+    """``RankedList.block_end`` and ``block_at`` (the scores near rank k only) against
+    the whole ``block`` column, on a run and on dense arrays, float64 and float32
+    tie blocks."""
+    from evalkit.engine.ranking import RankedList
+
+    rng = np.random.default_rng(21)
+    nq, width = 30, 40
+    query = np.repeat(np.arange(nq), width)
+    for score in (np.round(rng.random(nq * width), 1), rng.integers(0, 2, nq * width) * 1.0,
+                  np.where(rng.random(nq * width) < 0.5, 0.5, 0.5 + 1e-9)):
+        keys = SortKeys(query=query, score=score, grade=np.zeros(len(score)), width=width)
+        order = keys.score_order()
+        offsets = keys.query_offsets(nq)
+        for block_score in (None, score[order].astype(np.float32).astype(np.float64)):
+            def fresh():
+                return RankedList(offsets=offsets, query=query, rank=None, grade=None, docno=None, averaged=True,
+                                  score=block_score, source=lambda: (keys, order))
+            full = fresh().block
+            for k in (1, 3, 10, width):
+                pos = offsets[:-1] + k - 1
+                np.testing.assert_array_equal(fresh().block_end(pos), np.searchsorted(full, full[pos], "right"))
+                take = np.minimum(k + rng.integers(0, 5, nq), width)
+                idx = np.concatenate([np.arange(a, a + t) for a, t in zip(offsets[:-1], take)])
+                got = fresh().block_at(idx, query[idx], runs=True)
+                want = full[idx]
+                # the same partition of the positions into blocks
+                np.testing.assert_array_equal(np.diff(got) != 0, np.diff(want) != 0)
+
+
+@pytest.mark.parametrize("negative", [False, True])
+def test_ideal_rankings_equal_the_lexsort_formula(negative):
+    """``ideal_dcg``'s 2-D paths (equal segments sorted by rows, kept to the cutoff;
+    other segments padded with -inf) against the sorted gains of ``np.lexsort`` summed
+    in rank order, bit for bit; a larger cutoff after a smaller one from the cache."""
+    from evalkit.kernel import ideal_dcg
+
+    rng = np.random.default_rng(2)
+
+    def disc(rank):
+        return 1.0 / np.log2(rank + 1.0)
+
+    def reference(gains, offsets, k):
+        seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        keep = np.ones(len(gains), bool) if negative else gains > 0
+        g, s = gains[keep], seg[keep]
+        order = np.lexsort((-g, s))
+        g, s = g[order], s[order]
+        rank = np.arange(len(g)) - np.searchsorted(s, s) + 1
+        ok = rank <= (k or len(g))
+        return np.bincount(s[ok], weights=g[ok] * disc(rank[ok]), minlength=len(offsets) - 1)
+
+    equal = np.arange(0, 50 * 20 + 1, 20)
+    ragged = np.concatenate(([0], np.cumsum(rng.integers(0, 30, 50))))
+    long_one = np.array([0, 3, 3, 2000, 2004])  # one long segment: np.lexsort
+    for offsets in (equal, ragged, long_one):
+        gains = rng.integers(-2, 4, offsets[-1]) * 1.0 if negative else rng.integers(0, 4, offsets[-1]) * 1.5
+        cache = {}
+        for k in (3, 10, None, 1):
+            got = ideal_dcg(gains, offsets, disc, k, cache=cache, negative=negative)
+            np.testing.assert_array_equal(got, reference(gains, offsets, k))
 
 
 def test_trec_eval_ties_read_docno_strings_of_tied_rows_only():
