@@ -20,7 +20,7 @@ from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
 from .engine.ranking import SortKeys
-from .errors import ArgumentError, EvaluationError, NegativeGradeError
+from .errors import ArgumentError, EvaluationError, InvalidGradeError
 from .flavour import Flavour
 from .presets import expand_spec
 from .registry import registry_or_default
@@ -58,6 +58,9 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         ``sklearn.ndcg_score`` presets refuse it, as scikit-learn does.
     :raises NegativeGradeError: (an :class:`EvaluationError`) ``negative=error`` and a
         ``y_true`` is negative, naming the row and column.
+    :raises InvalidGradeError: ``grades=lightgbm`` / ``grades=xgboost`` (the
+        ``lightgbm.*``, ``xgboost.ndcg*`` presets) and a ``y_true`` the library refuses as
+        a label (not an integer, negative, or too large), naming the row and column.
     :raises ComponentOutputError: a gain overflows (``exp2`` of a grade >= 1024), naming
         the row and column.
     :raises FlavourError: the flavour or ``k`` is invalid (``k`` above
@@ -103,7 +106,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
             q, d = np.argwhere(y_true == exc.value)[0]
             where = f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})"
         raise ComponentOutputError(exc.family, exc.component, exc.value, exc.detail + where, f"{fl}: ") from None
-    except NegativeGradeError as exc:
+    except InvalidGradeError as exc:  # negative=error, grades=lightgbm|xgboost
         q, d = np.argwhere(y_true == exc.value)[0]
         raise exc.at(f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})") from None
 

@@ -102,18 +102,27 @@ class ComponentOutputError(EvaluationError):
         super().__init__(f"{context}{family} '{component}': {message}")
 
 
-class NegativeGradeError(EvaluationError):
-    """A judged grade is negative and the flavour's ``negative`` convention is
-    ``error`` (as scikit-learn ``ndcg_score`` refuses a negative ``y_true``).
-    ``value`` is the first such grade; :meth:`at` adds where it was judged."""
+class InvalidGradeError(EvaluationError):
+    """A judged grade the flavour's conventions refuse: a negative grade under
+    ``negative=error`` (:class:`NegativeGradeError`), or a grade a learning-to-rank
+    library refuses as a label under ``grades=lightgbm`` / ``grades=xgboost`` (not an
+    integer, negative, or above the library's largest label).
+    ``value`` is the first such grade; :meth:`at` adds where it was judged (query,
+    document, file and line; or row and column of ``y_true``)."""
 
     def __init__(self, value: float, message: str, context: str = ""):
         self.value, self.detail, self.context = value, message, context
         super().__init__(f"{context}{message}")
 
-    def at(self, where: str) -> "NegativeGradeError":
+    def at(self, where: str) -> "InvalidGradeError":
         """This error with ``where`` (the query and document) appended."""
-        return NegativeGradeError(self.value, self.detail + where, self.context)
+        return type(self)(self.value, self.detail + where, self.context)
+
+
+class NegativeGradeError(InvalidGradeError):
+    """A judged grade is negative and the flavour's ``negative`` convention is
+    ``error`` (as scikit-learn ``ndcg_score`` refuses a negative ``y_true``).
+    ``value`` is the first such grade; :meth:`at` adds where it was judged."""
 
 
 class EmptyEvaluationWarning(UserWarning):

@@ -38,8 +38,15 @@ Conventions:
   ``dcg_score``, ``_dcg_sample_scores``: ``y_true[ranking] * discount``; only for
   metrics with a gain and no IDCG), ``error`` (the evaluation raises, naming the
   query and document: scikit-learn ``ndcg_score`` raises "ndcg_score should not be
-  used on negative y_true values."). Under ``gain`` a ``min_grade`` above 0 still
-  gives the grades below it gain 0.
+  used on negative y_true values."), ``drop`` (the document leaves the ranking and the
+  ideal, and the documents below it move up: TF-Ranking's invalid labels,
+  metrics_impl.py ``_prepare_and_validate_params``, utils.py ``is_label_valid``). Under
+  ``gain`` a ``min_grade`` above 0 still gives the grades below it gain 0.
+* ``grades``: which grades are accepted, as a learning-to-rank library reads its
+  labels: ``any`` (default), ``lightgbm`` (integers 0..30 as ``float32``, LightGBM's
+  ``CheckLabel``), ``xgboost`` (within 1e-6 above an integer 0..31 as ``float32``,
+  XGBoost's ``CheckNDCGLabels``); a grade the rule refuses stops the evaluation, and
+  the gain sees the integer the library computes with (:mod:`evalkit.engine.grades`).
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
   sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
   is left), ``first`` drops each query's first document after sorting,
@@ -115,8 +122,16 @@ CONVENTIONS: dict[str, Param] = {
     "negative": Param(
         "negative", "str", "zero",
         "negative grades: zero = gain 0, judged non-relevant (trec_eval); gain = through the gain "
-        "function (sklearn dcg_score); error = refused (sklearn ndcg_score raises)",
-        choices=("zero", "gain", "error"),
+        "function (sklearn dcg_score); error = refused (sklearn ndcg_score raises); drop = the "
+        "document leaves the ranking and the ideal, ranks renumbered (TF-Ranking's invalid labels)",
+        choices=("zero", "gain", "error", "drop"),
+    ),
+    "grades": Param(
+        "grades", "str", "any",
+        "grades accepted, as a learning-to-rank library reads its labels: any; lightgbm = integers "
+        "0..30 as float32 (LightGBM CheckLabel); xgboost = within 1e-6 above an integer 0..31 as "
+        "float32 (XGBoost CheckNDCGLabels); others stop the evaluation, the gain sees the integer",
+        choices=("any", "lightgbm", "xgboost"),
     ),
     "run_filter": Param(
         "run_filter", "str", "none",

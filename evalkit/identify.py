@@ -57,6 +57,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .columnar import isin_ids
+from .engine.grades import GRADE_RULES, refuses
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
@@ -759,9 +760,13 @@ def identify(
     candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
                                     cutoffs=cutoffs, ranks=all(r.rank is not None for r in runs_used))
     if len(qrels.grade) and np.nanmin(qrels.grade) < 0:
-        # a flavour with negative=error refuses these qrels (as scikit-learn's ndcg_score,
-        # LightGBM and XGBoost refuse negative labels): it cannot have produced the number
+        # a flavour with negative=error refuses these qrels (as scikit-learn's ndcg_score
+        # refuses negative labels): it cannot have produced the number
         candidates = [c for c in candidates if c.base.convention("negative") != "error"]
+    # nor can one whose grades rule (LightGBM's, XGBoost's labels) refuses a grade
+    refusing = {rule for rule in GRADE_RULES if refuses(rule, qrels.grade)}
+    if refusing:
+        candidates = [c for c in candidates if c.base.convention("grades") not in refusing]
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

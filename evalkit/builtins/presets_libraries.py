@@ -290,11 +290,12 @@ def _presets():
     # ------------------------------------------------------------------ allRank, pytorchltr
     yield Preset(
         name="allrank.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32),empty=one)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32),empty=one,negative=drop)",
         description=("allRank ndcg: gain 2^x - 1 (the default gain_function), 1/log2(i+2), ideal "
-                     "from the slate's labels, padded items (label -1) masked, slates with IDCG 0 "
-                     "get filler_value 1; y_pred.sort is not stable: expected value over ties of the "
-                     "float32 predictions"),
+                     "from the slate's labels, padded items (label -1) masked: they leave the slate "
+                     "and its ideal (negative=drop), slates with IDCG 0 get filler_value 1; "
+                     "y_pred.sort is not stable: expected value over ties of the float32 predictions; "
+                     "labels below -1 are not padding to allRank (a gain 2^x - 1 < 0): not reproduced"),
         source=("allegro/allRank v1.4.3 allrank/models/metrics.py:7-8 (gain_function, "
                 "filler_value=1.0), :21-24 (ndcg = dcg / idcg, idcg == 0 -> filler_value), :31-38 "
                 "(padding masked: -inf score, label 0), :56-60 (ats cut at the slate length), :64 "

@@ -44,15 +44,17 @@ def _presets():
     exp_returned = "ndcg(gain=exp2,discount=log2,idcg=returned,ties={ties}{extra})"
     yield Preset(
         name="lightgbm.ndcg",
-        spec=exp_returned.format(ties="stable", extra=",empty=one,negative=error"),
+        spec=exp_returned.format(ties="stable", extra=",empty=one,grades=lightgbm"),
         description=("LightGBM metric 'ndcg' (eval_at): label_gain 2^i-1, 1/log2(i+2), IDCG from the "
                      "query's own labels cut at k, stable sort by score, all-zero queries score 1; "
-                     "negative labels refused, as LightGBM refuses them"),
+                     "labels that are not integers 0..30 as float32 (negative, fractional, >= 31) "
+                     "refused, as LightGBM's CheckLabel refuses them"),
         source=(f"{LIGHTGBM} src/metric/dcg_calculator.cpp:24 (default eval_at 1..5), :38-42 "
                 "(label_gain = 2^i - 1), :53 (discount 1/log2(2+i)), :83-115 (CalMaxDCG: the query's "
                 "labels sorted, first min(k, n)), :123-124 (std::stable_sort by score), :136; "
                 "src/metric/rank_metric.hpp:99-104 (inverse max DCG <= 0: NDCG = 1), :142 (mean over "
-                "all queries)"),
+                "all queries); src/metric/dcg_calculator.cpp:155-171 (CheckLabel: Log::Fatal on a "
+                "non-integer, negative or >= 31 label; label_t is float, include/LightGBM/meta.h:47)"),
         requires_cutoff=True,
         default_cutoffs=(1, 2, 3, 4, 5),
         native_name="ndcg@{k}",
@@ -63,26 +65,35 @@ def _presets():
     ):
         yield Preset(
             name=name,
-            spec=exp_returned.format(ties="stable(score=float32)", extra=extra + ",negative=error"),
+            spec=exp_returned.format(ties="stable(score=float32)", extra=extra + ",grades=xgboost"),
             description=(f"XGBoost eval_metric '{native.replace('@{k}', '')}': gain 2^rel-1 "
                          f"(ndcg_exp_gain=true), 1/log2(i+2), IDCG from the group's labels cut at k, "
-                         f"stable sort of float32 predictions, {empty_text}; without @k the cutoff is 32"),
+                         f"stable sort of float32 predictions, {empty_text}; without @k the cutoff is 32; "
+                         f"labels that are not integers 0..31 as float32 (within 1e-6) refused, as "
+                         f"XGBoost's CheckNDCGLabels refuses them"),
             source=(f"{XGBOOST} cpp_src/src/metric/rank_metric.cc:217-226 (ndcg@k and the '-' suffix), "
                     ":373-390 (stable ArgSort of float predictions, inv_idcg <= 0 -> minus ? 0 : 1, "
                     "first min(n, TopK) positions); cpp_src/src/common/ranking_utils.h:42-52 (gain "
                     "(1<<rel)-1, discount 1/log2(i+2)), :66 (DefaultK 32 = cutoff of plain 'ndcg'), "
-                    ":85 (ndcg_exp_gain true); cpp_src/src/common/ranking_utils.cc:97-108 (IDCG: the "
-                    "group's labels sorted, first min(n, TopK))"),
+                    ":85 (ndcg_exp_gain true), :356-376 (CheckNDCGLabels: integer within kRtEps 1e-6, "
+                    ">= 0, uint32 <= MaxRel 31); cpp_src/src/common/ranking_utils.cc:87 (checked when "
+                    "the metric's cache is built), :97-108 (IDCG: the group's labels sorted, first "
+                    "min(n, TopK))"),
             requires_cutoff=True,
             default_cutoffs=(32,),
             native_name=native,
         )
     yield Preset(
         name="xgboost.ndcg_linear",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one,negative=error)",
-        description="XGBoost 'ndcg' with ndcg_exp_gain=false: the label itself as gain (negative labels refused, as XGBoost refuses them)",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one,negative=gain)",
+        description=("XGBoost 'ndcg' with ndcg_exp_gain=false: the label itself as gain, any label "
+                     "(CheckNDCGLabels checks only under exp gain): a negative label is a negative "
+                     "gain, in the ideal too (sorted last); an ideal DCG <= 0 scores 1"),
         source=(f"{XGBOOST} cpp_src/src/metric/rank_metric.cc:386-389 (gain = label when "
-                "ndcg_exp_gain is false); cpp_src/src/common/ranking_utils.cc:101-106"),
+                "ndcg_exp_gain is false), :376-378 (inv_idcg <= 0 -> 1); cpp_src/src/common/"
+                "ranking_utils.h:50-53 (CalcInvIDCG: 1/idcg, negative when idcg < 0), :359, :369 "
+                "(label checks only if ndcg_exp_gain); cpp_src/src/common/ranking_utils.cc:97-108 "
+                "(IDCG: every label of the group sorted, first min(n, TopK))"),
         requires_cutoff=True,
         default_cutoffs=(32,),
         native_name="ndcg@{k}",
@@ -113,14 +124,19 @@ def _presets():
     )
     yield Preset(
         name="tfr.ndcg",
-        spec=exp_returned.format(ties="average(score=float32)", extra=""),
+        spec=exp_returned.format(ties="average(score=float32)", extra=",negative=drop"),
         description=("TF-Ranking NDCGMetric: gain 2^label-1, log(2)/log1p(rank), ideal DCG of the "
                      "list's labels cut at topn, scores cast to float32 and ties shuffled at random (evalkit gives the expected "
-                     "value), IDCG = 0 scores 0 (divide_no_nan); topn=None is the whole list"),
+                     "value), IDCG = 0 scores 0 (divide_no_nan); topn=None is the whole list; a label < 0 "
+                     "is an invalid entry, pushed after every valid one with gain 0: it leaves the list "
+                     "(negative=drop)"),
         source=(f"{TFR} metrics_impl.py:31 (gain 2^label-1), :33 (discount log(2)/log1p(rank)), "
                 ":631-670 (NDCGMetric: DCG over sort_by_scores, ideal over sorted gains, "
-                "divide_no_nan), :258-265 (labels < 0 are padding, pushed to the end); utils.py:115-163 "
-                "(sort_by_scores casts scores to float32 and shuffles ties: shuffle_ties=True); "
+                "divide_no_nan), :258-266 (_prepare_and_validate_params: mask = is_label_valid, an "
+                "invalid label set to 0, its prediction below the list's minimum); utils.py:78-81 "
+                "(is_label_valid: label >= 0), :84-112 and :147-163 (sort_by_scores: invalid entries "
+                "placed after every valid one; scores cast to float32, ties shuffled: "
+                "shuffle_ties=True); "
                 "keras/metrics.py:768-770 (topn=None)"),
         native_name="ndcg@{k}",
     )

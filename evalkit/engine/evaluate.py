@@ -14,7 +14,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
-from ..errors import HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, NegativeGradeError, RankColumnError
+from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, InvalidGradeError,
+                      NegativeGradeError, RankColumnError)
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
@@ -22,6 +23,7 @@ from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, chec
                      nothing_evaluated)
 from ..rounding import round_decimals
 from .conventions import apply_conventions
+from .grades import check_grades, library_grade
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
 from ..registry import registry_or_default
@@ -39,11 +41,13 @@ class _Resolved:
     idcg: object
 
 
-def _bound(registry, family, ref, negative_grades: bool = False):
+def _bound(registry, family, ref, negative_grades: bool = False, grades: str = "any"):
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
     fn = partial(comp.fn, **comp.bind(ref.params))
+    if family == "gain" and grades != "any":  # the grades convention: the library's integer label
+        fn = library_grade(fn)
     if family in ("gain", "discount"):
         return checked(family, str(ref), fn, negative_grades and family == "gain")
     return checked_idcg(str(ref), fn, negative_grades) if family == "idcg" else fn
@@ -59,7 +63,8 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
         metric_kw=metric.bind(flavour.params),
         ties=ties,
         ties_kw=ties.bind(flavour.ties.params),
-        gain=_bound(registry, "gain", flavour.gain, flavour.convention("negative") == "gain"),
+        gain=_bound(registry, "gain", flavour.gain, flavour.convention("negative") == "gain",
+                    flavour.convention("grades")),
         discount=_bound(registry, "discount", flavour.discount),
         idcg=_bound(registry, "idcg", flavour.idcg, flavour.convention("negative") == "gain"),
     )
@@ -142,7 +147,8 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
                             judged_only=fl.convention("judged_only") == "yes",
                             run_filter=fl.convention("run_filter"),
-                            keep_negative=fl.convention("negative") == "gain")
+                            keep_negative=fl.convention("negative") == "gain",
+                            drop_negative=fl.convention("negative") == "drop")
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:
@@ -171,7 +177,7 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         # gains, discounts, cutoff positions and ideal rankings are shared by the
         # flavours of this run (keyed by the flavour's component references)
         _shared=problem._cache,
-        _gain_key=fl.gain,
+        _gain_key=fl.gain if fl.convention("grades") == "any" else (fl.gain, fl.convention("grades")),
         _discount_key=fl.discount,
     )
 
@@ -192,6 +198,18 @@ def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
     return values, defined
 
 
+def first_judgment(problem: Problem, mask: np.ndarray) -> int:
+    """Index into ``problem.judged_grade`` of the first ``True`` of ``mask`` (``bool``
+    ``(m,)``, at least one) in sorted qid order, as without block order."""
+    first = np.flatnonzero(mask)
+    if problem.sorted_queries is not None:
+        query = np.searchsorted(problem.judged_offsets, first, side="right") - 1
+        sorted_position = np.empty(len(problem.sorted_queries), dtype=np.int64)
+        sorted_position[problem.sorted_queries] = np.arange(len(problem.sorted_queries))
+        first = first[[int(np.argmin(sorted_position[query]))]]
+    return int(first[0])
+
+
 def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
     """The ``negative=error`` convention: raise if any judged grade of the problem's
     qrels is negative, as scikit-learn ``ndcg_score`` does for any negative ``y_true``
@@ -204,13 +222,7 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
     """
     neg = problem.judged_grade < 0  # False for NaN (unjudged)
     if neg.any():
-        first = np.flatnonzero(neg)
-        if problem.sorted_queries is not None:  # the first in sorted qid order, as without block order
-            query = np.searchsorted(problem.judged_offsets, first, side="right") - 1
-            sorted_position = np.empty(len(problem.sorted_queries), dtype=np.int64)
-            sorted_position[problem.sorted_queries] = np.arange(len(problem.sorted_queries))
-            first = first[[int(np.argmin(sorted_position[query]))]]
-        v = float(problem.judged_grade[int(first[0])])
+        v = float(problem.judged_grade[first_judgment(problem, neg)])
         raise NegativeGradeError(v, f"grade {format_number(v)} is negative and the flavour has negative=error "
                                  f"({int(neg.sum())} negative judgment(s); scikit-learn's ndcg_score, LightGBM, "
                                  "XGBoost refuse negative labels; presets that reproduce them do too)",
@@ -225,11 +237,15 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
 
     :param inp: the metric's input from :func:`prepare_input` (built if ``None``).
     :raises EvaluationError: a convention set to ``error`` is triggered
-        (:class:`~evalkit.errors.NegativeGradeError` for ``negative=error``).
+        (:class:`~evalkit.errors.NegativeGradeError` for ``negative=error``;
+        :class:`~evalkit.errors.InvalidGradeError` for a grade ``grades=lightgbm`` or
+        ``grades=xgboost`` refuses).
     """
     fl = resolved.flavour
     if fl.convention("negative") == "error":
         refuse_negative_grades(problem, fl)
+    if fl.convention("grades") != "any":
+        check_grades(problem, fl, partial(first_judgment, problem))
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)
     try:
@@ -313,7 +329,9 @@ def evaluate(
     :raises FlavourError: unknown name, component or parameter; a label given twice.
     :raises EvaluationError: a convention set to ``error`` is triggered (under
         ``negative=error`` a :class:`~evalkit.errors.NegativeGradeError` naming the first
-        negative judgment's query, document, file and line); a value is not finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
+        negative judgment's query, document, file and line; under ``grades=lightgbm`` or
+        ``grades=xgboost`` an :class:`~evalkit.errors.InvalidGradeError` for a grade the
+        library refuses as a label, likewise located); a value is not finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
         (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
         gain, the query, document and grade).
     :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
@@ -375,7 +393,7 @@ def evaluate(
                 raise _located(exc, res.flavour, qrels) from None
             except RankColumnError as exc:
                 raise _located_rank(exc, run, problem, res.flavour) from None
-            except NegativeGradeError as exc:
+            except InvalidGradeError as exc:  # negative=error, grades=lightgbm|xgboost
                 raise exc.at(_judgment_of(exc.value, qrels)) from None
     return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
                    values[:, column])

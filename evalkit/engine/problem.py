@@ -71,7 +71,7 @@ class Problem:
 
     def ranked(self, policy, params: dict, *, depth: int | None = None,
                judged_only: bool = False, run_filter: str = "none",
-               keep_negative: bool = False) -> RankedList:
+               keep_negative: bool = False, drop_negative: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -87,13 +87,20 @@ class Problem:
             document; ``first_stable``: drop each query's first document by score, tied
             documents in the run's order (whatever ``policy``); ``unjudged``: drop the documents absent from the qrels. Applied
             before ``depth`` and ``judged_only``; ranks renumbered.
+        :param drop_negative: drop the documents with a negative grade as well (the
+            ``negative=drop`` convention: TF-Ranking's invalid labels leave the list),
+            from the same sorted ranking as ``run_filter``, before ``depth``.
         """
-        if run_filter != "none":
-            key = (policy.name, tuple(sorted(params.items())), run_filter)
+        if run_filter != "none" or drop_negative:
+            key = (policy.name, tuple(sorted(params.items())), run_filter, bool(drop_negative))
             base = self._ranked.get(key)
             if base is None:
                 base = self.ranked(policy, params)
-                base = self._ranked[key] = restrict(base, None, False, drop=self._filtered(base, run_filter))
+                drop = base.grade < 0 if drop_negative else None  # False for NaN (unjudged)
+                if run_filter != "none":
+                    filtered = self._filtered(base, run_filter)
+                    drop = filtered if drop is None else drop | filtered
+                base = self._ranked[key] = restrict(base, None, False, drop=drop)
             if depth is None and not judged_only:
                 return base
             key = key + (depth, bool(judged_only), bool(judged_only and keep_negative))

@@ -29,7 +29,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import EvalkitError, EvaluationError, FlavourError, InputFormatError, NegativeGradeError
+from ..errors import (EvalkitError, EvaluationError, FlavourError, InputFormatError, InvalidGradeError,
+                      NegativeGradeError)
 from ..flavour import Flavour
 from ..results import Results
 from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
@@ -235,7 +236,8 @@ def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Se
                   weights=weights)[0]
 
 
-_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError, NegativeGradeError)}
+_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError, InvalidGradeError,
+                                         NegativeGradeError)}
 
 
 def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
