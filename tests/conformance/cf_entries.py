@@ -75,10 +75,37 @@ TIED_ORDER = ("es/testDCGAt", "es/testDCGAtSixMissingRatings", "es/testDCGAtFour
               "opensearch/worked", "elliot/worked")
 
 
+#: learning-to-rank groups whose labels LightGBM's CheckLabel or XGBoost's CheckNDCGLabels
+#: refuse or read as float32 integers (every document judged; scores n, n-1, ..., 1, and a tie)
+LABEL_CASES = {
+    # LightGBM refuses 31 (>= the 31 label_gain entries); XGBoost takes it (<= MaxRel 31)
+    "labels/31": [[0, 31, 2, 1], [3, 0, 0, 1]],
+    # both refuse 32 (XGBoost: > 31)
+    "labels/32": [[0, 32, 2, 1], [3, 0, 0, 1]],
+    # both refuse a fraction; XGBoost's ndcg_exp_gain=false takes it as its gain
+    "labels/fraction": [[0, 1.5, 2, 1], [3, 0.25, 0, 1]],
+    # float32 reads 2.00000001 as 2 and 30.999999999 as 31 (LightGBM refuses: 31), and
+    # XGBoost takes 2.0000005 (within kRtEps 1e-6 above 2) and reads it as 2
+    "labels/float32": [[0, 2.00000001, 1, 30.999999999], [2.0000005, 0, 1, 3]],
+    # accepted by both, read as integers: 2.00000001 -> 2, 30.000000001 -> 30
+    "labels/float32-accepted": [[0, 2.00000001, 1, 30.000000001], [3, 0, 1, 1]],
+}
+
+
+def _label_case(name: str, groups: list) -> D.Case:
+    qrels, run = [], []
+    for q, labels in enumerate(groups):
+        for i, g in enumerate(labels):
+            qrels.append((str(q), f"d{i}", float(g)))
+            run.append((str(q), f"d{i}", float(len(labels) - i if i != 2 else len(labels) - 1)))
+    return D.Case(name, qrels, run, note="labels: " + "; ".join(map(str, groups)))
+
+
 GEN = ("generated",)
 GEN_NONNEG = ("generated-nonneg",)
 REAL_TREC = ("robust03/InexpC2", "robust03/oce03noXbmD", "trec_eval_test/qrels.rel_level", "cast2021/bm25")
 LTR = ("lightgbm/rank.test", "generated-nonneg")
+LABELS = tuple(LABEL_CASES)
 #: runs written with ranks in line order, and runs whose rank column (which ndeval reads
 #: by default) disagrees with both the scores and the line order
 DIVERSITY = ("web2013-diversity/synthetic-run", "generated-diversity", "ir_measures/fixtureC+A",
@@ -107,6 +134,15 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
         [("1", "a", 1.0), ("1", "b", 3.0), ("1", "c", 2.0), ("2", "a", 1.0), ("2", "b", 2.0), ("2", "c", 3.0)],
         note="TF-Ranking metrics_test.py"),
     "jarvelin2002/example-tied": lambda: D.jarvelin2002_example(tied=True),
+    # labels LightGBM / XGBoost refuse (or read as float32 integers): one case per rule
+    **{name: (lambda name=name, groups=groups: _label_case(name, groups)) for name, groups in LABEL_CASES.items()},
+    # TF-Ranking metrics_impl_test.py:701-712 test_ndcg_should_ignore_padded_items: the
+    # invalid entry (label -1) has the highest score
+    "tfr/metrics_impl_test-padded": lambda: D.Case(
+        "tfr/metrics_impl_test-padded",
+        [("1", "a", 2), ("1", "b", -1), ("1", "c", 1), ("1", "d", 0)],
+        [("1", "a", 1.0), ("1", "b", 4.0), ("1", "c", 3.0), ("1", "d", 2.0)],
+        note="TF-Ranking metrics_impl_test.py test_ndcg_should_ignore_padded_items"),
     **{name + suffix: (lambda name=name, q=q, r=r, suffix=suffix: _ranked_case(name + suffix, q, r, bool(suffix)))
        for suffix in ("", "-tied") for name, (q, r) in {
         # Elasticsearch DiscountedCumulativeGainTests.java (testDCGAt, ...SixMissingRatings, ...FourMoreRatings)
@@ -182,9 +218,14 @@ NDEVAL_UNJUDGED = ("ndeval prints a row of zeros for a run topic absent from the
                    "amean (ndeval.c applyQrels 1179-1208, outputMeasures 1392-1403: totals / actualTopics)")
 TFR_SOURCE = ("tensorflow/ranking tensorflow_ranking/python/metrics_test.py (commit 0467b63a) "
               "test_make_normalized_discounted_cumulative_gain_fn (expected_ndcg_1, expected_ndcg_2); "
+              "metrics_impl_test.py:701-712 (v0.5.5) test_ndcg_should_ignore_padded_items (label -1 "
+              "with the highest score: dcg/max_dcg of the valid entries); "
               "on tied data: the expectation over tie orders (scores compared as float32: utils.py "
               "sort_by_scores casts them) of that test's _dcg (gain 2^l - 1, 1/log2(r+1), "
-              "ideal from the list's labels), exhaustive for up to 720 orders, else 2000 shuffles; "
+              "ideal from the list's labels), exhaustive for up to 720 orders, else 2000 shuffles, "
+              "entries with a label < 0 taken out (invalid: utils.py:78-81 is_label_valid, "
+              "metrics_impl.py:258-266 _prepare_and_validate_params, utils.py:147-163 sort_by_scores "
+              "places them after every valid entry with label 0); "
               "TF-Ranking needs TensorFlow, not installed here")
 
 PYTORCHLTR_SEEDS = 1000
@@ -334,17 +375,20 @@ ENTRIES: list[Entry] = [
     Entry("ranx.ndcg_burges", R.ranx("ndcg_burges"), lambda: version("ranx"),
           REAL_TREC[:1] + ("cast2021/bm25",) + GEN, 1e-12, F64, cutoffs=(None, 10, 100)),
     # ------------------------------------------------------------------ LTR libraries
-    Entry("lightgbm.ndcg", R.lightgbm((1, 3, 5, 10, 30)), lambda: version("lightgbm"), LTR, 1e-12, F64,
-          cutoffs=(1, 3, 5, 10, 30), side="arrays"),
-    Entry("xgboost.ndcg", R.xgboost("ndcg@{k}", (3, 10, 32)), lambda: version("xgboost"), LTR, 1e-6,
-          "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(3, 10, 32),
+    # the label datasets (and grades -2..4) exercise CheckLabel / CheckNDCGLabels: where the
+    # library refuses the input, the row asserts that evalkit refuses it too
+    Entry("lightgbm.ndcg", R.lightgbm((1, 3, 5, 10, 30)), lambda: version("lightgbm"), LTR + LABELS + GEN,
+          1e-12, F64, cutoffs=(1, 3, 5, 10, 30), side="arrays"),
+    Entry("xgboost.ndcg", R.xgboost("ndcg@{k}", (3, 10, 32)), lambda: version("xgboost"), LTR + LABELS + GEN,
+          1e-6, "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(3, 10, 32),
           side="arrays"),
-    Entry("xgboost.ndcg-", R.xgboost("ndcg@{k}-", (5, 32)), lambda: version("xgboost"), LTR, 1e-6,
-          "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
+    Entry("xgboost.ndcg-", R.xgboost("ndcg@{k}-", (5, 32)), lambda: version("xgboost"), LTR + LABELS + GEN,
+          1e-6, "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
           side="arrays"),
+    # ndcg_exp_gain=false checks no label: negative ones (grades -2..4) are negative gains
     Entry("xgboost.ndcg_linear", R.xgboost("ndcg@{k}", (5, 32), ndcg_exp_gain=False), lambda: version("xgboost"),
-          LTR, 1e-6, "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32),
-          side="arrays"),
+          LTR + ("labels/31", "labels/fraction") + GEN, 1e-6,
+          "XGBoost accumulates in float32 for the mean (per query: double)", cutoffs=(5, 32), side="arrays"),
     Entry("torchmetrics.ndcg", R.torchmetrics, lambda: version("torchmetrics") + " (torch "
           + version("torch").split()[1] + ")", LTR + GEN, 1e-6,
           "torchmetrics computes in float32 (relative precision 6e-8; sums of up to 100 terms)",
@@ -357,9 +401,12 @@ ENTRIES: list[Entry] = [
           LTR, 1e-12, F64, cutoffs=(1, 3, 10), side="arrays"),
     Entry("tfr.ndcg", R.by_case({
         "tfr/metrics_test": R.vectors({("tfr/metrics_test", None): {"1": 1 / math.log2(3), "2": 1.0}}),
-        "generated-nonneg": R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1),
-                                                       "returned", shuffles=2000, seed=1, float32=True)}),
-          TFR_SOURCE, ("tfr/metrics_test", "generated-nonneg"), 1e-5,
+        "tfr/metrics_impl_test-padded": R.vectors({("tfr/metrics_impl_test-padded", None): {
+            "1": ((2 ** 2 - 1) / math.log2(4) + 1 / math.log2(2)) / ((2 ** 2 - 1) / math.log2(2) + 1 / math.log2(3))}}),
+        **{name: R.expected_over_tie_orders(lambda l: 2.0 ** l - 1, lambda r: 1 / math.log2(r + 1), "returned",
+                                            shuffles=2000, seed=1, float32=True, invalid_below_zero=True)
+           for name in ("generated-nonneg", "generated")}}),
+          TFR_SOURCE, ("tfr/metrics_test", "tfr/metrics_impl_test-padded", "generated-nonneg", "generated"), 1e-5,
           "the test asserts 5 places; sampled queries: + 6 standard errors of the shuffle mean",
           cutoffs=(None, 3, 10), side="arrays"),
     # ------------------------------------------------------------------ Apache Spark

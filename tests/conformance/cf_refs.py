@@ -40,6 +40,8 @@ class Ref:
     per_query: dict
     mean: float | None = None  # the reference's own mean; None: mean of per_query
     refused: dict = field(default_factory=dict)  # qid -> reason
+    #: the reference refuses the whole input (its error, first line): evalkit must raise too
+    raised: str | None = None
 
 
 def version(dist: str) -> str:
@@ -189,12 +191,20 @@ def lightgbm(ks):
     (an untrained booster scores each row with its init_score); per query: one Dataset
     per group; mean: all groups in one Dataset."""
     def ref(case, k=None) -> Ref:
+        import lightgbm as lgb
+
         key = ("lightgbm", case.name)
         if key not in _LTR:
             qids, ys, ss = case.arrays()
-            per = {q: _lgb_eval(y, s, [len(y)], ks) for q, y, s in zip(qids, ys, ss)}
-            mean = _lgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], ks)
-            _LTR[key] = (per, mean)
+            try:  # LightGBM stops on a label CheckLabel refuses (Log::Fatal -> LightGBMError)
+                mean = _lgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], ks)
+            except lgb.basic.LightGBMError as exc:
+                _LTR[key] = str(exc).splitlines()[0]
+            else:
+                per = {q: _lgb_eval(y, s, [len(y)], ks) for q, y, s in zip(qids, ys, ss)}
+                _LTR[key] = (per, mean)
+        if isinstance(_LTR[key], str):
+            return Ref({}, raised="LightGBMError: " + _LTR[key])
         per, mean = _LTR[key]
         return Ref({q: v[k] for q, v in per.items()}, mean[k])
     return ref
@@ -220,12 +230,20 @@ def xgboost(metric: str, ks, **params):
     names = [metric.format(k=k) for k in ks]
 
     def ref(case, k=None) -> Ref:
+        import xgboost as xgb
+
         key = ("xgboost", metric, tuple(sorted(params.items())), case.name)
         if key not in _LTR:
             qids, ys, ss = case.arrays()
-            per = {q: _xgb_eval(y, s, [len(y)], names, params) for q, y, s in zip(qids, ys, ss)}
-            mean = _xgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], names, params)
-            _LTR[key] = (per, mean)
+            try:  # XGBoost stops on a label CheckNDCGLabels refuses (CHECK -> XGBoostError)
+                mean = _xgb_eval(np.concatenate(ys), np.concatenate(ss), [len(y) for y in ys], names, params)
+            except xgb.core.XGBoostError as exc:
+                _LTR[key] = str(exc).splitlines()[0].split(": ", 1)[-1]  # without the timestamp
+            else:
+                per = {q: _xgb_eval(y, s, [len(y)], names, params) for q, y, s in zip(qids, ys, ss)}
+                _LTR[key] = (per, mean)
+        if isinstance(_LTR[key], str):
+            return Ref({}, raised="XGBoostError: " + _LTR[key])
         per, mean = _LTR[key]
         name = metric.format(k=k)
         return Ref({q: v[name] for q, v in per.items()}, mean[name])
@@ -377,7 +395,8 @@ def vectors(table: dict):
 # ----------------------------------------------------------------------------- expectations over tie orders
 
 def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, seed: int = 0,
-                             empty: float = 0.0, complement: bool = False, float32: bool = False):
+                             empty: float = 0.0, complement: bool = False, float32: bool = False,
+                             invalid_below_zero: bool = False):
     """E[NDCG@k] over the orders of tied documents, for a reference that shuffles ties
     at random (TF-Ranking's ``shuffle_ties=True``): exhaustively over all orders when
     there are at most 720 of them (one tie block of up to 6 documents), otherwise the mean
@@ -388,7 +407,11 @@ def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, s
     from the list's own labels) as in TF-Ranking's ``metrics_test.py`` ``_dcg``;
     ``empty``: the value when the IDCG is 0 (allRank's ``filler_value`` 1); ``complement``:
     ``1 - NDCG`` (TorchRec); ``float32``: scores compared as ``float32`` (torch tensors),
-    so scores equal in ``float32`` are tied."""
+    so scores equal in ``float32`` are tied; ``invalid_below_zero``: a label < 0 is an
+    invalid entry (TF-Ranking utils.py ``is_label_valid``, metrics_impl.py
+    ``_prepare_and_validate_params``: label set to 0, prediction below the list's minimum,
+    placed after every valid entry by ``sort_by_scores``): it adds no gain and takes no
+    rank from a valid entry, so it is taken out of the list here."""
     def one(labels, k):
         n = len(labels) if k is None else min(k, len(labels))
         dcg = sum(gain(labels[i]) * discount(i + 1) for i in range(n))
@@ -401,6 +424,8 @@ def expected_over_tie_orders(gain, discount, ideal: str, *, shuffles: int = 0, s
         rng = np.random.default_rng(seed)
         per_query, spread = {}, {}
         for q, y, s in zip(*case.arrays()):
+            if invalid_below_zero:
+                y, s = y[y >= 0], s[y >= 0]
             if float32:
                 s = s.astype(np.float32)
             order = np.argsort(-s, kind="stable")

@@ -46,6 +46,7 @@ class Row:
     tolerance: float = 0.0
     reason: str = ""
     status: str = "pass"
+    refusals: int = 0  # (dataset, cutoff) pairs that reference and evalkit both refuse
     problems: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     also: list = field(default_factory=list)  # Part per further reference
@@ -53,9 +54,16 @@ class Row:
     def as_dict(self) -> dict:
         extra = {"also": [p.as_dict() for p in self.also]} if self.also else {}
         return {**extra, "preset": self.preset, "reference": self.reference, "datasets": self.datasets,
-                "cutoffs": self.cutoffs, "queries_compared": self.queries, "ties": self.ties,
+                "cutoffs": self.cutoffs, "queries_compared": _compared(self), "ties": self.ties,
                 "max_abs_diff_per_query": _fmt(self.max_diff), "max_abs_diff_mean": _fmt(self.max_mean_diff),
                 "tolerance": f"{self.tolerance:g} ({self.reason})", "status": self.status}
+
+
+def _compared(acc) -> int | str:
+    """The queries compared; with the inputs both sides refuse, when there are any."""
+    if not acc.refusals:
+        return acc.queries
+    return f"{acc.queries}; {acc.refusals} inputs (dataset, cutoff) refused by both"
 
 
 #: differences below this are float64 rounding noise: they can change with what ran
@@ -112,9 +120,10 @@ class Part:
     max_mean_diff: float = 0.0
     problems: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    refusals: int = 0
 
     def as_dict(self) -> dict:
-        return {"reference": self.reference, "queries_compared": self.queries,
+        return {"reference": self.reference, "queries_compared": _compared(self),
                 "max_abs_diff_per_query": _fmt(self.max_diff), "max_abs_diff_mean": _fmt(self.max_mean_diff),
                 "tolerance": f"{self.tolerance:g} ({self.reason})"}
 
@@ -127,8 +136,24 @@ def _compare(entry: Entry, ref_fn, tolerance: float, case: D.Case, name: str, k,
         ref = ref_fn(case, k)
     except NotApplicable:
         return
-    got, got_mean = evalkit_side()
     tag = f"{name} k={k}"
+    if ref.raised is not None:  # the reference refuses the input: evalkit must refuse it too
+        from evalkit.errors import EvalkitError
+
+        try:
+            evalkit_side()
+        except EvalkitError as exc:
+            acc.refusals += 1
+            acc.notes.append(f"{tag}: both refuse the input (reference: {ref.raised}; evalkit: "
+                             f"{type(exc).__name__}: {exc})")
+        else:
+            acc.problems.append(f"{tag}: the reference refuses the input ({ref.raised}), evalkit gives values")
+        return
+    try:
+        got, got_mean = evalkit_side()
+    except Exception as exc:  # noqa: BLE001 - reported as the row's problem
+        acc.problems.append(f"{tag}: evalkit raises {type(exc).__name__}: {exc}; the reference gives values")
+        return
     want = dict(ref.per_query)
     refused = set(ref.refused)
     if refused:
@@ -200,7 +225,7 @@ def run_entry(entry: Entry) -> Row:
     row.ties = "yes" if ties else "no"
     if f32:
         row.ties += " (f32)"
-    if row.queries == 0:
+    if row.queries == 0 and row.refusals == 0:
         row.problems.append("no query compared")
     if row.problems:
         row.status = "FAIL"
