@@ -167,10 +167,62 @@ NEG_RUN = evalkit.Run.from_rows([("q1", "b", 3.0), ("q1", "a", 2.0), ("q1", "c",
     # min_grade above 0 still gives the grades below it gain 0
     ("dcg(negative=gain,min_grade=2)", 3 / 2),
     ("dcg(negative=gain)@1", -2.0),
+    # TF-Ranking's invalid label: b leaves the ranking, c and a move up a rank
+    ("dcg(negative=drop)", 1 + 3 / np.log2(3)),
+    ("dcg(negative=drop)@1", 1.0),
+    ("ndcg(negative=drop)", (1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3))),
+    ("ndcg(gain=exp2,idcg=returned,negative=drop)@2", (1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3))),
 ])
 def test_negative_convention_values(spec, want):
     res = evalkit.evaluate(NEG_QRELS, NEG_RUN, [spec])
     assert res.per_query(0, 0)["q1"] == pytest.approx(want, abs=1e-12)
+
+
+def test_negative_drop_of_every_document_leaves_an_empty_ranking():
+    """A query whose documents all have negative grades has nothing left under
+    negative=drop: IDCG 0, so it scores by ``empty`` (TF-Ranking: 0, counted in the mean)
+    and is not absent from the run (``missing`` does not apply)."""
+    qrels = evalkit.Qrels.from_rows([("q1", "a", -1), ("q1", "b", -1), ("q2", "a", 1)])
+    run = evalkit.Run.from_rows([("q1", "a", 2.0), ("q1", "b", 1.0), ("q2", "a", 1.0)])
+    res = evalkit.evaluate(qrels, run, ["ndcg(gain=exp2,idcg=returned,negative=drop)@5",
+                                        "ndcg(gain=exp2,idcg=returned,negative=drop,empty=one,missing=skip)@5"])
+    assert res.per_query(0, 0) == {"q1": 0.0, "q2": 1.0}
+    assert res.per_query(0, 1) == {"q1": 1.0, "q2": 1.0}
+
+
+@pytest.mark.parametrize("rule, grade, library_says", [
+    # TREC qrels hold integer grades (evalkit.read_qrels refuses fractions, as trec_eval)
+    ("lightgbm", "31", "Label 31 is not less than the number of label mappings (31)"),
+    ("lightgbm", "-1", "Label should be non-negative (met -1.000000)"),
+    ("lightgbm", "4294967296", "label should be int type (met 4294967296.000000)"),
+    ("xgboost", "32", "Relevance degress must be lesser than or equal to 31"),
+    ("xgboost", "-2", "label must be either 0 or positive integer"),
+])
+def test_grades_rule_names_the_judgment(tmp_path, rule, grade, library_says):
+    path = tmp_path / "qrels.txt"
+    path.write_text(f"q1 0 a 3\nq1 0 b {grade}\nq1 0 c 1\nq2 0 a 1\n")
+    qrels = evalkit.read_qrels(path)
+    with pytest.raises(evalkit.errors.InvalidGradeError) as err:
+        evalkit.evaluate(qrels, NEG_RUN, [f"ndcg(gain=exp2,idcg=returned,grades={rule})@10"])
+    msg = str(err.value)
+    assert f"grades={rule}" in msg and library_says in msg
+    assert "query 'q1', document 'b'" in msg and f"{path}:2" in msg
+
+
+def test_grades_rule_reads_the_float32_integer():
+    """Grades LightGBM and XGBoost accept read as the float32 integer their gain reads:
+    2.00000001 is 2 for both, 2.0000005 is 2 for XGBoost (within kRtEps 1e-6)."""
+    import evalkit.arrays as ea
+
+    s = np.array([[3.0, 2.0, 1.0]])
+    want = (3 / np.log2(3) + 1 / 2) / (3 + 1 / np.log2(3))  # labels 0, 2, 1
+    for rule, grade in (("lightgbm", 2.00000001), ("xgboost", 2.00000001), ("xgboost", 2.0000005)):
+        y = np.array([[0, grade, 1]])
+        spec = f"ndcg(gain=exp2,idcg=returned,grades={rule})"
+        assert ea.score(y, s, flavour=spec)[0] == pytest.approx(want, abs=1e-15)
+        assert ea.score(y, s, flavour="ndcg(gain=exp2,idcg=returned)")[0] != pytest.approx(want, abs=1e-10)
+    with pytest.raises(evalkit.errors.InvalidGradeError, match=r"y_true\[0, 1\] = 2.0000005"):
+        ea.score(np.array([[0, 2.0000005, 1]]), s, flavour="ndcg(gain=exp2,idcg=returned,grades=lightgbm)")
 
 
 def test_negative_error_names_the_judgment(tmp_path):

@@ -179,6 +179,46 @@ def test_xgboost_default_cutoff_float32_ties_and_linear_gain():
     assert _preset_mean(y, s, groups, "xgboost.ndcg_linear@5") == pytest.approx(ref, abs=1e-12)
 
 
+#: label groups around LightGBM's CheckLabel and XGBoost's CheckNDCGLabels: integers at
+#: the limits, fractions, negatives, float32 near-integers, a value beyond int32
+LABEL_GROUPS = [[0, 1, 2, 3], [0, 30, 1, 2], [0, 31, 1, 2], [0, 32, 1, 2], [0, 1.5, 2, 0], [0, -1, 2, 1],
+                [-0.5, 1, 2, 0], [0, 1, 2.00000001, 0], [0, 1, 2.0000005, 1], [0, 1, 2.000002, 1],
+                [0, 1, 1.9999999, 1], [0, 1, 30.999999999, 1], [0, 31.0000005, 1, 1], [0, 1, 2.0**40, 1]]
+
+
+@pytest.mark.parametrize("labels", LABEL_GROUPS, ids=str)
+def test_lightgbm_and_xgboost_presets_refuse_the_labels_they_refuse(labels):
+    """``lightgbm.ndcg`` raises exactly where LightGBM's CheckLabel stops (a label not an
+    integer 0..30 as float32), ``xgboost.ndcg`` / ``ndcg-`` where XGBoost's
+    CheckNDCGLabels does (not within 1e-6 above an integer 0..31), and give the library's
+    value otherwise (the gain of the integer it reads); ``xgboost.ndcg_linear`` takes
+    every label, negative ones as negative gains, as ndcg_exp_gain=false does."""
+    lgb = importlib.import_module("lightgbm")
+    xgb = importlib.import_module("xgboost")
+    y = np.array(labels, dtype=float)
+    s = np.array([4.0, 3.0, 3.0, 1.0])  # a tie: input order
+    try:
+        want = _lightgbm_ndcg(lgb, y, s, np.array([4]), (3,))["ndcg@3"]
+    except lgb.basic.LightGBMError:
+        with pytest.raises(evalkit.errors.InvalidGradeError, match="grades=lightgbm.*CheckLabel"):
+            ea.score(y[None], s[None], flavour="lightgbm.ndcg@3")
+    else:
+        assert ea.score(y[None], s[None], flavour="lightgbm.ndcg@3")[0] == pytest.approx(want, abs=1e-12)
+    for native, preset in (("ndcg@3", "xgboost.ndcg@3"), ("ndcg@3-", "xgboost.ndcg-@3")):
+        try:
+            want = _xgboost_eval(xgb, y, s, [4], [native])[native]
+        except xgb.core.XGBoostError:
+            with pytest.raises(evalkit.errors.InvalidGradeError, match="grades=xgboost.*CheckNDCGLabels"):
+                ea.score(y[None], s[None], flavour=preset)
+        else:
+            if labels[2] != 2.0**40:  # accepted by XGBoost only through an undefined float -> uint32 cast
+                assert ea.score(y[None], s[None], flavour=preset)[0] == pytest.approx(want, abs=1e-12)
+    if y.max() < 2.0**31:
+        want = _xgboost_eval(xgb, y, s, [4], ["ndcg@3"], ndcg_exp_gain=False)["ndcg@3"]
+        got = ea.score(y[None], s[None], flavour="xgboost.ndcg_linear@3")[0]
+        assert got == pytest.approx(want, abs=1e-6)  # XGBoost's linear gain is the float32 label
+
+
 # ----------------------------------------------------------------------------- RankLib
 
 def test_ranklib_ndcg_and_err_hand_computed():
@@ -232,6 +272,23 @@ def test_tfr_ndcg_hand_computed_expected_value_over_shuffled_ties():
     whole = (ndcg([2, 0, 1, 3], 4) + ndcg([0, 2, 1, 3], 4)) / 2
     assert ea.score(y, s, flavour="tfr.ndcg")[0] == pytest.approx(whole, abs=1e-15)
     assert ea.score(np.zeros((1, 3)), np.array([[1.0, 2, 3]]), flavour="tfr.ndcg")[0] == 0.0
+
+
+def test_tfr_ndcg_invalid_labels_leave_the_list():
+    """TF-Ranking metrics_impl_test.py:701-712 (v0.5.5) test_ndcg_should_ignore_padded_items:
+    scores [1, 4, 3, 2], labels [2, -1, 1, 0]; the invalid entry (label -1) has the
+    highest score and takes no rank: dcg = 3/log2(4) + 1/log2(2). An invalid entry is
+    ranked after every valid one with label 0 (metrics_impl.py:258-266, utils.py:147-163),
+    so the value is the same at every cutoff beyond the valid entries, and a list of only
+    invalid entries scores 0 (divide_no_nan)."""
+    y = np.array([[2, -1, 1, 0]], dtype=float)
+    s = np.array([[1.0, 4.0, 3.0, 2.0]])
+    want = ((2**2 - 1) / LOG2(4) + 1 / LOG2(2)) / ((2**2 - 1) / LOG2(2) + 1 / LOG2(3))
+    for k in (None, 3, 4, 10):
+        assert ea.score(y, s, k=k, flavour="tfr.ndcg")[0] == pytest.approx(want, abs=1e-15)
+    # topn=1: the valid entry with score 3 (label 1) against the ideal label 2
+    assert ea.score(y, s, k=1, flavour="tfr.ndcg")[0] == pytest.approx(1 / 3, abs=1e-15)
+    assert ea.score(np.array([[-1.0, -1.0]]), np.array([[1.0, 2.0]]), flavour="tfr.ndcg")[0] == 0.0
 
 
 # ----------------------------------------------------------------------------- torchmetrics
