@@ -230,6 +230,34 @@ def test_qrels_with_negative_grades_catboost_number_is_identified():
     assert not any(n.startswith(("sklearn.ndcg_score", "lightgbm.", "xgboost.")) for n in names(res))
 
 
+def test_qrels_with_a_grade_lightgbm_refuses_xgboost_number_is_identified():
+    """A grade of 31: LightGBM refuses it as a label (CheckLabel: "Label 31 is not less
+    than the number of label mappings (31)"), so the grades=lightgbm presets are not
+    candidates (they would raise) and identify still runs; XGBoost takes labels up to
+    31, and its own ndcg@3 of the groups is found as xgboost.ndcg@3."""
+    xgb = importlib.import_module("xgboost")
+    rng = np.random.default_rng(31)
+    qrels_rows, run_rows, ys, ss = [], [], [], []
+    for q in range(6):
+        n = int(rng.integers(3, 9))
+        y = rng.integers(0, 4, size=n).astype(float)
+        y[0] = 31 if q == 0 else y[0]
+        s = rng.normal(size=n)
+        qrels_rows += [(f"q{q}", f"d{i}", int(y[i])) for i in range(n)]
+        run_rows += [(f"q{q}", f"d{i}", float(s[i])) for i in range(n)]
+        ys.append(y)
+        ss.append(s)
+    data = xgb.DMatrix(np.zeros((sum(map(len, ys)), 1)), label=np.concatenate(ys), base_margin=np.concatenate(ss))
+    data.set_group([len(y) for y in ys])
+    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": ["ndcg@3"]}, data, num_boost_round=0)
+    value = float(booster.eval(data).split(":")[-1])
+    qrels = evalkit.Qrels.from_rows(qrels_rows)
+    run = evalkit.Run.from_rows(run_rows, name="xgb")
+    res = identify(qrels, run, f"{value:.6f}", k=3)
+    assert "xgboost.ndcg@3" in names(res)
+    assert not any(n.startswith("lightgbm.") for n in names(res))
+
+
 def test_torchmetrics_number_is_identified(qrels, run):
     torch = importlib.import_module("torch")
     retrieval = importlib.import_module("torchmetrics.retrieval")
