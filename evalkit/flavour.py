@@ -46,7 +46,9 @@ Conventions:
   labels: ``any`` (default), ``lightgbm`` (integers 0..30 as ``float32``, LightGBM's
   ``CheckLabel``), ``xgboost`` (within 1e-6 above an integer 0..31 as ``float32``,
   XGBoost's ``CheckNDCGLabels``); a grade the rule refuses stops the evaluation, and
-  the gain sees the integer the library computes with (:mod:`evalkit.engine.grades`).
+  the gain sees the integer the library computes with (:mod:`evalkit.engine.grades`);
+  ``float32`` accepts any grade and gives the gain ``float32(grade)`` (XGBoost's
+  ``ndcg_exp_gain=false``: the ``float`` label is the gain).
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
   sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
   is left), ``first`` drops each query's first document after sorting,
@@ -130,8 +132,9 @@ CONVENTIONS: dict[str, Param] = {
         "grades", "str", "any",
         "grades accepted, as a learning-to-rank library reads its labels: any; lightgbm = integers "
         "0..30 as float32 (LightGBM CheckLabel); xgboost = within 1e-6 above an integer 0..31 as "
-        "float32 (XGBoost CheckNDCGLabels); others stop the evaluation, the gain sees the integer",
-        choices=("any", "lightgbm", "xgboost"),
+        "float32 (XGBoost CheckNDCGLabels); others stop the evaluation, the gain sees the integer; "
+        "float32 = any grade, the gain sees it rounded to float32 (XGBoost ndcg_exp_gain=false)",
+        choices=("any", "lightgbm", "xgboost", "float32"),
     ),
     "run_filter": Param(
         "run_filter", "str", "none",

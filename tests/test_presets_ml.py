@@ -192,7 +192,8 @@ def test_lightgbm_and_xgboost_presets_refuse_the_labels_they_refuse(labels):
     integer 0..30 as float32), ``xgboost.ndcg`` / ``ndcg-`` where XGBoost's
     CheckNDCGLabels does (not within 1e-6 above an integer 0..31), and give the library's
     value otherwise (the gain of the integer it reads); ``xgboost.ndcg_linear`` takes
-    every label, negative ones as negative gains, as ndcg_exp_gain=false does."""
+    every label, negative ones as negative gains, the float32 label as the gain, as
+    ndcg_exp_gain=false does."""
     lgb = importlib.import_module("lightgbm")
     xgb = importlib.import_module("xgboost")
     y = np.array(labels, dtype=float)
@@ -216,7 +217,8 @@ def test_lightgbm_and_xgboost_presets_refuse_the_labels_they_refuse(labels):
     if y.max() < 2.0**31:
         want = _xgboost_eval(xgb, y, s, [4], ["ndcg@3"], ndcg_exp_gain=False)["ndcg@3"]
         got = ea.score(y[None], s[None], flavour="xgboost.ndcg_linear@3")[0]
-        assert got == pytest.approx(want, abs=1e-6)  # XGBoost's linear gain is the float32 label
+        assert got == pytest.approx(want, abs=1e-12)  # the float32 label is the gain (grades=float32)
+        assert ea.score(y[None], s[None], flavour="xgboost.ndcg_linear@3")[0] == pytest.approx(got, abs=0)
 
 
 # ----------------------------------------------------------------------------- RankLib

@@ -85,10 +85,12 @@ def _presets():
         )
     yield Preset(
         name="xgboost.ndcg_linear",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one,negative=gain)",
+        spec=("ndcg(gain=linear,discount=log2,idcg=returned,ties=stable(score=float32),empty=one,negative=gain,"
+              "grades=float32)"),
         description=("XGBoost 'ndcg' with ndcg_exp_gain=false: the label itself as gain, any label "
                      "(CheckNDCGLabels checks only under exp gain): a negative label is a negative "
-                     "gain, in the ideal too (sorted last); an ideal DCG <= 0 scores 1"),
+                     "gain, in the ideal too (sorted last); labels are float32 (0.1 counts "
+                     "0.100000001490116); an ideal DCG <= 0 scores 1"),
         source=(f"{XGBOOST} cpp_src/src/metric/rank_metric.cc:386-389 (gain = label when "
                 "ndcg_exp_gain is false), :376-378 (inv_idcg <= 0 -> 1); cpp_src/src/common/"
                 "ranking_utils.h:50-53 (CalcInvIDCG: 1/idcg, negative when idcg < 0), :359, :369 "

@@ -23,7 +23,7 @@ from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, chec
                      nothing_evaluated)
 from ..rounding import round_decimals
 from .conventions import apply_conventions
-from .grades import check_grades, library_grade
+from .grades import GRADE_RULES, check_grades, library_grade
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
 from ..registry import registry_or_default
@@ -47,7 +47,7 @@ def _bound(registry, family, ref, negative_grades: bool = False, grades: str = "
     comp = registry.get(family, ref.name)
     fn = partial(comp.fn, **comp.bind(ref.params))
     if family == "gain" and grades != "any":  # the grades convention: the library's integer label
-        fn = library_grade(fn)
+        fn = library_grade(fn, grades)
     if family in ("gain", "discount"):
         return checked(family, str(ref), fn, negative_grades and family == "gain")
     return checked_idcg(str(ref), fn, negative_grades) if family == "idcg" else fn
@@ -244,7 +244,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     fl = resolved.flavour
     if fl.convention("negative") == "error":
         refuse_negative_grades(problem, fl)
-    if fl.convention("grades") != "any":
+    if fl.convention("grades") in GRADE_RULES:
         check_grades(problem, fl, partial(first_judgment, problem))
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)

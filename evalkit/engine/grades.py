@@ -24,6 +24,11 @@ refuse the same grades (and give the same number for every grade they accept):
 Under either rule the gain function is given ``floor(float32(grade))``: the integer
 the library computes its gain from. The check covers every judged grade of the qrels
 (as ``negative=error`` does), before the metric runs; one vectorised pass.
+
+* ``float32``: every grade is accepted and the gain function is given
+  ``float32(grade)`` (as ``float64``): XGBoost with ``ndcg_exp_gain=false`` checks no
+  label and takes the ``float`` label itself as the gain (src/metric/rank_metric.cc:386-389,
+  src/common/ranking_utils.cc:104-106), so a grade of 0.1 counts 0.100000001490116.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 from ..errors import InvalidGradeError
 from .checks import format_number
 
-#: The values of the ``grades`` convention besides the default ``any``.
+#: The values of the ``grades`` convention that refuse grades.
 GRADE_RULES = ("lightgbm", "xgboost")
 
 _LIGHTGBM = "microsoft/LightGBM v4.7.0 src/metric/dcg_calculator.cpp:155-171 CheckLabel"
@@ -87,7 +92,7 @@ def refused(rule: str, grades: np.ndarray) -> tuple[np.ndarray, str] | None:
 def refuses(rule: str, grades: np.ndarray) -> bool:
     """Whether ``rule`` refuses any of ``grades`` (``float64``, ``NaN`` unjudged);
     ``any`` refuses nothing."""
-    return rule != "any" and refused(rule, np.asarray(grades, dtype=np.float64)) is not None
+    return rule in GRADE_RULES and refused(rule, np.asarray(grades, dtype=np.float64)) is not None
 
 
 def check_grades(problem, flavour, first_of) -> None:
@@ -100,6 +105,8 @@ def check_grades(problem, flavour, first_of) -> None:
         was judged.
     """
     rule = flavour.convention("grades")
+    if rule not in GRADE_RULES:
+        return
     hit = refused(rule, problem.judged_grade)
     if hit is None:
         return
@@ -113,10 +120,12 @@ def check_grades(problem, flavour, first_of) -> None:
            f"\"{message.format(v=shown)}\" ({int(mask.sum())} such judgment(s))", f"{flavour}: ")
 
 
-def library_grade(gain):
-    """``gain`` given ``floor(float32(grade))``, the integer LightGBM (whose accepted
-    ``float32`` labels are integers) and XGBoost (``uint32`` conversion) compute their
-    gain from; for grades the rule accepts (>= 0, below 2^32)."""
+def library_grade(gain, rule: str):
+    """``gain`` given the grade as the library reads it: ``float32(grade)`` under
+    ``float32``; ``floor(float32(grade))`` under ``lightgbm`` / ``xgboost``, the integer
+    LightGBM (whose accepted ``float32`` labels are integers) and XGBoost (``uint32``
+    conversion) compute their gain from, for grades the rule accepts (>= 0, below 2^32)."""
     def read(grade: np.ndarray) -> np.ndarray:
-        return gain(np.floor(np.asarray(grade, dtype=np.float64).astype(np.float32)).astype(np.float64))
+        label = np.asarray(grade, dtype=np.float64).astype(np.float32)
+        return gain((label if rule == "float32" else np.floor(label)).astype(np.float64))
     return read
