@@ -245,6 +245,15 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
                      "CatBoost and torchmetrics NDCG)")
     elif negative == "error":
         notes.append("negative=error: a negative grade in the qrels is refused (scikit-learn ndcg_score)")
+    elif negative == "drop":
+        notes.append("negative=drop: documents with a negative grade leave the ranking and the ideal, the "
+                     "documents below them move up (TF-Ranking's invalid labels, allRank's padding -1)")
+    grades = fl.convention("grades")
+    if grades == "float32":
+        notes.append("grades=float32: the gain reads each grade as a 32-bit float (XGBoost's labels)")
+    elif grades != "any":
+        notes.append(f"grades={grades}: grades {grades} refuses as labels stop the evaluation; the gain reads "
+                     "floor(float32(grade)), the integer the library's gain reads")
     if res.ties.averaged:
         notes.append(f"ties={fl.ties.name}: each discount is the mean over its block of tied scores "
                      f"(expected DCG over all orderings of the ties)")
