@@ -48,11 +48,12 @@ def all_flavours(registry, intents: bool = False) -> list:
             out.append(parse_flavour(f"ndcg({family}={name})@10", registry))
     # the Spark engine refuses flavours that read a run's rank column (ndeval.*, ties=rank):
     # test_rank_column_flavours_are_refused
-    # flavours with negative=error (sklearn.ndcg_score, lightgbm, xgboost, catboost.ndcg) raise on
-    # these qrels' negative grades: test_negative_error_raises_on_spark
+    # flavours with negative=error (sklearn.ndcg_score) or a grades rule (lightgbm, xgboost: the
+    # labels those libraries refuse) raise on these qrels' negative grades:
+    # test_negative_error_raises_on_spark
     return [f for f in dict.fromkeys(out)
             if (f.ties is None or not registry.get("ties", f.ties.name).needs_rank)
-            and f.convention("negative") != "error"]
+            and f.convention("negative") != "error" and f.convention("grades") in ("any", "float32")]
 
 
 def test_negative_error_raises_on_spark(spark, registry):
@@ -64,6 +65,8 @@ def test_negative_error_raises_on_spark(spark, registry):
                                 "system string, qid string, docno string, score double, order long")
     with pytest.raises(evalkit.errors.NegativeGradeError, match="q1.*d1"):
         eks.evaluate(qrels, run, ["sklearn.ndcg_score@10"], registry=registry)
+    with pytest.raises(evalkit.errors.InvalidGradeError, match="grades=lightgbm.*q1.*d1"):
+        eks.evaluate(qrels, run, ["lightgbm.ndcg@10"], registry=registry)
 
 
 def assert_same(spark_res, local_res):
