@@ -646,9 +646,13 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
 def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
     """The values each convention is tried at: every choice of a string convention
     but ``error`` (it raises, it gives no number); for a numeric one (``depth``,
-    ``min_grade``, ``round``...), its default and the values the presets use."""
+    ``min_grade``, ``round``...), its default and the values the presets use. The
+    ``grades`` convention is left at each preset's value: on TREC qrels (integer
+    grades) its rules refuse a grade or give the number ``any`` gives."""
     out: dict[str, list] = {}
     for key, param in CONVENTIONS.items():
+        if key == "grades":
+            continue
         if param.choices:
             out[key] = [c for c in param.choices if c != "error"]
         else:
