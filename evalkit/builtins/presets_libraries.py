@@ -385,8 +385,8 @@ def _presets():
         description=("MTEB retrieval NDCG@k: pytrec_eval ndcg_cut.k per query, the mean over the "
                      "run's queries rounded to 5 decimals (the retrieval step keeps the top k by "
                      "(score, corpus id) in a heap: that decides which tied documents are in the run)"),
-        source=(f"{mteb}/retrieval_metrics.py:509-519 (mean of ndcg_cut_k over the evaluated "
-                "queries, round(..., 5)), :592-614 (pytrec_eval RelevanceEvaluator); "
+        source=(f"{mteb}/retrieval_metrics.py:508-519 (mean of ndcg_cut_k over the evaluated "
+                "queries, round(..., 5)), :609-613 (pytrec_eval RelevanceEvaluator); "
                 "mteb/models/search_wrappers.py:183-185 (heapq of (score, corpus_id))"),
         requires_cutoff=True,
         default_cutoffs=(1, 3, 5, 10, 20, 100, 1000),

@@ -308,8 +308,8 @@ ELLIOT = ("worked by hand from sisinflab/elliot elliot/evaluation/metrics/accura
           "compute_user_ndcg :80-92, rank = position in user_recommendations :89-91); Elliot pins "
           "numpy < 1.24, not installed here")
 ELLIOT_DATA = ("elliot/worked", "elliot/worked-tied")
-MTEB_SRC = {"ndcg_cut": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:509-519, "
-                        ":592-614 (pytrec_eval ndcg_cut, mean round(..., 5))",
+MTEB_SRC = {"ndcg_cut": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:508-519, "
+                        ":609-613 (pytrec_eval ndcg_cut, mean round(..., 5))",
             "ndcg_cut_skip_first": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:"
                                    "597-601 (skip_first_result)",
             "ndcg_cut_ignore_ids": "embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_evaluator.py:"
