@@ -58,6 +58,7 @@ import numpy as np
 
 from .columnar import isin_ids
 from .engine.grades import GRADE_RULES, refuses
+from .float32 import scores_as_float32
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
@@ -670,7 +671,7 @@ def _data_facts(qrels: Qrels, runs: Sequence[Run], qids: np.ndarray, missing: np
 
     def tie_free(run: Run, dtype) -> bool:
         rq, _ = run._qid_codes()
-        score = np.asarray(run.score, dtype=dtype)
+        score = scores_as_float32(run.score) if dtype == np.float32 else np.asarray(run.score, dtype=dtype)
         order = np.lexsort((score, rq))
         same = (rq[order][1:] == rq[order][:-1]) & (score[order][1:] == score[order][:-1])
         return not bool(same.any())

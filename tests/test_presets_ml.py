@@ -293,6 +293,40 @@ def test_tfr_ndcg_invalid_labels_leave_the_list():
     assert ea.score(np.array([[-1.0, -1.0]]), np.array([[1.0, 2.0]]), flavour="tfr.ndcg")[0] == 0.0
 
 
+# ----------------------------------------------------------------------------- scores beyond float32
+
+#: scores a float64 run can hold that a float32 library reads as +-inf or +-0 (1e308,
+#: -1e39), or as a tie (1e-320 and -0.0 are both 0.0f); with 0.5 and 1 between them
+EXTREME_SCORES = np.array([[1e308, 3.5e38, 1e-320, -0.0, 0.5, -1e39],
+                           [-0.0, 1e-320, 5e-324, 1.0, 1e308, 3.4e38]])
+EXTREME_LABELS = np.array([[0.0, 2, 1, 3, 1, 4], [2.0, 1, 0, 0, 3, 1]])
+
+
+def test_scores_beyond_float32_match_xgboost_and_torchmetrics_without_warnings():
+    """A run scored in float64 holds values float32 libraries read as +-inf or 0: the
+    float32 presets give the libraries' own numbers, and the conversion (the
+    libraries' behaviour, not a user mistake) prints no numpy overflow warning."""
+    import warnings
+
+    xgb = importlib.import_module("xgboost")
+    y, s = EXTREME_LABELS, EXTREME_SCORES
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning would fail the test
+        got_xgb = ea.score(y, s, k=3, flavour="xgboost.ndcg")
+        got_tm = ea.score(y, s, flavour="torchmetrics.ndcg")
+        qrels = Qrels.from_rows([(f"q{i}", f"d{j}", int(y[i, j])) for i in range(2) for j in range(6)])
+        run = Run.from_rows([(f"q{i}", f"d{j}", float(s[i, j])) for i in range(2) for j in range(6)])
+        got_trec = evaluate(qrels, run, ["xgboost.ndcg@3", "torchmetrics.ndcg"])
+    want_xgb = [_xgboost_eval(xgb, y[i], s[i], [6], ["ndcg@3"])["ndcg@3"] for i in range(2)]
+    np.testing.assert_allclose(got_xgb, want_xgb, rtol=0, atol=1e-6)  # XGBoost prints 6 digits
+    np.testing.assert_allclose(list(got_trec.per_query(0, 0).values()), want_xgb, rtol=0, atol=1e-6)
+    with np.errstate(over="ignore"):
+        s32 = s.astype(np.float32)
+    want_tm = _torchmetrics_per_query(y, s32, None)
+    np.testing.assert_allclose(got_tm, want_tm, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(list(got_trec.per_query(0, 1).values()), want_tm, rtol=0, atol=1e-7)
+
+
 # ----------------------------------------------------------------------------- torchmetrics
 
 def test_torchmetrics_docstring_example():

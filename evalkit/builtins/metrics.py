@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
+from ..float32 import scores_as_float32
 from ..kernel import MetricInput, gain_floor, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
 
@@ -91,7 +92,7 @@ def ndcg_float32(inp: MetricInput) -> MetricOutput:
     # groups of tied documents (scores equal in float32) under an averaged tie policy
     new_group = np.ones(n, dtype=bool)
     if r.averaged and n > 1:
-        s32 = r.score.astype(np.float32)
+        s32 = scores_as_float32(r.score)
         new_group[1:] = (s32[1:] != s32[:-1]) | (r.query[1:] != r.query[:-1])
     start = np.flatnonzero(new_group)
     end = np.r_[start[1:] - 1, n - 1] if n else start

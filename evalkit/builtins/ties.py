@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Param, TiePolicy, declared, tie_policy
+from ..float32 import scores_as_float32
 from ..columnar import distinct
 from ..kernel import SortKeys
 from ..hookspecs import hookimpl
@@ -60,7 +61,7 @@ def _scores(keys: SortKeys, score: str) -> np.ndarray:
     """Scores at the precision a library stores them: ``float32`` rounds each
     ``float64`` score to the nearest ``float32`` (as a C ``float sim`` does)."""
     if score == "float32":
-        return keys.score.astype(np.float32).astype(np.float64)
+        return scores_as_float32(keys.score).astype(np.float64)
     return keys.score
 
 

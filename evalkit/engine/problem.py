@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..columnar import concat_ranges, offsets_from_sorted
+from ..float32 import scores_as_float32
 from .ranking import RankedList, SortKeys, _LazyCodes, restrict
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class Problem:
         # policy compared them (``score=float32``: scores equal as float32 form one block)
         block_score = None
         if policy.averaged and params.get("score") == "float32":
-            block_score = keys.gatherer(order)(keys.score.astype(np.float32).astype(np.float64))
+            block_score = keys.gatherer(order)(scores_as_float32(keys.score).astype(np.float64))
         ranked = RankedList(
             offsets=offsets,
             query=query,
