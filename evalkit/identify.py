@@ -132,7 +132,7 @@ def parse_reported(text: str | float, *, percent: bool | None = None) -> Reporte
     """Parse a printed value. ``0.4021`` -> tolerance 5e-5; ``40.21`` or ``40.21%``
     is read as a percentage (values above 1 cannot be NDCG) unless ``percent=False``.
 
-    :raises EvalkitError: not a number, or negative.
+    :raises EvalkitError: not a number, negative, or beyond a ``float`` (``1e400``).
     """
     raw = str(text).strip()
     body = raw[:-1].strip() if raw.endswith("%") else raw
@@ -148,7 +148,12 @@ def parse_reported(text: str | float, *, percent: bool | None = None) -> Reporte
         percent = raw.endswith("%") or dec > 1
     if percent:
         dec, half = dec / 100, half / 100
-    return Reported(raw, float(dec), float(half))
+    value, tolerance = float(dec), float(half)
+    if not (math.isfinite(value) and math.isfinite(tolerance)):
+        # 1e400 is a finite Decimal but an infinite float: its window would match every flavour
+        raise EvalkitError(f"reported value {raw!r} is out of range: an NDCG is printed as a number "
+                           "from 0 to 1 or as a percentage")
+    return Reported(raw, value, tolerance)
 
 
 def _parse_value_at(text: str) -> tuple[Reported, int | None]:

@@ -47,6 +47,11 @@ def test_parse_reported_precision():
     assert parse_reported("0.43").tolerance == pytest.approx(5e-3)
     with pytest.raises(EvalkitError):
         parse_reported("abc")
+    # a finite Decimal beyond a float: its window was [inf, inf] +- inf and matched every flavour
+    for text in ("1e400", "1e400%", "2e310"):
+        with pytest.raises(EvalkitError, match=f"'{text}' is out of range"):
+            parse_reported(text)
+    assert parse_reported("1e300").value == 1e298  # large but finite: a percentage, refused by no rule
 
 
 def test_read_reported_table_errors(tmp_path):
