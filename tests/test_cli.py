@@ -524,6 +524,9 @@ def test_usage_errors_and_help(capsys):
         assert name in out
     code, out, _ = run_cli(capsys, "--version")
     assert code == 0 and evalkit.__version__ in out
+    for name in COMMANDS:  # argparse %-formats argument help only: '%%' in a description shows
+        code, out, _ = run_cli(capsys, name, "--help")
+        assert code == 0 and "%%" not in out, name
 
 
 def test_console_script_entry_point():

@@ -25,7 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help=HELP,
         description=HELP + ": evaluates the run(s) under every preset and every flavour one "
         "component or convention away from a preset and keeps those matching every number within its printed "
-        "precision (0.4021 means [0.40205, 0.40215]; 40.21 and 40.21%% are read as percentages). "
+        "precision (0.4021 means [0.40205, 0.40215]; 40.21 and 40.21% are read as percentages). "
         "Presets come first, then compositions by their distance to the nearest preset.",
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
