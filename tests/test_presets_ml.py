@@ -515,6 +515,37 @@ def test_gdeval_presets_match_gdeval_pl_on_web_track_qrels(tmp_path):
             assert err[q] == pytest.approx(ref_err, abs=5e-6 + 1e-12), (k, q)
 
 
+def test_gdeval_with_no_topic_reported_warns_and_the_cli_says_so(tmp_path, capsys):
+    """No topic has a positive judgment: gdeval.pl prints its header and no topic (no
+    amean line); evalkit leaves every query out, and its NaN mean does not pass silently:
+    evaluate warns (EmptyEvaluationWarning) and the command line prints one
+    ``evalkit: warning:`` line naming the run, then '-' for the mean, exit status 0."""
+    import warnings
+
+    from evalkit.cli import main
+
+    script = _gdeval_script()
+    (tmp_path / "q").write_text("1 0 a 0\n1 0 b 0\n2 0 a -1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 a 1 1.0 sys\n")
+    out = subprocess.run(["perl", script, str(tmp_path / "q"), str(tmp_path / "r"), "5"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines() == ["runid,topic,ndcg@5,err@5"]  # nothing reported, no amean
+    qrels, run = read_qrels(tmp_path / "q"), evalkit.read_run(tmp_path / "r")
+    with pytest.warns(evalkit.EmptyEvaluationWarning, match=r"run 'sys'.*leaves out every query.*NaN"):
+        res = evaluate(qrels, run, ["gdeval.ndcg@5", "gdeval.err@5"])
+    assert res.per_query(0, 0) == {} and math.isnan(res.mean(0, 0)) and math.isnan(res.mean(0, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the CLI prints its own line, not Python's warning
+        assert main(["eval", "-m", "gdeval.ndcg@5", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("evalkit: warning: run 'sys':") == 1 and "EmptyEvaluationWarning" not in captured.err
+    assert captured.out.splitlines()[-1].split() == ["sys", "-"]
+    # a flavour that keeps a query gives no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate(qrels, run, ["ndcg@5"]).mean(0, 0) == 0.0
+
+
 def test_gdeval_skips_topics_without_a_positive_judgment(tmp_path):
     """gdeval.pl line 175: a topic with no judgment > 0 is not reported, for nDCG and for
     ERR; RankLib's ERR scores it 0."""

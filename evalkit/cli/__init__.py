@@ -20,9 +20,10 @@ import importlib
 import os
 import sys
 import traceback
+import warnings
 from typing import Sequence
 
-from ..errors import EvalkitError
+from ..errors import EmptyEvaluationWarning, EvalkitError
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify")
@@ -82,7 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
     debug = bool(getattr(args, "debug", False))
     try:
-        return int(args._run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default", EmptyEvaluationWarning)  # shown once, never raised
+            warnings.showwarning = _warning_printer(warnings.showwarning)
+            return int(args._run(args) or 0)
     except BrokenPipeError:  # `evalkit eval ... | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -100,6 +104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(internal_error_message(exc, debug, argv), file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _warning_printer(default):
+    """A ``warnings.showwarning`` that prints evalkit's own warnings as one ``evalkit:
+    warning:`` line on standard error (not Python's ``file:line: Category: message`` and
+    source line) and hands the others to ``default``."""
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, EmptyEvaluationWarning):
+            print(f"evalkit: warning: {message}", file=sys.stderr if file is None else file)
+        else:
+            default(message, category, filename, lineno, file, line)
+    return show
 
 
 def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] | None = None) -> str:

@@ -229,6 +229,20 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
                                  f"{flavour}: ")
 
 
+def _warn_all_left_out(run_name: str, values: np.ndarray, resolved: Sequence[_Resolved]) -> None:
+    """Warn for each flavour whose ``(q,)`` values of one run are all ``NaN`` although
+    the run shares queries with the qrels: its conventions (``empty=skip``,
+    ``run_filter=unjudged``, ``missing=skip``) left every query out and its mean would
+    be a silent ``NaN``. One vectorised test over ``values`` (``(F, q)``)."""
+    import warnings
+
+    for f in np.flatnonzero(np.isnan(values).all(axis=1)):
+        warnings.warn(EmptyEvaluationWarning(
+            f"run '{run_name}': {resolved[f].flavour} leaves out every query the run shares with the qrels "
+            "(its empty / missing / run_filter conventions: e.g. empty=skip and no query has a relevant "
+            "judgment); its mean is undefined (NaN)"), stacklevel=4)
+
+
 def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run",
                      inp: MetricInput | None = None) -> np.ndarray:
     """Per-query values of one flavour on one joined run: ``float64`` ``(q,)`` in
@@ -342,6 +356,9 @@ def evaluate(
         empty): its values are all left out (or 0 under ``missing=zero``). Evaluating a
         partition of the queries can do that on purpose; the command line and
         :func:`evalkit.run_config` refuse it instead (:func:`require_common_queries`).
+        Also when a flavour's conventions leave out every query a run shares with the
+        qrels (``empty=skip`` and no query has a relevant judgment, as gdeval.pl then
+        reports no topic): that mean is ``NaN``, undefined.
     """
     from ..presets import expand_labelled
 
@@ -395,5 +412,7 @@ def evaluate(
                 raise _located_rank(exc, run, problem, res.flavour) from None
             except InvalidGradeError as exc:  # negative=error, grades=lightgbm|xgboost
                 raise exc.at(_judgment_of(exc.value, qrels)) from None
+        if problem.in_run.any():
+            _warn_all_left_out(run.name, values[s], resolved)
     return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
                    values[:, column])
