@@ -42,23 +42,42 @@ FORBIDDEN_CHARACTERS = ("\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\
 _BAD_ID = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-def _obj(values: Iterable[Any]) -> np.ndarray:
+def _missing(v: Any) -> bool:
+    """``None``, a float NaN, or pandas' ``NA`` / ``NaT``: a missing id, not one named "None"."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _obj(values: Iterable[Any], source: str = "<memory>", field: str | None = None) -> np.ndarray:
+    """``object`` array of ``str(v)``; a missing value (:func:`_missing`) is refused with
+    :class:`InputFormatError` naming ``field`` and its row (1-based), as
+    :meth:`Run.from_df` refuses it, rather than becoming the id ``'None'`` or ``'nan'``."""
     arr = np.empty(len(values), dtype=object) if hasattr(values, "__len__") else None
     if arr is None:
         values = list(values)
         arr = np.empty(len(values), dtype=object)
     arr[:] = [str(v) for v in values]
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuU":
+        return arr  # integers and str arrays hold no missing value
+    # only the rows whose text is that of a missing value are looked at again (C-speed scan)
+    suspects = np.flatnonzero((arr == "None") | (arr == "nan") | (arr == "<NA>") | (arr == "NaT"))
+    if suspects.size and not isinstance(values, (list, tuple, np.ndarray)):
+        values = list(values)  # a Series indexes by label: read it by position
+    bad = [int(i) for i in suspects if _missing(values[int(i)])] if suspects.size else []
+    if bad:
+        raise InputFormatError(source, None, field, f"row {bad[0] + 1}: missing value ({arr[bad[0]]}); "
+                                                    "ids are non-empty strings")
     return arr
 
 
-def _strings(values: Any):
-    """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``."""
+def _strings(values: Any, source: str = "<memory>", field: str | None = None):
+    """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``
+    (a missing value refused, naming ``field`` and its row)."""
     pa = sys.modules.get("pyarrow")  # not imported: the values cannot be Arrow arrays
     if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
         from .engine.factorize import as_arrow
 
         return as_arrow(values)
-    return _obj(values)
+    return _obj(values, source, field)
 
 
 def _floats(values: Iterable[Any], source: str, field_name: str, integer: bool = False) -> np.ndarray:
@@ -311,7 +330,7 @@ class Qrels(_Columns):
     def from_columns(cls, qid, docno, grade, *, source: str = "<memory>", line=None) -> "Qrels":
         """Build from columns; raises :class:`InputFormatError` on a non-numeric grade
         or a duplicate ``(qid, docno)``."""
-        qid, docno = _strings(qid), _strings(docno)
+        qid, docno = _strings(qid, source, "qid"), _strings(docno, source, "docno")
         grade = _floats(grade, source, "grade", integer=True)
         if not (len(qid) == len(docno) == len(grade)):
             raise InputFormatError(source, None, None, "qid, docno and grade columns differ in length")
@@ -377,7 +396,7 @@ class SubtopicQrels:
 
     @classmethod
     def from_columns(cls, qid, subtopic, docno, grade, *, source="<memory>", line=None, weights=None):
-        qid, subtopic, docno = _obj(qid), _obj(subtopic), _obj(docno)
+        qid, subtopic, docno = _obj(qid, source, "qid"), _obj(subtopic, source, "subtopic"), _obj(docno, source, "docno")
         grade = _floats(grade, source, "grade", integer=True)
         line = np.arange(1, len(qid) + 1, dtype=np.int64) if line is None else np.asarray(line, np.int64)
         pair = np.array([f"{q}\x1f{s}" for q, s in zip(qid, subtopic)], dtype=object)
@@ -467,7 +486,7 @@ class Run(_Columns):
         """Build from columns; raises :class:`InputFormatError` on a non-finite score
         or a duplicate ``(qid, docno)`` (trec_eval refuses those too), or a ``rank``
         (optional, ``(n,)``: the TREC rank column) that is not a non-negative integer."""
-        qid, docno = _strings(qid), _strings(docno)
+        qid, docno = _strings(qid, source, "qid"), _strings(docno, source, "docno")
         score = _floats(score, source, "score")
         rank = None if rank is None else _rank_column(rank, source)
         if not (len(qid) == len(docno) == len(score)) or (rank is not None and len(rank) != len(score)):

@@ -202,6 +202,28 @@ def test_qrels_from_rows_accepts_integers_of_any_kind():
 
 
 @pytest.mark.parametrize("call, expect", [
+    (lambda: Run.from_columns(["q1", "q1"], [None, "d2"], [1.0, 2.0]), "field 'docno': row 1: missing value (None)"),
+    (lambda: Run.from_columns(["q1", float("nan")], ["d1", "d2"], [1.0, 2.0]), "field 'qid': row 2: missing value (nan)"),
+    (lambda: Qrels.from_columns(["q1", "q1"], np.array(["d1", np.nan], dtype=object), [1, 0]),
+     "field 'docno': row 2: missing value (nan)"),
+    (lambda: Run.from_columns(__import__("pandas").Series(["q1", None], index=[7, 0]), ["d1", "d2"], [1.0, 2.0]),
+     "field 'qid': row 2: missing value (None)"),
+    (lambda: evalkit.SubtopicQrels.from_columns(["1"], [None], ["d1"], [1]), "field 'subtopic': row 1: missing"),
+])
+def test_from_columns_refuses_missing_ids(call, expect):
+    """A missing id (None, NaN, pandas NA) was kept as the text 'None' / 'nan': a document
+    or query of that name, scored silently. It is refused, as from_df and from_rows do."""
+    with pytest.raises(evalkit.errors.InputFormatError) as info:
+        call()
+    assert expect in str(info.value)
+
+
+def test_from_columns_keeps_ids_that_only_read_like_missing_values():
+    run = Run.from_columns(["None", "nan"], ["NaT", "<NA>"], [1.0, 2.0])
+    assert run.qid.tolist() == ["None", "nan"] and run.docno.tolist() == ["NaT", "<NA>"]
+
+
+@pytest.mark.parametrize("call, expect", [
     (lambda: evalkit.evaluate("qrels.txt", Run.from_rows([("q", "d", 1.0)]), "ndcg"), "qrels must be a Qrels"),
     (lambda: evalkit.evaluate(Qrels.from_rows([("q", "d", 1)]), "run.txt", "ndcg"), "runs must be a Run"),
     (lambda: evalkit.evaluate(Qrels.from_rows([("q", "d", 1)]), [None], "ndcg"), "runs[0] must be a Run"),
