@@ -80,6 +80,9 @@ def _show(value) -> str:
 
 def _numbers(series, source: str, field: str) -> np.ndarray:
     pd = _pandas()
+    if series.dtype.kind == "b":  # True is not a score or a grade (from_columns refuses it too)
+        raise InputFormatError(source, None, field, f"row 0 (index {_show(series.index[0])}): "
+                                                   f"{series.iloc[0]} is a bool, not a number")
     values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:

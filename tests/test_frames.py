@@ -107,3 +107,13 @@ def test_to_df_leaves_out_skipped_queries():
     rows = sorted((r.flavour, r.qid, r.value) for r in df.itertuples())
     assert rows == [("ndcg@5", "q1", 1.0), ("ndcg@5", "q2", 0.0), ("skip", "q1", 1.0)]
     assert len(res.qids) == 3
+
+
+@pytest.mark.parametrize("field, cls", [("score", Run), ("grade", Qrels)])
+def test_bool_column_is_refused_as_from_columns_refuses_it(field, cls):
+    """``True`` is not a score or a grade: from_columns refuses it; from_df read it as 1."""
+    df = pd.DataFrame({"qid": ["q", "q"], "docno": ["a", "b"], field: [False, True]})
+    with pytest.raises(InputFormatError, match=f"field '{field}': row 0 .*False is a bool, not a number"):
+        cls.from_df(df)
+    with pytest.raises(InputFormatError, match=field):
+        cls.from_columns(df.qid, df.docno, df[field].tolist())
