@@ -28,13 +28,14 @@ sorted once per tie policy).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from .engine.evaluate import evaluate
-from .errors import FlavourError
+from .errors import EmptyEvaluationWarning, FlavourError
 from .flavour import Flavour
 
 #: Judged@k this far (absolute) below the median of the other systems' is flagged
@@ -73,9 +74,11 @@ def tie_bounds(qrels, run, flavours: Sequence[Flavour], registry=None,
     low = np.full((len(flavours), n_q), np.nan)
     high = np.full((len(flavours), n_q), np.nan)
     if ok:
-        res = evaluate(qrels, [run], [pess[i] for i in ok] + [opt[i] for i in ok],
-                       labels=[f"low{i}" for i in ok] + [f"high{i}" for i in ok], subtopics=subtopics,
-                       registry=registry)
+        with warnings.catch_warnings():  # the report's own evaluation of the flavour has warned
+            warnings.simplefilter("ignore", EmptyEvaluationWarning)
+            res = evaluate(qrels, [run], [pess[i] for i in ok] + [opt[i] for i in ok],
+                           labels=[f"low{i}" for i in ok] + [f"high{i}" for i in ok], subtopics=subtopics,
+                           registry=registry)
         low[ok] = res.values[0, :len(ok)]
         high[ok] = res.values[0, len(ok):]
     return low, high

@@ -310,3 +310,18 @@ def test_sensitivity_flag_and_schema(tmp_path, capsys):
     path.write_text(yaml.safe_dump({**config, "report": {"tie_spread": False}}, sort_keys=False))
     assert main(["run", str(path), "--no-progress"]) == 2
     assert "report" in capsys.readouterr().err
+
+
+def test_tie_bounds_do_not_repeat_the_empty_evaluation_warning():
+    """gdeval reports no topic without a positive judgment: the report's evaluation of
+    gdeval.ndcg warns once per run (EmptyEvaluationWarning); the tie bounds, which
+    evaluate its pessimistic and optimistic variants, add no warning of their own."""
+    import warnings
+
+    qrels = Qrels.from_rows([("1", "a", 0), ("1", "b", 0)])
+    run = Run.from_rows([("1", "a", 1.0), ("1", "b", 1.0)], name="sys")
+    flavour = parse_flavour("ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,empty=skip)@5")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high = tie_bounds(qrels, run, [flavour])
+    assert np.isnan(low).all() and np.isnan(high).all()  # gdeval.pl reports nothing either
