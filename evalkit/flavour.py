@@ -130,11 +130,12 @@ CONVENTIONS: dict[str, Param] = {
     ),
     "grades": Param(
         "grades", "str", "any",
-        "grades accepted, as a learning-to-rank library reads its labels: any; lightgbm = integers "
+        "grades accepted, as the reproduced library reads its labels: any; lightgbm = integers "
         "0..30 as float32 (LightGBM CheckLabel); xgboost = within 1e-6 above an integer 0..31 as "
-        "float32 (XGBoost CheckNDCGLabels); others stop the evaluation, the gain sees the integer; "
+        "float32 (XGBoost CheckNDCGLabels); gdeval = integers at most 4 (gdeval.pl MAX_JUDGMENT); "
+        "others stop the evaluation, the gain sees the integer; "
         "float32 = any grade, the gain sees it rounded to float32 (XGBoost ndcg_exp_gain=false)",
-        choices=("any", "lightgbm", "xgboost", "float32"),
+        choices=("any", "lightgbm", "xgboost", "gdeval", "float32"),
     ),
     "run_filter": Param(
         "run_filter", "str", "none",

@@ -546,6 +546,38 @@ def test_gdeval_with_no_topic_reported_warns_and_the_cli_says_so(tmp_path, capsy
         assert evaluate(qrels, run, ["ndcg@5"]).mean(0, 0) == 0.0
 
 
+def test_gdeval_refuses_a_grade_above_4_as_gdeval_pl_does(tmp_path, capsys):
+    """gdeval.pl lines 16, 39-42: a judgment above $MAX_JUDGMENT = 4 is a format error
+    (exit status 25); the gdeval presets (and ir_measures' gdeval-provider ones) refuse
+    it too, naming the file, line, query and document; 4 is accepted and agrees."""
+    from evalkit.cli import main
+    from evalkit.errors import InvalidGradeError
+
+    script = _gdeval_script()
+    run_text = "1 Q0 a 1 1.0 sys\n1 Q0 b 2 2.0 sys\n2 Q0 a 1 1.0 sys\n"
+    (tmp_path / "r").write_text(run_text)
+    for grade in (5, 4):
+        (tmp_path / "q").write_text(f"1 0 b 1\n1 0 a {grade}\n2 0 a 2\n")
+        done = subprocess.run(["perl", script, str(tmp_path / "q"), str(tmp_path / "r"), "5"],
+                              capture_output=True, text=True)
+        qrels, run = read_qrels(tmp_path / "q"), evalkit.read_run(tmp_path / "r")
+        if grade == 5:
+            assert done.returncode != 0 and "format error on line 2" in done.stderr
+            for spec in ("gdeval.ndcg@5", "gdeval.err@5", "ir_measures.nDCG_exp_log2@5", "ir_measures.ERR@5"):
+                with pytest.raises(InvalidGradeError, match=r"grade 5 is refused under grades=gdeval.*"
+                                                             r"query '1', document 'a', grade 5: .*q:2"):
+                    evaluate(qrels, run, [spec])
+            assert main(["eval", "-m", "gdeval.ndcg@5", str(tmp_path / "q"), str(tmp_path / "r")]) == 2
+            err = capsys.readouterr().err
+            assert err.startswith("evalkit: error:") and "q:2" in err and "Traceback" not in err
+        else:
+            ref = _run_gdeval(script, tmp_path / "q", tmp_path / "r", 5)
+            res = evaluate(qrels, run, ["gdeval.ndcg@5", "gdeval.err@5"])
+            for q, (ref_ndcg, ref_err) in ref.items():
+                assert res.per_query(0, 0)[q] == pytest.approx(ref_ndcg, abs=5e-6)
+                assert res.per_query(0, 1)[q] == pytest.approx(ref_err, abs=5e-6)
+
+
 def test_gdeval_skips_topics_without_a_positive_judgment(tmp_path):
     """gdeval.pl line 175: a topic with no judgment > 0 is not reported, for nDCG and for
     ERR; RankLib's ERR scores it 0."""

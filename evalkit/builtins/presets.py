@@ -189,9 +189,11 @@ _IR_MEASURES: tuple[Preset, ...] = (
     ),
     Preset(
         name="ir_measures.nDCG_exp_log2",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,missing=zero)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,missing=zero,grades=gdeval)",
         description="ir_measures nDCG(dcg='exp-log2')@k: gdeval.pl's nDCG, with the topics gdeval "
-                    "does not report (no positive judgment, or missing from the run) scored 0",
+                    "does not report (no positive judgment, or missing from the run) scored 0; a "
+                    "judgment gdeval.pl refuses (not an integer, or above 4: its format error, which "
+                    "ir_measures raises as CalledProcessError) is refused (grades=gdeval)",
         source=f"{_IRM}; providers/gdeval_provider.py (dcg='exp-log2', cutoff required)",
         requires_cutoff=True,
         default_cutoffs=(20,),
@@ -199,8 +201,9 @@ _IR_MEASURES: tuple[Preset, ...] = (
     ),
     Preset(
         name="ir_measures.ERR",
-        spec="err(max_grade=4,ties=trec_eval,missing=zero)",
-        description="ir_measures ERR@k: gdeval.pl's ERR, topics gdeval does not report scored 0",
+        spec="err(max_grade=4,ties=trec_eval,missing=zero,grades=gdeval)",
+        description="ir_measures ERR@k: gdeval.pl's ERR, topics gdeval does not report scored 0; a "
+                    "judgment gdeval.pl refuses (not an integer, or above 4) is refused (grades=gdeval)",
         source=f"{_IRM}; providers/gdeval_provider.py",
         requires_cutoff=True,
         default_cutoffs=(20,),

@@ -160,11 +160,14 @@ def _presets():
     )
     yield Preset(
         name="gdeval.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,empty=skip)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,empty=skip,grades=gdeval)",
         description=("gdeval.pl nDCG@k (TREC Web track): gain 2^rel-1, 1/log(i+2) (log2 after "
                      "normalising), IDCG from every positive judgment of the topic, run sorted by "
-                     "score then docno descending, topics with no positive judgment not reported"),
-        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 42-45 (only judgments > 0 kept; negative "
+                     "score then docno descending, topics with no positive judgment not reported; a judgment "
+                     "that is not an integer or is above 4 stops gdeval.pl (format error): refused "
+                     "(grades=gdeval)"),
+        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 39-42 (format error unless the judgment "
+                "is an integer <= MAX_JUDGMENT), 42-45 (only judgments > 0 kept; negative "
                 "grades count 0), 73/82 (ideal DCG from the sorted positive judgments), 124-143 "
                 "(runOrder: score descending, then docno descending), 151 ((2^g-1)/log(i+2)), 175 "
                 "(topics without a positive judgment are skipped)"),
@@ -174,10 +177,12 @@ def _presets():
     )
     yield Preset(
         name="gdeval.err",
-        spec="err(max_grade=4,ties=trec_eval,empty=skip)",
+        spec="err(max_grade=4,ties=trec_eval,empty=skip,grades=gdeval)",
         description=("gdeval.pl ERR@k: R = (2^rel - 1)/2^4, run sorted by score then docno "
-                     "descending, topics with no positive judgment not reported"),
-        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4; larger grades are rejected), 42-45, "
+                     "descending, topics with no positive judgment not reported; a judgment that is not an "
+                     "integer or is above 4 stops gdeval.pl (format error): refused (grades=gdeval)"),
+        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 39-42 (format error unless the judgment "
+                "is an integer <= MAX_JUDGMENT), 42-45, "
                 "124-143 (runOrder), 157-169 (err: r = (2^g-1)/2^MAX_JUDGMENT, score += r*decay/(i+1)), "
                 "175"),
         requires_cutoff=True,

@@ -25,6 +25,12 @@ Under either rule the gain function is given ``floor(float32(grade))``: the inte
 the library computes its gain from. The check covers every judged grade of the qrels
 (as ``negative=error`` does), before the metric runs; one vectorised pass.
 
+* ``gdeval``: gdeval.pl 1.2a (the TREC Web track's, as ir_measures 0.4.3 ships it in
+  ``bin/gdeval.pl``) dies with ``format error on line N`` of the qrels unless a judgment
+  matches ``/^-?[0-9]+$/`` and is at most ``$MAX_JUDGMENT`` = 4 (gdeval.pl lines 16,
+  39-42): a grade that is not an integer, or above 4, is refused. An accepted grade is
+  the integer Perl reads: the gain sees it unchanged.
+
 * ``float32``: every grade is accepted and the gain function is given
   ``float32(grade)`` (as ``float64``): XGBoost with ``ndcg_exp_gain=false`` checks no
   label and takes the ``float`` label itself as the gain (src/metric/rank_metric.cc:386-389,
@@ -39,10 +45,13 @@ from ..errors import InvalidGradeError
 from .checks import format_number
 
 #: The values of the ``grades`` convention that refuse grades.
-GRADE_RULES = ("lightgbm", "xgboost")
+GRADE_RULES = ("lightgbm", "xgboost", "gdeval")
 
 _LIGHTGBM = "microsoft/LightGBM v4.7.0 src/metric/dcg_calculator.cpp:155-171 CheckLabel"
 _XGBOOST = "dmlc/xgboost v3.2.0 src/common/ranking_utils.h:356-376 CheckNDCGLabels"
+_GDEVAL = ("gdeval.pl 1.2a (ir_measures 0.4.3 bin/gdeval.pl) lines 16 ($MAX_JUDGMENT = 4), 39-42 "
+           "(the judgment must match /^-?[0-9]+$/ and be <= $MAX_JUDGMENT)")
+_SOURCES = {"lightgbm": _LIGHTGBM, "xgboost": _XGBOOST, "gdeval": _GDEVAL}
 _XGB_EPS = np.float32(1e-6)  # kRtEps, include/xgboost/base.h
 
 
@@ -73,6 +82,14 @@ def _xgboost_refusals(label: np.ndarray) -> list[tuple[np.ndarray, str]]:
     ]
 
 
+def _gdeval_refusals(grade: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """``(mask, gdeval.pl's message)``: one test, as gdeval.pl checks a qrels line (on the
+    ``float64`` grade: Perl reads the text, not a ``float32`` label)."""
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(grade) & (grade == np.floor(grade)) & (grade <= 4)
+    return [(~ok, 'format error on line {line} of "QRELS"')]
+
+
 def refused(rule: str, grades: np.ndarray) -> tuple[np.ndarray, str] | None:
     """The grades ``rule`` refuses and the library's message: ``(mask, message)`` for
     the first reason that applies to any grade, or ``None`` when every grade passes.
@@ -80,8 +97,11 @@ def refused(rule: str, grades: np.ndarray) -> tuple[np.ndarray, str] | None:
     :param grades: ``float64`` ``(m,)`` judged grades (``NaN``: unjudged, never refused).
     """
     judged = ~np.isnan(grades)
-    label = grades.astype(np.float32)  # both libraries hold labels as float32
-    tests = _lightgbm_refusals(label) if rule == "lightgbm" else _xgboost_refusals(label)
+    if rule == "gdeval":
+        tests = _gdeval_refusals(grades)
+    else:
+        label = grades.astype(np.float32)  # both libraries hold labels as float32
+        tests = _lightgbm_refusals(label) if rule == "lightgbm" else _xgboost_refusals(label)
     for mask, message in tests:
         mask = mask & judged
         if mask.any():
@@ -114,17 +134,19 @@ def check_grades(problem, flavour, first_of) -> None:
     v = float(problem.judged_grade[first_of(mask)])
     label = np.float32(v)
     shown = str(int(label)) if message.startswith("Label {v}") else f"{label:f}"  # %zu, else %f
-    source = _LIGHTGBM if rule == "lightgbm" else _XGBOOST
     raise InvalidGradeError(
-        v, f"grade {format_number(v)} is refused under grades={rule}: {source} stops with "
-           f"\"{message.format(v=shown)}\" ({int(mask.sum())} such judgment(s))", f"{flavour}: ")
+        v, f"grade {format_number(v)} is refused under grades={rule}: {_SOURCES[rule]} stops with "
+           f"\"{message.format(v=shown, line='N')}\" ({int(mask.sum())} such judgment(s))", f"{flavour}: ")
 
 
 def library_grade(gain, rule: str):
-    """``gain`` given the grade as the library reads it: ``float32(grade)`` under
-    ``float32``; ``floor(float32(grade))`` under ``lightgbm`` / ``xgboost``, the integer
+    """``gain`` given the grade as the library reads it: unchanged under ``gdeval``;
+    ``float32(grade)`` under ``float32``; ``floor(float32(grade))`` under ``lightgbm`` / ``xgboost``, the integer
     LightGBM (whose accepted ``float32`` labels are integers) and XGBoost (``uint32``
     conversion) compute their gain from, for grades the rule accepts (>= 0, below 2^32)."""
+    if rule == "gdeval":  # Perl reads the integer text: the gain sees the grade itself
+        return gain
+
     def read(grade: np.ndarray) -> np.ndarray:
         label = np.asarray(grade, dtype=np.float64).astype(np.float32)
         return gain((label if rule == "float32" else np.floor(label)).astype(np.float64))

@@ -134,6 +134,11 @@ DATASETS: dict[str, Callable[[], D.Case]] = {
         [("1", "a", 1.0), ("1", "b", 3.0), ("1", "c", 2.0), ("2", "a", 1.0), ("2", "b", 2.0), ("2", "c", 3.0)],
         note="TF-Ranking metrics_test.py"),
     "jarvelin2002/example-tied": lambda: D.jarvelin2002_example(tied=True),
+    # a judgment above gdeval.pl's $MAX_JUDGMENT = 4: gdeval.pl stops (format error)
+    "gdeval/grade-5": lambda: D.Case(
+        "gdeval/grade-5", [("1", "a", 5), ("1", "b", 1), ("2", "a", 2), ("2", "c", 0)],
+        [("1", "a", 1.0), ("1", "b", 2.0), ("2", "a", 2.0), ("2", "c", 1.0)],
+        note="a grade above gdeval.pl's MAX_JUDGMENT = 4"),
     # labels LightGBM / XGBoost refuse (or read as float32 integers): one case per rule
     **{name: (lambda name=name, groups=groups: _label_case(name, groups)) for name, groups in LABEL_CASES.items()},
     # TF-Ranking metrics_impl_test.py:701-712 test_ndcg_should_ignore_padded_items: the
@@ -348,9 +353,10 @@ ENTRIES: list[Entry] = [
           ("R", "R@{k}", (5, 20), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
           ("nDCG", "nDCG", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
           ("nDCG_judged_only", "nDCG(judged_only=True)", (None,), GEN + REAL_TREC[:1], 1e-12, F64, "trec"),
-          ("nDCG_exp_log2", "nDCG(dcg='exp-log2')@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",),
+          ("nDCG_exp_log2", "nDCG(dcg='exp-log2')@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",
+                                                                              "gdeval/grade-5"),
            5e-6 + 1e-12, "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
-          ("ERR", "ERR@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run",), 5e-6 + 1e-12,
+          ("ERR", "ERR@{k}", (5, 20), GEN_NONNEG + ("web2013-adhoc/synthetic-run", "gdeval/grade-5"), 5e-6 + 1e-12,
            "gdeval.pl (ir_measures' provider) prints 5 decimals", "trec"),
           ("alpha_nDCG", "alpha_nDCG@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
           ("ERR_IA", "ERR_IA@{k}", (5, 20), DIVERSITY, 1e-12, F64, "diversity"),
@@ -421,9 +427,10 @@ ENTRIES: list[Entry] = [
           "recommenders' test asserts 0.38172 (5 decimals, truncated; its TOL is 1e-4); per user: MLlib in "
           "float64", cutoffs=(3, 10)),
     # ------------------------------------------------------------------ TREC Web track programs
-    Entry("gdeval.ndcg", R.gdeval(2), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
-          "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
-    Entry("gdeval.err", R.gdeval(3), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg"), 5e-6 + 1e-12,
+    Entry("gdeval.ndcg", R.gdeval(2), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg", "gdeval/grade-5"),
+          5e-6 + 1e-12, "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
+    Entry("gdeval.err", R.gdeval(3), GDEVAL, ("web2013-adhoc/synthetic-run", "generated-nonneg", "gdeval/grade-5"),
+          5e-6 + 1e-12,
           "gdeval.pl prints 5 decimals", cutoffs=(5, 20)),
     *[Entry(f"{prefix}.{m}", R.ndeval(col + "@{k}", traditional=trad), (lambda trad=trad: NDEVAL(trad)),
             DIVERSITY, 5e-7, "ndeval prints 6 decimals", cutoffs=(5, 10, 20), side="diversity",

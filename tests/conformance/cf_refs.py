@@ -99,12 +99,16 @@ def ir_measures(measure: str):
             folder = _work(case, "irm")
             qp, rp = case.write(folder)
             m = irm.parse_measure(name)
-            per = {r.query_id: float(r.value) for r in
-                   irm.iter_calc([m], list(irm.read_trec_qrels(str(qp))), list(irm.read_trec_run(str(rp))))}
-            mean = float(irm.calc_aggregate([m], list(irm.read_trec_qrels(str(qp))),
-                                            list(irm.read_trec_run(str(rp))))[m])
+            try:
+                per = {r.query_id: float(r.value) for r in
+                       irm.iter_calc([m], list(irm.read_trec_qrels(str(qp))), list(irm.read_trec_run(str(rp))))}
+                mean = float(irm.calc_aggregate([m], list(irm.read_trec_qrels(str(qp))),
+                                                list(irm.read_trec_run(str(rp))))[m])
+            except subprocess.CalledProcessError as exc:  # its gdeval provider: gdeval.pl died
+                _IRM[key] = Ref({}, raised=f"CalledProcessError: perl gdeval.pl exited {exc.returncode}")
+            else:
+                _IRM[key] = Ref(per, mean)
             shutil.rmtree(folder, ignore_errors=True)
-            _IRM[key] = Ref(per, mean)
         return _IRM[key]
     return ref
 
@@ -300,11 +304,17 @@ def gdeval(column: int, *, k_override: int | None = None):
         if key not in _GDEVAL:
             folder = _work(case, "gdeval")
             qp, rp = case.write(folder)
-            out = subprocess.run(["perl", str(gdeval_script()), str(qp), str(rp), str(k)],
-                                 capture_output=True, text=True, check=True).stdout
-            _GDEVAL[key] = [line.split(",") for line in out.strip().splitlines()[1:]]
+            done = subprocess.run(["perl", str(gdeval_script()), str(qp), str(rp), str(k)],
+                                  capture_output=True, text=True)
             shutil.rmtree(folder, ignore_errors=True)
+            if done.returncode:  # gdeval.pl dies (a format error of the qrels or the run)
+                message = done.stderr.strip().splitlines()[0].rsplit(": ", 1)[-1]
+                _GDEVAL[key] = message.replace(str(folder) + os.sep, "")  # no temporary path on the page
+            else:
+                _GDEVAL[key] = [line.split(",") for line in done.stdout.strip().splitlines()[1:]]
         rows = _GDEVAL[key]
+        if isinstance(rows, str):
+            return Ref({}, raised="gdeval.pl: " + rows)
         per_query = {r[1]: float(r[column]) for r in rows if r[1] != "amean"}
         mean = [float(r[column]) for r in rows if r[1] == "amean"]
         return Ref(per_query, mean[0] if mean else None)
