@@ -126,4 +126,6 @@ class NegativeGradeError(InvalidGradeError):
 
 
 class EmptyEvaluationWarning(UserWarning):
-    """Nothing was evaluated for a run: it shares no query with the qrels."""
+    """Nothing was evaluated for a run: it shares no query with the qrels, or a flavour's
+    conventions (``empty=skip``, ``run_filter=unjudged``) leave out every query it shares,
+    so that flavour's mean is undefined (``NaN``)."""
