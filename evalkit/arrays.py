@@ -20,7 +20,7 @@ from .engine.evaluate import evaluate_problem, resolve
 from .engine.memory import without_hugepage_advice
 from .engine.problem import Problem
 from .engine.ranking import SortKeys
-from .errors import ArgumentError, EvaluationError, InvalidGradeError
+from .errors import ArgumentError, EvalkitError, EvaluationError, InvalidGradeError
 from .flavour import Flavour
 from .presets import expand_spec
 from .registry import registry_or_default
@@ -52,7 +52,9 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         ``empty=skip`` convention leaves a query out.
     :raises ArgumentError: (a ``ValueError`` and ``TypeError``) shapes differ, arrays are not
         2-D, an array is masked, complex, of strings, or holds infinities, ``k`` is not
-        an integer. A negative ``y_true`` follows the flavour's ``negative`` convention:
+        an integer; the ``sklearn.*`` presets (the default) and one document column, which
+        scikit-learn refuses ("Computing NDCG is only meaningful when there is more than 1
+        document"). A negative ``y_true`` follows the flavour's ``negative`` convention:
         by default a judged non-relevant document (gain 0, as in trec_eval); the
         ``sklearn.dcg_score`` presets give it its linear gain and the
         ``sklearn.ndcg_score`` presets refuse it, as scikit-learn does.
@@ -90,6 +92,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
     if len(flavours) != 1:
         raise ArgumentError(f"flavour {flavour!r} expands to {len(flavours)} flavours; give one cutoff")
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)
+    _check_width(flavour, y_true.shape[1], registry)
     res = resolve(fl, registry)
     if res.ties.needs_rank:
         from .errors import RankColumnError
@@ -109,6 +112,22 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
     except InvalidGradeError as exc:  # negative=error, grades=lightgbm|xgboost
         q, d = np.argwhere(y_true == exc.value)[0]
         raise exc.at(f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})") from None
+
+
+def _check_width(flavour, width: int, registry) -> None:
+    """Refuse a matrix narrower than the preset named by ``flavour`` accepts
+    (:attr:`evalkit.components.Preset.min_documents`: scikit-learn's ``ndcg_score``
+    and ``dcg_score`` raise on ``y_true`` of one column), quoting the library."""
+    if not isinstance(flavour, str):
+        return
+    name = flavour.partition("@")[0].strip()
+    try:
+        preset = registry.preset(name)
+    except EvalkitError:  # a flavour string, not a preset name
+        return
+    if width < preset.min_documents:
+        raise ArgumentError(f"{preset.name}: y_true has {width} document column(s); the library refuses fewer "
+                            f"than {preset.min_documents}: {preset.too_few_documents}")
 
 
 def _real_array(values, name: str) -> np.ndarray:

@@ -328,6 +328,10 @@ class Preset:
         ``ndcg_cut`` reports 5, 10, 15, 20, 30, 100, 200, 500, 1000).
     :param native_name: the library's own name for the measure, ``{k}`` standing for
         the cutoff (``"ndcg_cut_{k}"``); used for trec_eval-style output.
+    :param min_documents: the library refuses a matrix of fewer document columns than
+        this (scikit-learn's ``ndcg_score`` and ``dcg_score`` need 2):
+        :func:`evalkit.arrays.score` under this preset refuses it too, quoting
+        ``too_few_documents`` (the library's message).
     """
 
     name: str
@@ -338,6 +342,8 @@ class Preset:
     default_cutoffs: tuple[int, ...] = ()
     native_name: str = ""
     origin: str = field(default="", compare=False)
+    min_documents: int = 1
+    too_few_documents: str = ""
     family = "preset"
 
 

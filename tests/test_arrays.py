@@ -201,3 +201,25 @@ def test_gain_that_writes_into_its_input(site):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(y_true, kept[0])
     np.testing.assert_array_equal(y_score, kept[1])
+
+
+@pytest.mark.parametrize("preset, fn", [("sklearn.ndcg_score", "ndcg_score"),
+                                        ("sklearn.ndcg_score_ignore_ties", "ndcg_score"),
+                                        ("sklearn.dcg_score", "dcg_score"),
+                                        ("sklearn.dcg_score_ignore_ties", "dcg_score")])
+def test_sklearn_presets_refuse_one_document_column_as_sklearn_does(preset, fn):
+    """scikit-learn raises ValueError on y_true of one column (ndcg_score: 'Computing
+    NDCG is only meaningful when there is more than 1 document'; dcg_score: a column
+    is a 1-D target it does not take); the presets gave 1.0 and 0.0."""
+    from sklearn import metrics
+
+    y, s = np.array([[1.0], [0.0]]), np.array([[0.5], [0.2]])
+    with pytest.raises(ValueError) as ref:
+        getattr(metrics, fn)(y, s)
+    with pytest.raises(evalkit.errors.ArgumentError) as got:  # a ValueError too
+        ea.score(y, s, flavour=preset)
+    assert str(ref.value).split(".")[0] in str(got.value) and preset in str(got.value)
+    # two columns: both give values, and the same ones
+    y2, s2 = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([[0.5, 0.7], [0.2, 0.1]])
+    want = [getattr(metrics, fn)(y2[i:i + 1], s2[i:i + 1]) for i in range(2)]
+    np.testing.assert_allclose(ea.score(y2, s2, flavour=preset), want, rtol=0, atol=1e-12)

@@ -31,6 +31,13 @@ _PYTE = ("terrierteam/pytrec_eval src/pytrec_eval.cpp (ResultRankingBuilder: "
          "pair->sim = PyFloat_AsDouble(...), TEXT_RESULTS.sim is a C float in trec_format.h)")
 _SK = "scikit-learn sklearn/metrics/_ranking.py"
 _RANX = "AmenRa/ranx ranx/metrics/ndcg.py"
+#: what scikit-learn raises for y_true of one column (sklearn.ndcg_score / dcg_score presets)
+_SK_ONE_DOC = ("ValueError: Computing NDCG is only meaningful when there is more than 1 document. "
+               "Got 1 instead. (ndcg_score)")
+_SK_ONE_COLUMN = ("ValueError: Only ('multilabel-indicator', 'continuous-multioutput', "
+                  "'multiclass-multioutput') formats are supported. Got binary instead "
+                  "(dcg_score: _check_dcg_target_type reads one column as a 1-D target; "
+                  "'binary', 'multiclass' or 'continuous' after the values)")
 
 #: trec_eval's NDCG family as canonical flavour strings (no conventions, no cutoff).
 TREC_EVAL_SPECS = {
@@ -296,6 +303,8 @@ PRESETS: tuple[Preset, ...] = (
                     "a negative grade raises, as in scikit-learn (negative=error)",
         source=f"{_SK} ndcg_score, _ndcg_sample_scores, _dcg_sample_scores, _tie_averaged_dcg",
         native_name="ndcg_score(k={k})",
+        min_documents=2,
+        too_few_documents=_SK_ONE_DOC,
     ),
     Preset(
         name="sklearn.ndcg_score_ignore_ties",
@@ -304,6 +313,8 @@ PRESETS: tuple[Preset, ...] = (
                     "(tie order is numpy's, CPU-dependent)",
         source=f"{_SK} _dcg_sample_scores ('ranking = np.argsort(y_score)[:, ::-1]')",
         native_name="ndcg_score(k={k},ignore_ties=True)",
+        min_documents=2,
+        too_few_documents=_SK_ONE_DOC,
     ),
     Preset(
         name="sklearn.dcg_score",
@@ -314,6 +325,8 @@ PRESETS: tuple[Preset, ...] = (
         source=f"{_SK} dcg_score, _dcg_sample_scores ('discount = 1 / (np.log(np.arange(n) + 2) "
                "/ np.log(log_base))'), _tie_averaged_dcg",
         native_name="dcg_score(k={k})",
+        min_documents=2,
+        too_few_documents=_SK_ONE_COLUMN,
     ),
     Preset(
         name="sklearn.dcg_score_ignore_ties",
@@ -321,6 +334,8 @@ PRESETS: tuple[Preset, ...] = (
         description="scikit-learn dcg_score(ignore_ties=True); negative grades are negative gains",
         source=f"{_SK} _dcg_sample_scores",
         native_name="dcg_score(k={k},ignore_ties=True)",
+        min_documents=2,
+        too_few_documents=_SK_ONE_COLUMN,
     ),
     # ------------------------------------------------------------------ ranx
     Preset(
