@@ -92,9 +92,12 @@ NEGATIVE_GAIN_METRICS = ("dcg", "ndcg_float32")
 #: (sorted after the others, cut at k), and DCG <= IDCG still holds. CatBoost's NDCG
 #: (catboost/libs/metrics/dcg.cpp ``CalcIDcg``: every target of the group sorted
 #: descending, negative ones included; ``CalcNdcg``: ``idcg > 0 ? dcg / idcg : 1``).
-#: An ideal over the judged pool would take in negative judgments the run never
-#: returned, which no library does: refused.
-NEGATIVE_GAIN_IDCG = ("returned", "returned_top_k")
+#: ``judged``: the ideal over the whole judged pool, negative judgments included (last),
+#: which microsoft/recommenders' ``ndcg_at_k`` computes (python_evaluation.py: the
+#: ideal of every row of ``rating_true`` sorted by rating, ``head(k)``); a run that
+#: returns unjudged documents where the ideal holds negative ones can then score
+#: above 1. Other strategies (``listed``, ``judged_at_returned``) are refused.
+NEGATIVE_GAIN_IDCG = ("returned", "returned_top_k", "judged")
 
 #: Flavour-level conventions, validated like component parameters.
 CONVENTIONS: dict[str, Param] = {
@@ -407,7 +410,7 @@ def _check_negative_gain(metric: str, out: dict, registry, owner: str) -> None:
         the worst (best) order of the tied documents.
     """
     where = (f"negative=gain is defined only for {', '.join(NEGATIVE_GAIN_METRICS)}, and for ndcg with "
-             f"idcg={' or idcg='.join(NEGATIVE_GAIN_IDCG)} (CatBoost's NDCG)")
+             f"idcg={' or idcg='.join(NEGATIVE_GAIN_IDCG)} (CatBoost's NDCG; microsoft/recommenders' ndcg_at_k)")
     if metric == "ndcg":
         idcg = out["idcg"].name
         if idcg not in NEGATIVE_GAIN_IDCG:

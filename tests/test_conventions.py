@@ -240,7 +240,8 @@ def test_negative_error_names_the_judgment(tmp_path):
     assert res.values[0, 0, 0] == res.values[0, 1, 0] == pytest.approx((1 / np.log2(3) + 3 / 2) / (3 + 1 / np.log2(3)))
 
 
-@pytest.mark.parametrize("spec", ["ndcg(negative=gain)", "err(negative=gain)", "ndcg_rel(negative=gain)"])
+@pytest.mark.parametrize("spec", ["ndcg(idcg=judged_at_returned,negative=gain)", "err(negative=gain)",
+                                  "ndcg_rel(negative=gain)"])
 def test_negative_gain_refused_with_an_ideal_ranking(spec):
     with pytest.raises(FlavourError, match="negative=gain is defined only for dcg"):
         evalkit.parse_flavour(spec)
@@ -317,10 +318,22 @@ def test_negative_gain_refuses_ties_that_rank_negative_grades_as_zero(ties):
     assert evalkit.parse_flavour(str(f)) == f
 
 
-@pytest.mark.parametrize("spec", ["ndcg(idcg=judged,negative=gain)", "ndcg(idcg=listed,negative=gain)"])
+@pytest.mark.parametrize("spec", ["ndcg(idcg=judged_at_returned,negative=gain)", "ndcg(idcg=listed,negative=gain)"])
 def test_negative_gain_refused_with_an_ideal_over_the_judgments(spec):
     with pytest.raises(FlavourError, match="would take in negative judgments the run never returned"):
         evalkit.parse_flavour(spec)
+
+
+def test_negative_gain_with_the_judged_ideal_by_hand():
+    """idcg=judged under negative=gain (microsoft/recommenders' ndcg_at_k, whose ideal is
+    every row of rating_true by rating, first k): the negative judgment b (-2) counts
+    -2 in the DCG and takes the last place of the ideal (3, 1, -2), within k = 3; with
+    k = 2 it is cut. Run: e (unjudged), b, a, d (unjudged), c."""
+    d = lambda r: 1 / np.log2(r + 1)  # noqa: E731
+    dcg = -2 * d(2) + 3 * d(3) + 1 * d(5)
+    res = evalkit.evaluate(J_QRELS, J_RUN, ["ndcg(idcg=judged,negative=gain)@5", "ndcg(idcg=judged,negative=gain)@2"])
+    assert res.values[0, 0, 0] == pytest.approx(dcg / (3 * d(1) + 1 * d(2) - 2 * d(3)), abs=1e-15)
+    assert res.values[0, 1, 0] == pytest.approx((-2 * d(2)) / (3 * d(1) + 1 * d(2)), abs=1e-15)
 
 
 def test_negative_convention_canonical_form():

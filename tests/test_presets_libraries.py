@@ -258,6 +258,34 @@ def test_recommenders_ndcg_at_k(dataset, score_type, preset):
     assert _mean(qrels, run, f"{preset}@{k}") == pytest.approx(theirs, abs=1e-12)
 
 
+def test_recommenders_negative_ratings():
+    """Negative ratings: score_type='binary' gives every row of rating_true gain 1 (the
+    preset gave a negative rating gain 0: 0.6309 where recommenders gives 1.0); 'exp'
+    raises on negative integer ratings (numpy power) and 'raw' divides by an ideal DCG
+    that can be negative or 0: both presets refuse them, naming the judgment."""
+    import pandas as pd
+    from recommenders.evaluation.python_evaluation import ndcg_at_k
+
+    from evalkit.errors import NegativeGradeError
+
+    qrels = [("u1", "a", -5), ("u1", "b", 2), ("u1", "c", -1), ("u2", "a", -3), ("u2", "b", 1)]
+    run = [("u1", "a", 3.0), ("u1", "b", 1.0), ("u1", "c", 1.0), ("u2", "a", 1.0), ("u2", "b", 0.0)]
+    true = pd.DataFrame(qrels, columns=["userID", "itemID", "rating"])
+    pred = pd.DataFrame(run, columns=["userID", "itemID", "prediction"])
+    ours = _per_query(qrels, run, "recommenders.python_ndcg_at_k@10")
+    for u in ("u1", "u2"):
+        theirs = ndcg_at_k(true[true.userID == u], pred[pred.userID == u], k=10)
+        # every returned document is a row of rating_true: gain 1 each, a perfect ranking
+        assert theirs == 1.0 and ours[u] == pytest.approx(theirs, abs=1e-12)
+    assert _mean(qrels, run, "recommenders.python_ndcg_at_k@10") == pytest.approx(ndcg_at_k(true, pred, k=10), abs=1e-12)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        ndcg_at_k(true, pred, k=10, score_type="exp")
+    assert ndcg_at_k(true, pred, k=10, score_type="raw") > 1  # a negative ideal DCG divides a negative DCG
+    for preset in ("recommenders.python_ndcg_at_k_exp@10", "recommenders.python_ndcg_at_k_raw@10"):
+        with pytest.raises(NegativeGradeError, match=r"grade -5 is negative.*query 'u1', document 'a'"):
+            _mean(qrels, run, preset)
+
+
 # ----------------------------------------------------------------------------- implicit
 
 class _GivenRanking:

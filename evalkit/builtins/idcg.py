@@ -12,12 +12,16 @@ from ..hookspecs import hookimpl
 
 @idcg_strategy(
     "judged",
-    formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k",
+    formula="IDCG@k = DCG@k of all judged documents of the query sorted by gain, first k (negative=gain: "
+            "negative gains included, after the others)",
     source="Järvelin & Kekäläinen 2002; trec_eval ndcg / ndcg_cut.k (IDCG from the whole judged pool)",
     description="ideal ranking of every judged document in the qrels (retrieved or not), cut at k",
 )
 def judged(ctx: IdealContext) -> np.ndarray:
-    return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k, cache=ctx.cache)
+    """Under ``negative=gain`` (``ctx.negative``) negative gains keep their places at the
+    end of the ideal ranking (microsoft/recommenders ``ndcg_at_k``), as in ``returned``."""
+    return ideal_dcg(ctx.judged_gain, ctx.judged_offsets, ctx.discount, ctx.k, cache=ctx.cache,
+                     negative=getattr(ctx, "negative", "zero") == "gain")
 
 
 @idcg_strategy(

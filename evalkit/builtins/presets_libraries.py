@@ -194,15 +194,23 @@ def _presets():
                "k; mean over the users of rating_true), :837-871 (get_top_k_items: sort_values by "
                "prediction, stable)")
     ln = "log(base=2.718281828459045)"
-    for name, gain, empty, text in (
-        ("recommenders.python_ndcg_at_k", "binary(threshold=0)", "zero",
-         "score_type='binary' (default): every row of rating_true gains 1"),
-        ("recommenders.python_ndcg_at_k_raw", "linear", "skip", "score_type='raw': the rating as gain"),
-        ("recommenders.python_ndcg_at_k_exp", "exp2", "skip", "score_type='exp': 2^rating - 1"),
+    for name, gain, empty, negative, text in (
+        ("recommenders.python_ndcg_at_k", "binary(threshold=-1e308)", "zero", "gain",
+         "score_type='binary' (default): every row of rating_true gains 1, whatever its rating "
+         "(0 and negative ratings too)"),
+        ("recommenders.python_ndcg_at_k_raw", "linear", "skip", "error",
+         "score_type='raw': the rating as gain; negative ratings refused (negative=error): "
+         "recommenders sums them as negative gains and divides by an ideal DCG that may then be "
+         "negative (a ratio, even above 1) or 0 (NaN or an infinity), which no evalkit flavour "
+         "reproduces"),
+        ("recommenders.python_ndcg_at_k_exp", "exp2", "skip", "error",
+         "score_type='exp': 2^rating - 1; a negative integer rating (as TREC qrels hold) makes "
+         "numpy raise ValueError ('Integers to negative integer powers are not allowed'): refused"),
     ):
         yield Preset(
             name=name,
-            spec=f"ndcg(gain={gain},discount={ln},idcg=judged,ties=stable,empty={empty},missing=zero)",
+            spec=(f"ndcg(gain={gain},discount={ln},idcg=judged,ties=stable,empty={empty},missing=zero,"
+                  f"negative={negative})"),
             description=(f"microsoft/recommenders python ndcg_at_k, {text}; discount 1/ln(1+rank) "
                          "(discfun_type='loge', the default; the NDCG equals log2's), ideal from all "
                          "of the user's true items, users of rating_true without a hit score 0 "

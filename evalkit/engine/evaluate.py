@@ -225,7 +225,8 @@ def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
         v = float(problem.judged_grade[first_judgment(problem, neg)])
         raise NegativeGradeError(v, f"grade {format_number(v)} is negative and the flavour has negative=error "
                                  f"({int(neg.sum())} negative judgment(s); scikit-learn's ndcg_score refuses negative "
-                                 "labels, and the presets that reproduce it)",
+                                 "labels, and the presets that reproduce it; see the preset's description "
+                                 "in `evalkit flavours --verbose`)",
                                  f"{flavour}: ")
 
 

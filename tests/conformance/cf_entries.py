@@ -469,10 +469,13 @@ ENTRIES: list[Entry] = [
             + version("pytrec_eval-terrier").split()[1] + ")", LIB_TREC + ("robust03/InexpC2",), 5e-6 + 1e-12,
             "BEIR rounds each value to 5 decimals", cutoffs=(1, 10, 100))
       for m, ids in (("ndcg_cut", True), ("ndcg_cut_keep_ids", False))],
+    # with negative ratings (generated: grades -2..4) binary gives every row gain 1 and exp
+    # raises (numpy: integers to negative integer powers); raw, which the preset refuses
+    # them for (an ideal DCG <= 0 is divided by), is compared on non-negative ratings only
     *[Entry(f"recommenders.{m}", R.recommenders(st), lambda: version("recommenders")
-            + " evaluation.python_evaluation.ndcg_at_k", LIB_TREC, 1e-12, F64, cutoffs=(10,))
-      for m, st in (("python_ndcg_at_k", "binary"), ("python_ndcg_at_k_raw", "raw"),
-                    ("python_ndcg_at_k_exp", "exp"))],
+            + " evaluation.python_evaluation.ndcg_at_k", data, 1e-12, F64, cutoffs=(10,))
+      for m, st, data in (("python_ndcg_at_k", "binary", LIB_TREC + GEN), ("python_ndcg_at_k_raw", "raw", LIB_TREC),
+                          ("python_ndcg_at_k_exp", "exp", LIB_TREC + GEN))],
     Entry("pyserini.ndcg_cut", TE.trec_eval("ndcg_cut_{k}"), PYSERINI, PYSERINI_DATA, TE_BIN_TOL, TE_PRINT,
           cutoffs=(5, 10, 1000)),
     Entry("pyserini.ndcg_cut_remove_unjudged", R.on_judged_rows(TE.trec_eval("ndcg_cut_{k}")),

@@ -753,12 +753,16 @@ def recommenders(score_type: str):
 
         true = pd.DataFrame(case.qrels_rows, columns=["userID", "itemID", "rating"])
         pred = pd.DataFrame(case.run_rows, columns=["userID", "itemID", "prediction"])
+        try:
+            mean = float(ndcg_at_k(true, pred, k=k, score_type=score_type))
+        except ValueError as exc:  # score_type='exp' on negative integer ratings (numpy's power)
+            return Ref({}, raised=f"ValueError: {exc}")
         per = {}
         for u in sorted(set(true.userID)):
             v = ndcg_at_k(true[true.userID == u], pred[pred.userID == u], k=k, score_type=score_type)
             if not math.isnan(v):
                 per[u] = float(v)
-        return Ref(per, float(ndcg_at_k(true, pred, k=k, score_type=score_type)))
+        return Ref(per, mean)
     return ref
 
 
