@@ -332,6 +332,11 @@ class Preset:
         this (scikit-learn's ``ndcg_score`` and ``dcg_score`` need 2):
         :func:`evalkit.arrays.score` under this preset refuses it too, quoting
         ``too_few_documents`` (the library's message).
+    :param interleaved_topics: non-empty if the library, reading a run in its line order,
+        scores each contiguous part of a topic's lines as a topic of its own (pyndeval):
+        what it does, with its source. :func:`evalkit.evaluate` then warns
+        (:class:`~evalkit.errors.ReferenceDivergenceWarning`) for a run in which a judged
+        topic's lines are not contiguous; evalkit scores the whole topic.
     """
 
     name: str
@@ -344,6 +349,7 @@ class Preset:
     origin: str = field(default="", compare=False)
     min_documents: int = 1
     too_few_documents: str = ""
+    interleaved_topics: str = ""
     family = "preset"
 
 

@@ -129,3 +129,12 @@ class EmptyEvaluationWarning(UserWarning):
     """Nothing was evaluated for a run: it shares no query with the qrels, or a flavour's
     conventions (``empty=skip``, ``run_filter=unjudged``) leave out every query it shares,
     so that flavour's mean is undefined (``NaN``)."""
+
+
+class ReferenceDivergenceWarning(UserWarning):
+    """The input is one on which a preset's reference library, run the way its users run
+    it, computes something other than the preset does, for a documented reason that is
+    not part of the measure (:attr:`evalkit.components.Preset.interleaved_topics`:
+    pyndeval, and so ir_measures' ``alpha_nDCG`` / ``ERR_IA`` / ``nERR_IA``, split a topic
+    whose lines are not contiguous in the run). evalkit's value stands; the warning says
+    that the library's would differ, and why."""

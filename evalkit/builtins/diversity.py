@@ -237,6 +237,15 @@ def evalkit_register_metrics():
     return declared(__name__, Metric)
 
 
+#: pyndeval, reading a run in line order, starts a topic at every change of query id
+PYNDEVAL_INTERLEAVED = (
+    "pyndeval 0.0.8 starts a new topic at every change of query id in the run's line order "
+    "(pyndeval/__init__.py:140-167, _coerce_run_iter): each contiguous part of the topic is "
+    "scored as a topic of its own against the topic's full judgments, ir_measures reports "
+    "the topic once per part and its mean counts every part; sort the run by topic to get "
+    "pyndeval's number for the whole topic, which is evalkit's")
+
+
 @hookimpl
 def evalkit_register_presets(register):
     common = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
@@ -290,6 +299,7 @@ def evalkit_register_presets(register):
         source=("terrierteam/ir_measures 0.4.3 providers/pyndeval_provider.py, providers/base.py "
                 "(Evaluator.iter_calc); pyndeval 0.0.8 __init__.py _coerce_run_iter"),
         native_name="alpha_nDCG@{k}",
+        interleaved_topics=PYNDEVAL_INTERLEAVED,
         **common,
     ))
     for name, spec, what in (("ERR_IA", "err_ia(ties=docno_ascending,missing=zero)", "ERR-IA@k"),
@@ -303,6 +313,7 @@ def evalkit_register_presets(register):
             source=("terrierteam/ir_measures 0.4.3 providers/pyndeval_provider.py, providers/base.py "
                     "(Evaluator.iter_calc); pyndeval 0.0.8 __init__.py _coerce_run_iter"),
             native_name=f"{name}@{{k}}",
+            interleaved_topics=PYNDEVAL_INTERLEAVED,
             **common,
         ))
     # pyndeval (what ir_measures' alpha_nDCG / ERR_IA / nERR_IA run): ndeval's measures on
@@ -322,5 +333,6 @@ def evalkit_register_presets(register):
                          "score descending then docno ascending (ndeval -traditional: docno descending)"),
             source=f"{pyndeval}; {NDEVAL}",
             native_name=native,
+            interleaved_topics=PYNDEVAL_INTERLEAVED,
             **common,
         ))

@@ -23,7 +23,7 @@ import traceback
 import warnings
 from typing import Sequence
 
-from ..errors import EmptyEvaluationWarning, EvalkitError
+from ..errors import EmptyEvaluationWarning, EvalkitError, ReferenceDivergenceWarning
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify")
@@ -84,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False))
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("default", EmptyEvaluationWarning)  # shown once, never raised
+            for category in _OWN_WARNINGS:
+                warnings.simplefilter("default", category)  # shown once, never raised
             warnings.showwarning = _warning_printer(warnings.showwarning)
             return int(args._run(args) or 0)
     except BrokenPipeError:  # `evalkit eval ... | head`: stop quietly
@@ -106,12 +107,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+#: the warnings the CLI prints as one ``evalkit: warning:`` line
+_OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning)
+
+
 def _warning_printer(default):
     """A ``warnings.showwarning`` that prints evalkit's own warnings as one ``evalkit:
     warning:`` line on standard error (not Python's ``file:line: Category: message`` and
     source line) and hands the others to ``default``."""
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        if issubclass(category, EmptyEvaluationWarning):
+        if issubclass(category, _OWN_WARNINGS):
             print(f"evalkit: warning: {message}", file=sys.stderr if file is None else file)
         else:
             default(message, category, filename, lineno, file, line)

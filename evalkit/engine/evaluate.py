@@ -23,6 +23,7 @@ from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, chec
                      nothing_evaluated)
 from ..rounding import round_decimals
 from .conventions import apply_conventions
+from .divergence import warn_interleaved_topics
 from .grades import GRADE_RULES, check_grades, library_grade
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
@@ -360,6 +361,11 @@ def evaluate(
         Also when a flavour's conventions leave out every query a run shares with the
         qrels (``empty=skip`` and no query has a relevant judgment, as gdeval.pl then
         reports no topic): that mean is ``NaN``, undefined.
+    :warns ReferenceDivergenceWarning: a flavour is a preset's (named or spelt out)
+        whose library computes otherwise on this run (:mod:`evalkit.engine.divergence`:
+        a judged topic whose lines are not contiguous, under the pyndeval-based
+        ``ir_measures.alpha_nDCG`` / ``ERR_IA`` / ``nERR_IA`` and ``pyndeval.*``); the
+        values are evalkit's (each topic whole).
     """
     from ..presets import expand_labelled
 
@@ -398,6 +404,7 @@ def evaluate(
     values = np.empty((len(run_list), len(resolved), len(qids)))
     for run in run_list:
         _check_rank(run, resolved)
+        warn_interleaved_topics(distinct, qrels, run, registry)
     for s, run in enumerate(run_list):
         problem = build_problem(qrels, run, block_order=True)
         if not problem.in_run.any():
