@@ -34,9 +34,9 @@ f32 = np.float32
 
 def scores_as_float32(score: np.ndarray) -> np.ndarray:
     """``score`` (``float64``, any shape) rounded to ``float32``, as a library that stores
-    scores in a C ``float`` (or a ``float32`` tensor) reads them: round to nearest even;
-    a score beyond ``float32``'s range (|x| > 3.4028235e38, e.g. ``1e308``) becomes
-    ``±inf`` and a subnormal ``float64`` (``1e-320``) becomes ``±0.0`` -- the IEEE 754
+    scores (or labels: LightGBM, XGBoost) in a C ``float`` (or a ``float32`` tensor)
+    reads them: round to nearest even; a score beyond ``float32``'s range
+    (|x| > 3.4028235e38, e.g. ``1e308``) becomes ``±inf`` and a subnormal ``float64`` (``1e-320``) becomes ``±0.0`` -- the IEEE 754
     conversion C, numpy and torch all perform. No overflow warning is printed: the
     conversion is the reference's own behaviour, not an accident of evalkit's.
 

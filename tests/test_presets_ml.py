@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -219,6 +220,27 @@ def test_lightgbm_and_xgboost_presets_refuse_the_labels_they_refuse(labels):
         got = ea.score(y[None], s[None], flavour="xgboost.ndcg_linear@3")[0]
         assert got == pytest.approx(want, abs=1e-12)  # the float32 label is the gain (grades=float32)
         assert ea.score(y[None], s[None], flavour="xgboost.ndcg_linear@3")[0] == pytest.approx(got, abs=0)
+
+
+def test_labels_beyond_float32_are_refused_without_a_numpy_warning():
+    """A label beyond float32's range is ``inf`` to LightGBM and XGBoost (``label_t`` is
+    ``float``): both refuse it, and so do the presets, with the libraries' messages and
+    no NumPy overflow warning on the way (the cast is the libraries' own)."""
+    lgb = importlib.import_module("lightgbm")
+    xgb = importlib.import_module("xgboost")
+    y = np.array([0.0, 1.0, 1e39, 1.0])
+    s = np.array([4.0, 3.0, 2.0, 1.0])
+    with pytest.raises(lgb.basic.LightGBMError):
+        _lightgbm_ndcg(lgb, y, s, np.array([4]), (3,))
+    with pytest.raises(xgb.core.XGBoostError):
+        _xgboost_eval(xgb, y, s, [4], ["ndcg@3"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(evalkit.errors.InvalidGradeError, match=r"CheckLabel stops with \"label should be "
+                                                                  r"int type \(met inf\)"):
+            ea.score(y[None], s[None], flavour="lightgbm.ndcg@3")
+        with pytest.raises(evalkit.errors.InvalidGradeError, match="CheckNDCGLabels stops with"):
+            ea.score(y[None], s[None], flavour="xgboost.ndcg@3")
 
 
 # ----------------------------------------------------------------------------- RankLib

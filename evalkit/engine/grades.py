@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidGradeError
+from ..float32 import scores_as_float32
 from .checks import format_number
 
 #: The values of the ``grades`` convention that refuse grades.
@@ -100,7 +101,7 @@ def refused(rule: str, grades: np.ndarray) -> tuple[np.ndarray, str] | None:
     if rule == "gdeval":
         tests = _gdeval_refusals(grades)
     else:
-        label = grades.astype(np.float32)  # both libraries hold labels as float32
+        label = scores_as_float32(grades)  # both libraries hold labels as float32
         tests = _lightgbm_refusals(label) if rule == "lightgbm" else _xgboost_refusals(label)
     for mask, message in tests:
         mask = mask & judged
@@ -132,7 +133,7 @@ def check_grades(problem, flavour, first_of) -> None:
         return
     mask, message = hit
     v = float(problem.judged_grade[first_of(mask)])
-    label = np.float32(v)
+    label = scores_as_float32(np.float64(v))[()]  # the float32 label; beyond its range: inf
     shown = str(int(label)) if message.startswith("Label {v}") else f"{label:f}"  # %zu, else %f
     raise InvalidGradeError(
         v, f"grade {format_number(v)} is refused under grades={rule}: {_SOURCES[rule]} stops with "
@@ -148,6 +149,6 @@ def library_grade(gain, rule: str):
         return gain
 
     def read(grade: np.ndarray) -> np.ndarray:
-        label = np.asarray(grade, dtype=np.float64).astype(np.float32)
+        label = scores_as_float32(grade)
         return gain((label if rule == "float32" else np.floor(label)).astype(np.float64))
     return read
