@@ -18,6 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..columnar import isin_ids
 from ..errors import ReferenceDivergenceWarning
 
 __all__ = ["interleaved_topic_presets", "split_topics", "warn_interleaved_topics"]
@@ -32,19 +33,15 @@ def split_topics(qrels, run) -> np.ndarray:
     :returns: ``object`` array of ``str`` ``(m,)``; empty when every judged query's
         lines form one block. O(rows), no sort of the rows.
     """
+    from .pair_index import code_runs
+
     codes, vocab = run._qid_codes()
-    if len(codes) == 0:
-        return vocab[:0]
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    blocks = np.bincount(codes[starts], minlength=len(vocab))
+    blocks = np.bincount(codes[code_runs(codes)], minlength=len(vocab))
     split = np.flatnonzero(blocks > 1)
     if len(split) == 0:
         return vocab[:0]
     names = vocab[split]
-    judged = qrels.qids  # sorted, as the run's vocabulary is
-    pos = np.minimum(np.searchsorted(judged, names), max(len(judged) - 1, 0))
-    keep = (judged[pos] == names) if len(judged) else np.zeros(len(names), bool)
-    return names[keep]
+    return names[isin_ids(names, qrels.qids)]
 
 
 def interleaved_topic_presets(flavours: Iterable, registry) -> dict[str, str]:

@@ -96,10 +96,16 @@ def _map(fn, items, rows: int) -> None:
             fn(item)
 
 
+def code_runs(codes: np.ndarray) -> np.ndarray:
+    """First row of every run of equal codes (``int64`` ``(r,)``; empty for no rows)."""
+    if not len(codes):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+
+
 def _query_blocks(codes: np.ndarray) -> np.ndarray | None:
     """First row of every run of equal codes, or ``None`` if a code has two runs."""
-    n = len(codes)
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if n else np.zeros(0, np.int64)
+    starts = code_runs(codes)
     heads = codes[starts]
     if len(heads) and np.bincount(heads).max() > 1:
         return None
