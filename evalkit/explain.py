@@ -251,6 +251,9 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
     grades = fl.convention("grades")
     if grades == "float32":
         notes.append("grades=float32: the gain reads each grade as a 32-bit float (XGBoost's labels)")
+    elif grades == "gdeval":
+        notes.append("grades=gdeval: a grade that is not an integer or is above 4 stops the evaluation, as "
+                     "gdeval.pl stops; the gain reads the grade itself")
     elif grades != "any":
         notes.append(f"grades={grades}: grades {grades} refuses as labels stop the evaluation; the gain reads "
                      "floor(float32(grade)), the integer the library's gain reads")

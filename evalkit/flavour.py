@@ -45,8 +45,10 @@ Conventions:
 * ``grades``: which grades are accepted, as a learning-to-rank library reads its
   labels: ``any`` (default), ``lightgbm`` (integers 0..30 as ``float32``, LightGBM's
   ``CheckLabel``), ``xgboost`` (within 1e-6 above an integer 0..31 as ``float32``,
-  XGBoost's ``CheckNDCGLabels``); a grade the rule refuses stops the evaluation, and
-  the gain sees the integer the library computes with (:mod:`evalkit.engine.grades`);
+  XGBoost's ``CheckNDCGLabels``), ``gdeval`` (integers at most 4, gdeval.pl's
+  ``$MAX_JUDGMENT``; the gain sees the grade itself); a grade the rule refuses stops the
+  evaluation, and under ``lightgbm`` / ``xgboost`` the gain sees the integer the library
+  computes with (:mod:`evalkit.engine.grades`);
   ``float32`` accepts any grade and gives the gain ``float32(grade)`` (XGBoost's
   ``ndcg_exp_gain=false``: the ``float`` label is the gain).
 * ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before

@@ -93,6 +93,17 @@ def test_cli_prints_the_ratio_it_computes(tmp_path, capsys):
     assert last == f"DCG@5 = {dcg:.4f}   IDCG@5 = {idcg:.4f}   NDCG@5 = DCG/IDCG = {dcg / idcg:.4f}"
 
 
+def test_grades_notes_say_what_the_gain_reads():
+    """grades=lightgbm: the gain of floor(float32(grade)); grades=gdeval: of the grade
+    itself (gdeval.pl reads the integer text)."""
+    notes = {rule: explain_query(QRELS, RUN, "q1", f"ndcg(gain=exp2,grades={rule})@5", REG).notes
+             for rule in ("lightgbm", "gdeval")}
+    assert any(n.startswith("grades=lightgbm:") and "floor(float32(grade))" in n for n in notes["lightgbm"])
+    assert any(n.startswith("grades=gdeval:") and "above 4" in n and "the grade itself" in n
+               for n in notes["gdeval"])
+    assert not any("floor" in n for n in notes["gdeval"])
+
+
 def test_judged_only_renumbers_ranks_by_hand():
     ex = explain_query(QRELS, RUN, "q1", "dcg(judged_only=yes)@4", REG)
     # d6 (unjudged) is dropped: d3, d1, d4, d2 at ranks 1..4
