@@ -29,6 +29,8 @@ def run_config(
     base_dir: str | os.PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sensitivity: bool | None = None,
+    store=None,
+    label: str | None = None,
 ) -> Report:
     """Evaluate the runs of a config under its flavours.
 
@@ -54,6 +56,17 @@ def run_config(
     :raises EvaluationError: a convention set to ``error`` was triggered; a run shares
         no query with the qrels, or a file is empty (nothing evaluated).
 
+    :param store: the results store (:mod:`evalkit.store`): ``None`` (default) as the
+        config's ``store:`` section says (off without one), ``True`` on (``evalkit run``'s
+        default), ``False`` off, a path, or an open :class:`~evalkit.store.ResultsStore`.
+        Stored values whose key (qrels, run, flavour, evalkit version) is unchanged are
+        reused and the rest computed and stored; the report's ``metadata["_store"]`` is
+        then a :class:`~evalkit.store.cached.StoreUse` (how many, under which label).
+        Not used with the Spark engine.
+    :param label: the label the evaluation is recorded under (default:
+        :func:`evalkit.store.default_label` of the config's directory).
+    :raises StoreError: the store file is not an evalkit store, damaged or newer.
+
     The report also holds the tie spread (every flavour under the pessimistic and the
     optimistic tie policy, :func:`evalkit.sensitivity.tie_bounds`) and judged@k at
     every cutoff of the flavours (:func:`evalkit.sensitivity.judged_at_k`), unless
@@ -75,15 +88,37 @@ def run_config(
         engine = registry.get("engine", cfg.engine.get("name", "columnar"))
     except FlavourError as exc:
         raise ConfigError(f"{cfg.source}: engine: {exc}") from None
+    use = None  # what the results store did (evalkit.store.cached.StoreUse)
     if engine.name == "spark":
         results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry, sensitivity=sensitivity)
         if progress is not None:
             progress("runs", total, total)
     else:
-        results, tie_spread, judged = _evaluate_locally(
-            cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn,
-            sensitivity=sensitivity)
-    report = Report(results=results, baseline=cfg.baseline, metadata=config_metadata(cfg),
+        # --- results store (evalkit.store): reuse what is stored, compute the rest ---
+        from ..store import ResultsStore, default_label, store_path
+
+        path = store.path if isinstance(store, ResultsStore) else store_path(cfg, store)
+        if path is not None:
+            from ..store.cached import evaluate_with_store
+
+            db = store if isinstance(store, ResultsStore) else ResultsStore(path)
+            try:
+                results, tie_spread, judged, use = evaluate_with_store(
+                    cfg, flavours, registry, progress, db, sensitivity=sensitivity,
+                    label=label or default_label(cfg.base_dir),
+                    evaluate_fn=evaluate if engine.name == "columnar" else engine.fn)
+            finally:
+                if db is not store:
+                    db.close()
+        # --- end of the results store ---
+        else:
+            results, tie_spread, judged = _evaluate_locally(
+                cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn,
+                sensitivity=sensitivity)
+    metadata = config_metadata(cfg)
+    if use is not None:
+        metadata["_store"] = use
+    report = Report(results=results, baseline=cfg.baseline, metadata=metadata,
                     statistics=cfg.statistics, baselines=cfg.baselines,
                     tie_bounds=tie_spread, judged=judged)
     report.compute_significance(progress)
