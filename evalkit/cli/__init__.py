@@ -26,7 +26,8 @@ from typing import Sequence
 from ..errors import EmptyEvaluationWarning, EvalkitError, ReferenceDivergenceWarning
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
-COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify")
+COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify",
+                            "gate", "history")  # gate, history: evalkit.gates, evalkit.history
 
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3

@@ -33,6 +33,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(default: on)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (by default one is shown on stderr when it is a terminal)")
+    # results store and gates (evalkit.store, evalkit.gates)
+    from .store_args import add_gate_arguments, add_store_arguments
+
+    add_store_arguments(p)
+    p.add_argument("--gate", action="store_true",
+                   help="also check the config's gates: (exit status 1 when one fails; see evalkit gate)")
+    add_gate_arguments(p)
     return p
 
 
@@ -52,12 +59,17 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
     config = load_config(args.config, registry=registry, allow_outside=args.allow_outside)
+    from .store_args import check_and_report, store_setting
+
+    if args.gate and not config.gates:
+        raise ConfigError(f"{args.config}: --gate: the config has no gates: section (see docs/ci.md)")
     directory = args.output_dir if args.output_dir is not None else config.output_dir
     if directory is not None:
         check_output_directory(directory)  # fail before evaluating, not after
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
-        report = run_config(config, registry=registry, progress=progress, sensitivity=args.sensitivity)
+        report = run_config(config, registry=registry, progress=progress, sensitivity=args.sensitivity,
+                            store=store_setting(args), label=args.label)
     finally:
         if progress is not None:
             progress.close()
@@ -67,13 +79,18 @@ def run(args: argparse.Namespace) -> int:
     if directory is None:
         print("\nevalkit: no output.dir in the config and no --output-dir: report files not written",
               file=sys.stderr)
-        return 0
-    paths = write_report(report, directory, formats)
-    print("\n" + wrap("Wrote " + ", ".join(_shown(p) for p in paths), width, "", "  "))
-    if "html" in formats and not matplotlib_available():
-        print(wrap("evalkit: the HTML report has no plots: matplotlib is not installed "
-                   '(pip install "evalkit[report]" or pip install matplotlib)', width), file=sys.stderr)
-    return 0
+    else:
+        paths = write_report(report, directory, formats)
+        print("\n" + wrap("Wrote " + ", ".join(_shown(p) for p in paths), width, "", "  "))
+        if "html" in formats and not matplotlib_available():
+            print(wrap("evalkit: the HTML report has no plots: matplotlib is not installed "
+                       '(pip install "evalkit[report]" or pip install matplotlib)', width), file=sys.stderr)
+    use = report.metadata.get("_store")
+    if use is not None:
+        from ..report.escape import text_escape
+
+        print(text_escape(use.summary()))
+    return check_and_report(report, config, args) if args.gate else 0
 
 
 def _shown(path) -> str:

@@ -144,6 +144,12 @@ class Config:
     sensitivity: bool = True
     #: the ``engine:`` section (``{"name": "local"}`` when absent)
     engine: Mapping[str, Any] = field(default_factory=lambda: {"name": "local"}, compare=False)
+    #: the ``store:`` section: ``None`` (absent), ``True``/``False`` or ``{"path": ...}`` (:mod:`evalkit.store`)
+    store: Any = None
+    #: the ``gates:`` section as :class:`evalkit.gates.Gate` values
+    gates: tuple = ()
+    #: resolved ``output.gates_dir`` or ``None``
+    gates_dir: Path | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -646,6 +652,13 @@ def load_config(
             raise loc.error(["statistics"], str(exc)) from None
     output = data.get("output", {})
     out_dir = _resolve(base, output["dir"]) if "dir" in output else None
+    # results store and gates (evalkit.store, evalkit.gates)
+    gates = ()
+    if "gates" in data:
+        from ..gates import parse_gates
+
+        gates = parse_gates(data["gates"], [r.name for r in runs], flavours, baseline, loc)
+    gates_dir = _resolve(base, output["gates_dir"]) if "gates_dir" in output else None
     formats = tuple(output.get("formats", FORMATS))
     return Config(
         source=source,
@@ -663,4 +676,7 @@ def load_config(
         raw=data,
         sensitivity=data.get("report", {}).get("sensitivity", True),
         engine=dict(data.get("engine", {"name": "local"})),
+        store=data.get("store"),
+        gates=gates,
+        gates_dir=gates_dir,
     )
