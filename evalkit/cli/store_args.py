@@ -36,7 +36,7 @@ def store_setting(args: argparse.Namespace):
     return args.store or True
 
 
-def check_and_report(report, config, args: argparse.Namespace, out=sys.stdout) -> int:
+def check_and_report(report, config, args: argparse.Namespace, out=None) -> int:
     """Check the config's gates on ``report``; print one line per verdict; write the
     JUnit XML and Markdown files and the GitHub job summary. Returns 0 (all hold) or 1."""
     from ..errors import ConfigError
@@ -47,6 +47,7 @@ def check_and_report(report, config, args: argparse.Namespace, out=sys.stdout) -
 
     if not config.gates:
         raise ConfigError(f"{config.source}: the config has no gates: section (see docs/ci.md)")
+    out = sys.stdout if out is None else out
     use = report.metadata.get("_store")
     store = None
     if use is not None and any(g.against == "last" for g in config.gates):
