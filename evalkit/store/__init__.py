@@ -37,5 +37,5 @@ def store_path(cfg, store=None) -> Path | None:
         return None
     if isinstance(setting, dict) and "path" in setting:
         path = os.path.expanduser(setting["path"])
-        return Path(path) if os.path.isabs(path) else Path(cfg.base_dir) / path
+        return Path(path) if os.path.isabs(path) else (Path(cfg.base_dir) / path).resolve()
     return Path(cfg.base_dir) / DEFAULT_PATH
