@@ -91,6 +91,6 @@ def test_workstation_commands_run(checkout):
     for command in shell_commands():
         proc = _run(command, checkout)
         assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
-        outputs.append(proc.stdout)
+        outputs.append(" ".join(proc.stdout.split()))  # lines wrapped to the terminal
     assert "computed 14" in outputs[0] and "reused 14 of 14 evaluations, computed 0" in outputs[1]
     assert "History of ci.yaml: 2 labels" in outputs[2]

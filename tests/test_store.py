@@ -30,7 +30,7 @@ def _cli(capsys, *argv):
 
 
 def _store_line(out: str) -> tuple[int, int, int]:
-    m = re.search(r"reused (\d+) of (\d+) evaluations, computed (\d+)", out)
+    m = re.search(r"reused (\d+) of (\d+) evaluations, computed (\d+)", " ".join(out.split()))  # wrapped
     assert m, out
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
 

@@ -50,5 +50,7 @@ def run(args: argparse.Namespace) -> int:
             progress.close()
     use = report.metadata.get("_store")
     if use is not None:
-        print(text_escape(use.summary()))
+        from .run import _shown
+
+        print(text_escape(use.summary(_shown(use.path))))
     return check_and_report(report, config, args)

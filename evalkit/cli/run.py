@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if use is not None:
         from ..report.escape import text_escape
 
-        print(text_escape(use.summary()))
+        print(wrap(text_escape(use.summary(_shown(use.path))), width, "", "  "))
     return check_and_report(report, config, args) if args.gate else 0
 
 

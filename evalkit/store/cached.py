@@ -57,10 +57,10 @@ class StoreUse:
     unstored: int
     invocation: int | None
 
-    def summary(self) -> str:
-        """One line for the command line."""
+    def summary(self, shown: str | None = None) -> str:
+        """One line for the command line (``shown``: the path as to print it)."""
         total = self.reused + self.computed + self.unstored
-        text = (f"store {self.path}: reused {self.reused} of {total} evaluations, computed {self.computed}"
+        text = (f"store {shown or self.path}: reused {self.reused} of {total} evaluations, computed {self.computed}"
                 f" (label {self.label!r})")
         if self.unstored:
             text += f"; {self.unstored} not stored (an input is a pipe or device, which has no content hash)"
