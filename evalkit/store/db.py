@@ -312,9 +312,9 @@ class ResultsStore:
                 if cur.rowcount == 1:
                     eid = cur.lastrowid
                     v = np.asarray(vals, dtype=np.float64)
+                    # SQLite binds a NaN as NULL (sqlite3_bind_double)
                     conn.executemany("INSERT INTO value(evaluation, qid, value) VALUES (?, ?, ?)",
-                                     zip([eid] * len(qid_list), qid_list,
-                                         [None if x != x else x for x in v.tolist()]))
+                                     zip([eid] * len(qid_list), qid_list, v.tolist()))
                 else:  # stored by another process since find(): its values are complete
                     eid = conn.execute("SELECT id FROM evaluation WHERE qrels=? AND run=? AND subtopics=? AND "
                                        "measure=? AND kind=? AND version=?", k).fetchone()[0]
