@@ -372,13 +372,14 @@ def _last_series(store, config: str, label: str | None, current: int | None):
 
 
 def check_gates(report, gates: Sequence[Gate], *, store=None, config: str = "", label: str | None = None,
-                invocation: int | None = None) -> GateReport:
+                invocation: int | None = None, no_store: bool = False) -> GateReport:
     """Every verdict of ``gates`` on ``report`` (:class:`~evalkit.report.Report`).
 
     :param store: the open :class:`~evalkit.store.ResultsStore`, needed by gates
         ``against: last`` (without it they are skipped); :param config: the config's
         name in the store; :param label: the current label; :param invocation: the
-        current invocation's id (both left out of ``last``).
+        current invocation's id (both left out of ``last``); :param no_store: the
+        evaluation used no store (``--no-store``): gates ``against: last`` say so when skipped.
     """
     last = None
     if store is not None and any(g.against == "last" for g in gates):
@@ -400,6 +401,8 @@ def check_gates(report, gates: Sequence[Gate], *, store=None, config: str = "", 
                         skip = f"label {last[0]} has no value of this system under this flavour"
                     else:
                         ref_name = "the previous label"
+                        if no_store:
+                            skip = "no results store (--no-store or store: false): no earlier label to compare with"
                 elif gate.against is not None:
                     ref, ref_name = _report_series(report, gate.against, label_), f"baseline {gate.against}"
                     if gate.against != report.baseline:

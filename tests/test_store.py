@@ -236,3 +236,16 @@ def test_evaluate_is_unchanged_for_the_library(tmp_path, registry):
     rep = run_config(config, registry=registry)
     assert "_store" not in rep.metadata and not (tmp_path / "c" / ".evalkit").exists()
     assert isinstance(rep, evalkit.report.Report)
+
+
+def test_tie_bounds_are_computed_when_first_stored_without(tmp_path, capsys, registry):
+    config = write_benchmark(tmp_path, "tied")
+    code, out, _ = _cli(capsys, "--no-plugins", "run", str(config), "--no-progress", "--no-sensitivity")
+    # 4 flavours' values per run, no tie bounds, no judged@k
+    assert code == 0 and _store_line(out) == (0, 2 * 4, 2 * 4)
+    rep = run_config(config, registry=registry, store=True, label="full")
+    use = rep.metadata["_store"]
+    assert (use.reused, use.computed) == (2 * 4, 2 * (PER_RUN - 4))
+    plain = run_config(config, registry=registry)
+    for a, b in zip(rep.tie_bounds, plain.tie_bounds):
+        np.testing.assert_array_equal(a, b)

@@ -54,7 +54,8 @@ def check_and_report(report, config, args: argparse.Namespace, out=None) -> int:
         store = ResultsStore(use.path)
     try:
         result = check_gates(report, config.gates, store=store, config=use.config if use else "",
-                             label=use.label if use else None, invocation=use.invocation if use else None)
+                             label=use.label if use else None, invocation=use.invocation if use else None,
+                             no_store=use is None)
     finally:
         if store is not None:
             store.close()

@@ -177,7 +177,7 @@ def evaluate_with_store(cfg, flavours, registry, progress: Callable | None, stor
     systems = tuple(r.name for r in cfg.runs)
     results = Results(qids, systems, tuple(flavours), tuple(cfg.labels), np.stack(parts))
     invocation = None
-    if storable and all(r is not None for r in rows) and len(rows):
+    if storable and rows:
         invocation = store.record(config_name(cfg), label, f"evalkit {__version__}", qrels_hash, rows)
     use = StoreUse(store.path, label, config_name(cfg), reused, computed, unstored, invocation)
     if not sensitivity:
