@@ -249,3 +249,27 @@ def test_tie_bounds_are_computed_when_first_stored_without(tmp_path, capsys, reg
     plain = run_config(config, registry=registry)
     for a, b in zip(rep.tie_bounds, plain.tie_bounds):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.shared
+def test_realistic_rerun_matches_trec_eval(trec_eval_dir, tmp_path, capsys):
+    """trec_eval's own test collection: the values a second run takes from the store are
+    trec_eval 10.0's ndcg_cut.10 per topic."""
+    from reference_programs import parse_trec_eval_q, run_trec_eval
+
+    config = tmp_path / "te.yaml"
+    config.write_text(f"qrels: {trec_eval_dir / 'qrels.test'}\nruns:\n  - {{name: test, path: "
+                      f"{trec_eval_dir / 'results.test'}}}\nflavours:\n  ndcg: trec_eval.ndcg_cut@10\n")
+    for expected in [(0, 4, 4), (4, 4, 0)]:  # 1 flavour (value, low, high) + judged@10
+        code, out, err = _cli(capsys, "--no-plugins", "run", str(config), "--no-progress")
+        assert code == 0, err
+        assert _store_line(out) == expected
+    rep = run_config(config, store=True, label="again")
+    assert rep.metadata["_store"].computed == 0
+    ref = parse_trec_eval_q(run_trec_eval("10.0", ["-q", "-m", "ndcg_cut.10", trec_eval_dir / "qrels.test",
+                                                   trec_eval_dir / "results.test"]).stdout)
+    per_query = rep.results.per_query("test", "ndcg@10")
+    topics = {q for (m, q) in ref if m == "ndcg_cut_10" and q != "all"}
+    assert topics == set(per_query)
+    for q in topics:
+        assert per_query[q] == pytest.approx(float(ref[("ndcg_cut_10", q)]), abs=5e-5)
