@@ -199,3 +199,14 @@ def test_min_mean_and_max_drop_thresholds():
     # queries missing from one side are not paired
     v = check_gate(drop, "s", "f", _series([0.6, np.nan]), _series([0.6, 0.0]), "b", (0, None))
     assert v.status == "pass" and v.numbers["n"] == 1
+
+
+def test_a_gate_directory_holding_other_files_is_refused_before_evaluating(tmp_path, capsys):
+    config = write_benchmark(tmp_path / "b", "tied")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    code, out, err = _cli(capsys, "--no-plugins", "gate", str(config), "--no-progress", "--gate-dir", str(busy))
+    assert code == 2 and "notes.txt" in err and out == ""
+    assert not (tmp_path / "b" / ".evalkit").exists()  # nothing evaluated or stored
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]

@@ -35,12 +35,13 @@ def run(args: argparse.Namespace) -> int:
     from ..report.escape import text_escape
     from ..runner import load_config, run_config
     from . import registry_for
-    from .store_args import check_and_report, store_setting
+    from .store_args import check_and_report, gate_directory, store_setting
 
     registry = registry_for(args)
     config = load_config(args.config, registry=registry, allow_outside=args.allow_outside)
     if not config.gates:
         raise ConfigError(f"{args.config}: the config has no gates: section (see docs/ci.md)")
+    gate_directory(args, config)  # fail before evaluating, not after
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
         report = run_config(config, registry=registry, progress=progress, store=store_setting(args),

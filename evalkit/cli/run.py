@@ -59,10 +59,12 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise ConfigError(f"--formats: unknown format(s) {', '.join(unknown)} (known: {', '.join(RENDERERS)})")
     config = load_config(args.config, registry=registry, allow_outside=args.allow_outside)
-    from .store_args import check_and_report, store_setting
+    from .store_args import check_and_report, gate_directory, store_setting
 
     if args.gate and not config.gates:
         raise ConfigError(f"{args.config}: --gate: the config has no gates: section (see docs/ci.md)")
+    if args.gate:
+        gate_directory(args, config)  # fail before evaluating, not after
     directory = args.output_dir if args.output_dir is not None else config.output_dir
     if directory is not None:
         check_output_directory(directory)  # fail before evaluating, not after

@@ -36,6 +36,18 @@ def store_setting(args: argparse.Namespace):
     return args.store or True
 
 
+def gate_directory(args: argparse.Namespace, config):
+    """Where the gate files go (``--gate-dir``, else ``output.gates_dir``, else ``None``),
+    checked now so that a refused directory fails before anything is evaluated."""
+    from ..gate_output import JUNIT_FILE, SUMMARY_FILE
+    from ..report.write import check_output_directory
+
+    directory = args.gate_dir if args.gate_dir is not None else config.gates_dir
+    if directory is not None:
+        check_output_directory(directory, {JUNIT_FILE, SUMMARY_FILE})
+    return directory
+
+
 def check_and_report(report, config, args: argparse.Namespace, out=None) -> int:
     """Check the config's gates on ``report``; print one line per verdict; write the
     JUnit XML and Markdown files and the GitHub job summary. Returns 0 (all hold) or 1."""
@@ -63,7 +75,7 @@ def check_and_report(report, config, args: argparse.Namespace, out=None) -> int:
         print(text_escape(v.line()), file=out)
     c = result.counts()
     print(f"gates: {c['pass']} passed, {c['fail']} failed, {c['skip']} skipped", file=out)
-    directory = args.gate_dir if args.gate_dir is not None else config.gates_dir
+    directory = gate_directory(args, config)
     if directory is not None:
         paths = write_gate_files(result, directory)
         print("Wrote " + ", ".join(str(p) for p in paths), file=out)
