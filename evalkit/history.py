@@ -167,6 +167,10 @@ def history(store, config: str | None = None, *, alpha: float = 0.05, test: str 
 # ----------------------------------------------------------------------------- output
 
 
+def _labels(h: History) -> str:
+    return f"{len(h.labels)} label" + ("" if len(h.labels) == 1 else "s")
+
+
 def text(h: History, digits: int = 4) -> str:
     """The terminal form: one table per flavour (labels x systems), then the
     significant changes."""
@@ -174,7 +178,7 @@ def text(h: History, digits: int = 4) -> str:
 
     from .report.escape import text_escape
 
-    out = [text_escape(f"History of {h.config}: {len(h.labels)} labels, oldest first")]
+    out = [text_escape(f"History of {h.config}: {_labels(h)}, oldest first")]
     for f, flavour in enumerate(h.flavours):
         rows = [[text_escape(label)] + [("" if math.isnan(v) else f"{v:.{digits}f}") for v in h.means[i, :, f]]
                 for i, label in enumerate(h.labels)]
@@ -224,7 +228,7 @@ def html_page(h: History, digits: int = 4) -> str:
            "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th:first-child,td:first-child"
            "{text-align:left}code{font-size:90%}</style></head><body>",
            f"<h1>{e('History of ' + h.config)}</h1>",
-           f"<p>{len(h.labels)} labels, oldest first (by the time of their latest evaluation).</p>"]
+           f"<p>{_labels(h)}, oldest first (by the time of their latest evaluation).</p>"]
     for f, flavour in enumerate(h.flavours):
         out.append(f"<h2>{e(flavour)}</h2><p><code>{e(h.canonical[f])}</code></p>")
         png = trend_plot(h, f)

@@ -82,3 +82,18 @@ def test_errors(tmp_path, capsys):
     missing = tmp_path / "none.sqlite"
     code, _, err = _cli(capsys, "--no-plugins", "history", str(missing))
     assert code == 2 and not missing.exists()
+
+
+def test_a_store_with_several_configs(tmp_path, capsys, registry):
+    a = write_benchmark(tmp_path / "a", "baseline")
+    b = write_benchmark(tmp_path / "b", "tied")
+    b = b.rename(tmp_path / "b" / "other.yaml")
+    store = tmp_path / "shared.sqlite"
+    run_config(a, registry=registry, store=store, label="x")
+    run_config(b, registry=registry, store=store, label="y")
+    code, _, err = _cli(capsys, "--no-plugins", "history", str(store))
+    assert code == 2 and "several configs (config.yaml, other.yaml): name one" in err
+    code, out, _ = _cli(capsys, "--no-plugins", "history", str(store), "--config-name", "other.yaml")
+    assert code == 0 and "History of other.yaml: 1 label," in out
+    code, _, err = _cli(capsys, "--no-plugins", "history", str(store), "--config-name", "nope.yaml")
+    assert code == 2 and "no evaluation of config 'nope.yaml'" in err
