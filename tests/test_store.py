@@ -273,3 +273,15 @@ def test_realistic_rerun_matches_trec_eval(trec_eval_dir, tmp_path, capsys):
     assert topics == set(per_query)
     for q in topics:
         assert per_query[q] == pytest.approx(float(ref[("ndcg_cut_10", q)]), abs=5e-5)
+
+
+def test_a_default_store_that_cannot_be_created_is_left_out(tmp_path, capsys):
+    config = write_benchmark(tmp_path / "b")
+    (tmp_path / "b" / ".evalkit").write_text("a file where the store's directory would go")
+    code, out, err = _cli(capsys, "--no-plugins", "run", str(config), "--no-progress")
+    assert code == 0 and "reused" not in out
+    assert "evalkit: warning: results store not used: results store" in err and "cannot create" in err
+    # a store asked for by name must work
+    code, out, err = _cli(capsys, "--no-plugins", "run", str(config), "--no-progress", "--store",
+                          str(tmp_path / "b" / ".evalkit" / "x.sqlite"))
+    assert code == 2 and "cannot create" in err

@@ -49,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if report.metadata.get("_store_unavailable"):
+        from ..report.escape import text_escape as _esc
+
+        print(f"evalkit: warning: {_esc(report.metadata['_store_unavailable'])}", file=sys.stderr)
     use = report.metadata.get("_store")
     if use is not None:
         from .run import _shown

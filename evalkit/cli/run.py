@@ -87,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
         if "html" in formats and not matplotlib_available():
             print(wrap("evalkit: the HTML report has no plots: matplotlib is not installed "
                        '(pip install "evalkit[report]" or pip install matplotlib)', width), file=sys.stderr)
+    if report.metadata.get("_store_unavailable"):
+        from ..report.escape import text_escape as _esc
+
+        print(f"evalkit: warning: {_esc(report.metadata['_store_unavailable'])}", file=sys.stderr)
     use = report.metadata.get("_store")
     if use is not None:
         from ..report.escape import text_escape

@@ -88,20 +88,27 @@ def run_config(
         engine = registry.get("engine", cfg.engine.get("name", "columnar"))
     except FlavourError as exc:
         raise ConfigError(f"{cfg.source}: engine: {exc}") from None
-    use = None  # what the results store did (evalkit.store.cached.StoreUse)
+    use = unavailable = None  # what the results store did (evalkit.store.cached.StoreUse), why not
     if engine.name == "spark":
         results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry, sensitivity=sensitivity)
         if progress is not None:
             progress("runs", total, total)
     else:
         # --- results store (evalkit.store): reuse what is stored, compute the rest ---
-        from ..store import ResultsStore, default_label, store_path
+        from ..store import ResultsStore, StoreUnavailableError, default_label, implicit_store, store_path
 
         path = store.path if isinstance(store, ResultsStore) else store_path(cfg, store)
-        if path is not None:
+        db = store if isinstance(store, ResultsStore) else None
+        if path is not None and db is None:
+            try:
+                db = ResultsStore(path)
+            except StoreUnavailableError as exc:  # the default store in a read-only place: go without
+                if not implicit_store(cfg, store):
+                    raise
+                unavailable = f"results store not used: {exc}"
+        if db is not None:
             from ..store.cached import evaluate_with_store
 
-            db = store if isinstance(store, ResultsStore) else ResultsStore(path)
             try:
                 results, tie_spread, judged, use = evaluate_with_store(
                     cfg, flavours, registry, progress, db, sensitivity=sensitivity,
@@ -118,6 +125,8 @@ def run_config(
     metadata = config_metadata(cfg)
     if use is not None:
         metadata["_store"] = use
+    if unavailable is not None:
+        metadata["_store_unavailable"] = unavailable
     report = Report(results=results, baseline=cfg.baseline, metadata=metadata,
                     statistics=cfg.statistics, baselines=cfg.baselines,
                     tie_bounds=tie_spread, judged=judged)

@@ -13,11 +13,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .db import DEFAULT_PATH, SCHEMA_VERSION, Invocation, Key, ResultsStore, StoreError
+from .db import DEFAULT_PATH, SCHEMA_VERSION, Invocation, Key, ResultsStore, StoreError, StoreUnavailableError
 from .hashing import default_label, file_digest
 
 __all__ = ["DEFAULT_PATH", "SCHEMA_VERSION", "Invocation", "Key", "ResultsStore", "StoreError",
-           "default_label", "file_digest", "store_path"]
+           "StoreUnavailableError", "default_label", "file_digest", "implicit_store", "store_path"]
+
+
+def implicit_store(cfg, store=None) -> bool:
+    """Whether the store of ``cfg`` is the default one nobody asked for by name
+    (``store=True`` or ``store: true``, no path): one that cannot be written is then
+    left out (with a warning) instead of failing the evaluation."""
+    setting = getattr(cfg, "store", None)
+    return (store is True or (store is None and setting is True)) and not isinstance(setting, dict)
 
 
 def store_path(cfg, store=None) -> Path | None:

@@ -101,6 +101,11 @@ class StoreError(EvalkitError):
     names the file; nothing was written to it."""
 
 
+class StoreUnavailableError(StoreError):
+    """The store's file or directory cannot be created or written (a read-only
+    directory, no permission). ``evalkit run`` then evaluates without its default store."""
+
+
 @dataclass(frozen=True)
 class Key:
     """What a stored evaluation depends on (see the module docstring)."""
@@ -162,6 +167,8 @@ class ResultsStore:
             if "locked" in text or "busy" in text:
                 raise StoreError(f"results store {self.path}: still locked by another process after "
                                  f"{BUSY_TIMEOUT:g} s ({text})") from None
+            if "unable to open" in text or "readonly" in text:
+                raise StoreUnavailableError(f"results store {self.path}: cannot be opened for writing ({text})") from None
             raise self._refuse(f"SQLite cannot use it ({text})") from None
         except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
             raise self._refuse(f"damaged or not an SQLite database ({exc})") from None
@@ -176,7 +183,11 @@ class ResultsStore:
             if head and head != _MAGIC:
                 raise self._refuse(f"it is not an SQLite database (it starts with {head[:8]!r})")
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailableError(f"results store {path}: cannot create {path.parent} "
+                                            f"({exc.strerror or exc})") from None
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
             self._check(conn, write=False)  # read-only checks before anything is written
