@@ -285,3 +285,24 @@ def test_a_default_store_that_cannot_be_created_is_left_out(tmp_path, capsys):
     code, out, err = _cli(capsys, "--no-plugins", "run", str(config), "--no-progress", "--store",
                           str(tmp_path / "b" / ".evalkit" / "x.sqlite"))
     assert code == 2 and "cannot create" in err
+
+
+def test_a_plugin_component_is_part_of_the_key(monkeypatch):
+    """A flavour using a plugin's component is keyed by the plugin's distribution and
+    version too (a new plugin release is a new key); a built-in flavour by evalkit's."""
+    import importlib.metadata as md
+    from pathlib import Path
+
+    import evalkit.registry as registry_mod
+    from evalkit import build_registry, parse_flavour
+    from evalkit._version import __version__
+    from evalkit.store.cached import version_key
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "plugins" / "evalkit-rbp"))
+    monkeypatch.setattr(registry_mod, "_entry_points",
+                        lambda: [md.EntryPoint(name="rbp", value="evalkit_rbp", group="evalkit")])
+    reg = build_registry(disable_plugins=False)
+    plain = version_key(parse_flavour("ndcg@10", reg), reg)
+    assert plain == f"evalkit {__version__}"
+    key = version_key(parse_flavour("ndcg(discount=rbp(p=0.9))@10", reg), reg)
+    assert key.startswith(f"evalkit {__version__}; discount=") and "entry point 'rbp'" in key
