@@ -126,7 +126,7 @@ def test_four_processes_writing_one_store_store_every_value_once(tmp_path):
         p.start()
     results = [queue.get(timeout=300) for _ in procs]
     for p in procs:
-        p.join(timeout=60)
+        p.join(timeout=300)
         assert p.exitcode == 0
     assert all(r[1] != "error" for r in results), results
     assert all(r[1] + r[2] == 2 * PER_RUN for r in results)

@@ -191,7 +191,8 @@ class ResultsStore:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
             self._check(conn, write=False)  # read-only checks before anything is written
-            _retry(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":  # a read: no lock
+                _retry(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("BEGIN IMMEDIATE")
@@ -396,13 +397,15 @@ class ResultsStore:
                     for t in ("evaluation", "value", "invocation", "result")}
 
 
-def _retry(fn, attempts: int = 200, pause: float = 0.05):
-    """``fn()``, retried while SQLite says the database is locked (a journal-mode change
-    is not covered by the busy timeout)."""
-    for i in range(attempts):
+def _retry(fn, timeout: float | None = None, pause: float = 0.05):
+    """``fn()``, retried for up to ``timeout`` seconds (default :data:`BUSY_TIMEOUT`)
+    while SQLite says the database is locked (a journal-mode change is not covered by
+    the busy timeout)."""
+    deadline = time.monotonic() + (BUSY_TIMEOUT if timeout is None else timeout)
+    while True:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or i == attempts - 1:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
                 raise
             time.sleep(pause)
