@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
         report = run_config(config, registry=registry, progress=progress, store=store_setting(args),
-                            label=args.label)
+                            label=args.label, significance=False)  # the gates need no report statistics
     finally:
         if progress is not None:
             progress.close()

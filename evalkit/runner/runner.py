@@ -31,6 +31,7 @@ def run_config(
     sensitivity: bool | None = None,
     store=None,
     label: str | None = None,
+    significance: bool = True,
 ) -> Report:
     """Evaluate the runs of a config under its flavours.
 
@@ -65,6 +66,8 @@ def run_config(
         Not used with the Spark engine.
     :param label: the label the evaluation is recorded under (default:
         :func:`evalkit.store.default_label` of the config's directory).
+    :param significance: compute the significance tests now (default); ``False`` leaves
+        them to the first access of :attr:`Report.significance` (``evalkit gate`` needs none).
     :raises StoreError: the store file is not an evalkit store, damaged or newer.
 
     The report also holds the tie spread (every flavour under the pessimistic and the
@@ -130,7 +133,8 @@ def run_config(
     report = Report(results=results, baseline=cfg.baseline, metadata=metadata,
                     statistics=cfg.statistics, baselines=cfg.baselines,
                     tie_bounds=tie_spread, judged=judged)
-    report.compute_significance(progress)
+    if significance:
+        report.compute_significance(progress)
     return report
 
 
