@@ -199,3 +199,23 @@ def test_missing_ir_datasets_is_a_clear_error(monkeypatch):
     with pytest.raises(MissingDependencyError, match=r"evalkit-ndcg\[irds\]"):
         evalkit.read_qrels("irds:msmarco-passage/trec-dl-2020/judged")
     assert issubclass(MissingDependencyError, evalkit.EvalkitError)
+
+
+@pytest.mark.shared
+@pytest.mark.spark
+def test_spark_engine_reads_irds_qrels(datasets, te_dir, ir_measures_dir, spark, capsys):
+    """``--engine spark`` takes ``irds:`` qrels and subtopic qrels too, with the same output."""
+    run = te_dir / "results.test"
+    args = ["-m", "official", "-m", "trec_eval.ndcg_cut@10", "-q", "--format", "tsv"]
+    local = cli(capsys, "eval", datasets["graded"], run, *args)
+    on_spark = cli(capsys, "eval", datasets["graded"], run, *args, "--engine", "spark", "--spark-master", "local[2]")
+    assert local[0] == on_spark[0] == 0, on_spark[2]
+    assert on_spark[1] == local[1] and "\nRR " in local[1]  # tsv prints the native name
+    div_run = ir_measures_dir / "fixtureA.run"
+    # (ndeval.* order by the rank column, which the Spark engine does not carry)
+    args = ["--subtopic-qrels", datasets["subtopics"], "-m", "ir_measures.alpha_nDCG@20", "-q", "--format", "tsv"]
+    local = cli(capsys, "eval", datasets["subtopics"], div_run, *args)
+    on_spark = cli(capsys, "eval", datasets["subtopics"], div_run, *args, "--engine", "spark",
+                   "--spark-master", "local[2]")
+    assert local[0] == on_spark[0] == 0, on_spark[2]
+    assert on_spark[1] == local[1]

@@ -155,6 +155,24 @@ def read_subtopic_qrels(source: str):
                                       line=np.arange(1, len(rows) + 1, dtype=np.int64))
 
 
+def spark_qrels(spark, source: str, *, subtopics: bool = False):
+    """The dataset's qrels as a Spark DataFrame in the layout of
+    :func:`evalkit.spark.io.read_qrels` (``qid string, docno string, grade double, order
+    long``; with ``subtopics``, :func:`evalkit.spark.io.read_subtopic_qrels`'s, with
+    ``subtopic string``): read on the driver by :func:`read_qrels` /
+    :func:`read_subtopic_qrels` (ir_datasets gives the judgments to one process), then
+    distributed (``evalkit eval irds:ID RUN --engine spark``, a config's ``engine: spark``)."""
+    if subtopics:
+        sq = read_subtopic_qrels(source)
+        rows = zip(sq.qid.tolist(), sq.subtopic.tolist(), sq.docno.tolist(), sq.grade.tolist(), range(len(sq.grade)))
+        schema = "qid string, subtopic string, docno string, grade double, order long"
+    else:
+        q = read_qrels(source)
+        rows = zip(q.qid.tolist(), q.docno.tolist(), q.grade.tolist(), range(len(q)))
+        schema = "qid string, docno string, grade double, order long"
+    return spark.createDataFrame(list(rows), schema=schema)
+
+
 def official_measures(source: str) -> list[str]:
     """The dataset's official measures, ir_measures strings as ir_datasets states them
     (``documentation()['official_measures']``).
