@@ -180,3 +180,24 @@ def test_pt_experiment_offline(web12):
     want = evalkit.evaluate(evalkit.read_qrels(qrels_path), [evalkit.read_run(run_path)],
                             ["trec_eval.ndcg_cut@10"]).per_query(0, 0)
     assert_per_query(got, want, abs_tol=0.0, context="pt.Experiment(perquery=True) vs evalkit.evaluate")
+
+
+def test_rank_ordered_flavour_reads_the_rank_column(ir_measures_dir):
+    """``ndeval.alpha_ndcg@20`` orders the run by its rank column (ndeval's default): read
+    from a run DataFrame's ``rank`` column; ir_measures' own run rows have none: an error."""
+    qrels = list(ir_measures.read_trec_qrels(str(ir_measures_dir / "fixtureC_diversity.qrels")))
+    run_path = ir_measures_dir / "fixtureA.run"
+    run = pd.read_csv(run_path, sep=r"\s+", header=None, names=["query_id", "Q0", "doc_id", "rank", "score", "runid"],
+                      dtype={"query_id": str, "doc_id": str})
+    ek = measure("ndeval.alpha_ndcg@20")
+    got = {m.query_id: m.value for m in ir_measures.iter_calc([ek], qrels, run)}
+    subtopics = evalkit.read_subtopic_qrels(ir_measures_dir / "fixtureC_diversity.qrels")
+    best: dict = {}
+    for q, d, g in zip(subtopics.qid, subtopics.docno, subtopics.grade):
+        best[(q, d)] = max(best.get((q, d), g), g)
+    flat = evalkit.Qrels.from_rows([(q, d, g) for (q, d), g in best.items()])
+    want = evalkit.evaluate(flat, [evalkit.read_run(run_path, keep_rank=True)], ["ndeval.alpha_ndcg@20"],
+                            subtopics=subtopics).per_query(0, 0)
+    assert_per_query(got, want, abs_tol=0.0, context="ndeval.alpha_ndcg@20 through ir_measures")
+    with pytest.raises(evalkit.FlavourError, match="rank column"):
+        list(ir_measures.iter_calc([ek], qrels, list(ir_measures.read_trec_run(str(run_path)))))

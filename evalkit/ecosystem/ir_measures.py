@@ -47,6 +47,9 @@ Conventions, and why:
   ``calc_aggregate`` and ``pt.Experiment`` call (``pyterrier/_evaluation/_execution.py``:
   ``m.aggregator()``), averages the other queries: the mean is :meth:`Results.means`'.
   ir_measures' own measures score such a query 0; ``missing=zero`` in the flavour does too.
+* **Rank column.** A flavour whose tie policy orders the run by its TREC rank column
+  (``ties=rank``, the ``ndeval.*`` presets) reads a ``rank`` column of the run DataFrame;
+  ir_measures' own run types (``ScoredDoc``, dicts) have none, which is a :class:`FlavourError`.
 * **Diversity metrics** (``ndeval.*``, ``ir_measures.alpha_nDCG``): the qrels' ``iteration``
   column is the subtopic, as ir_measures' pyndeval provider reads it; a document's grade for
   the flavour's ordinary qrels is its largest subtopic grade.
@@ -132,8 +135,15 @@ def _impl(flavour: Flavour, registry):
         qrels = Qrels.from_df(qrels_df, qid="query_id", docno="doc_id", grade="relevance",
                               source="<ir_measures qrels>")
         run_df = run_df.sort_index(kind="stable")  # the order the run was given in (module docstring)
+        rank = None
+        if reg.get("ties", flavour.ties.name).needs_rank:  # ties=rank, ndeval.*: the TREC rank column
+            if "rank" not in run_df.columns:
+                raise FlavourError(f"{flavour}: tie policy '{flavour.ties.name}' orders the run by its rank column, "
+                                   "which this ir_measures run does not have (ir_measures' runs carry query_id, "
+                                   "doc_id and score); give the run as a DataFrame with a rank column")
+            rank = "rank"
         run = Run.from_df(run_df, qid="query_id", docno="doc_id", score="score", name="run",
-                          source="<ir_measures run>")
+                          source="<ir_measures run>", rank=rank)
         with warnings.catch_warnings():
             if len(run) == 0:  # PyTerrier evaluates the qrels queries a system did not answer on their own
                 warnings.simplefilter("ignore", EmptyEvaluationWarning)
