@@ -219,3 +219,18 @@ def test_spark_engine_reads_irds_qrels(datasets, te_dir, ir_measures_dir, spark,
                    "--spark-master", "local[2]")
     assert local[0] == on_spark[0] == 0, on_spark[2]
     assert on_spark[1] == local[1]
+
+
+@pytest.mark.shared
+def test_config_errors_name_the_key_and_line(datasets, te_dir, tmp_path):
+    run = te_dir / "results.test"
+    for qrels, message in ((te_dir / "qrels.rel_level", "give the qrels as irds:DATASET_ID"),
+                           (datasets["no_official"], "states no official measures")):
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(f"qrels: {qrels}\nruns:\n  - {{path: {run}}}\nflavours:\n  dl: official\n")
+        with pytest.raises(evalkit.ConfigError, match=message) as info:
+            evalkit.run_config(cfg)
+        assert f"{cfg}:5: flavours.dl" in str(info.value)
+    cfg.write_text(f"qrels: irds:no-such/id\nruns:\n  - {{path: {run}}}\nflavours:\n  te: trec_eval.ndcg_cut@10\n")
+    with pytest.raises(evalkit.EvalkitError, match="irds:no-such/id: ir_datasets has no dataset"):
+        evalkit.run_config(cfg)
