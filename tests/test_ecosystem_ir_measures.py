@@ -201,3 +201,25 @@ def test_rank_ordered_flavour_reads_the_rank_column(ir_measures_dir):
     assert_per_query(got, want, abs_tol=0.0, context="ndeval.alpha_ndcg@20 through ir_measures")
     with pytest.raises(evalkit.FlavourError, match="rank column"):
         list(ir_measures.iter_calc([ek], qrels, list(ir_measures.read_trec_run(str(run_path)))))
+
+
+def test_pt_experiment_query_the_system_did_not_answer():
+    """A qrels query the system returned nothing for: PyTerrier 1.1.2 averages the per-query
+    values itself (``pyterrier/_evaluation/_rendering.py`` ``_mean_of_measures``: their sum over
+    their count, not the measure's aggregator), so the ``NaN`` of a query that ``missing=skip``
+    leaves out makes that mean ``NaN``: undefined, not a silently different number;
+    ``missing=zero`` counts it 0, as ir_measures' own nDCG does, and perquery=True gives the
+    defined values."""
+    pt = pytest.importorskip("pyterrier")
+    qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["a", "b", "c"], "label": [1, 0, 1]})
+    topics = pd.DataFrame({"qid": ["q1", "q2"], "query": ["x", "y"]})
+    res = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["b", "a"], "score": [2.0, 1.0], "rank": [0, 1]})
+    skip, zero = measure("ndcg@10"), measure("ndcg(missing=zero)@10")
+    table = pt.Experiment([res], topics, qrels, eval_metrics=[skip, zero, ir_measures.nDCG @ 10], names=["r"])
+    q1 = 1 / math.log2(3)
+    assert math.isnan(table.loc[0, str(skip)])
+    assert table.loc[0, str(zero)] == pytest.approx(q1 / 2)
+    assert table.loc[0, "nDCG@10"] == pytest.approx(q1 / 2)
+    per = pt.Experiment([res], topics, qrels, eval_metrics=[skip], names=["r"], perquery=True)
+    values = dict(zip(per.qid, per.value))
+    assert values["q1"] == pytest.approx(q1) and math.isnan(values["q2"])

@@ -44,9 +44,12 @@ Conventions, and why:
   :class:`~evalkit.Results`; ir_measures' runtime evaluator fills any qrels query
   ``impl`` does not report with the measure's ``DEFAULT`` (``providers/base.py``
   ``Evaluator.iter_calc``), which is ``NaN`` here; and the measure's aggregator, which
-  ``calc_aggregate`` and ``pt.Experiment`` call (``pyterrier/_evaluation/_execution.py``:
-  ``m.aggregator()``), averages the other queries: the mean is :meth:`Results.means`'.
+  ``calc_aggregate`` calls (``providers/base.py`` ``Evaluator.calc_aggregate``), averages the
+  other queries: the mean is :meth:`Results.means`'.
   ir_measures' own measures score such a query 0; ``missing=zero`` in the flavour does too.
+  PyTerrier 1.1.2 averages per-query values itself (``pyterrier/_evaluation/_rendering.py``
+  ``_mean_of_measures``: sum over count, not the aggregator), so there such a ``NaN`` makes the
+  mean ``NaN``: undefined rather than a silently different number.
 * **Rank column.** A flavour whose tie policy orders the run by its TREC rank column
   (``ties=rank``, the ``ndeval.*`` presets) reads a ``rank`` column of the run DataFrame;
   ir_measures' own run types (``ScoredDoc``, dicts) have none, which is a :class:`FlavourError`.
