@@ -28,9 +28,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=HELP + ". SPEC is a canonical flavour string "
         "('ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10'), a preset name with an "
         "optional cutoff ('trec_eval.ndcg_cut@10'; see `evalkit flavours`), a trec_eval measure name "
-        "('ndcg_cut.10', 'map', 'P.5,10', 'all_trec') or an ir_measures name ('nDCG@10', 'AP').",
+        "('ndcg_cut.10', 'map', 'P.5,10', 'all_trec'), an ir_measures name ('nDCG@10', 'AP'), or 'official' "
+        "(the official measures of an irds:DATASET_ID qrels).",
     )
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz), or irds:DATASET_ID (the qrels "
+                                                  "ir_datasets provides; -m official: its official measures)")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz; - reads standard input)")
     p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append", required=True,
                    help="measure spec; repeat for several")
@@ -145,8 +147,10 @@ def run(args: argparse.Namespace) -> int:
     from . import registry_for
     from .specs import expand_measures
 
+    from ..ecosystem.ir_datasets import expand_official
+
     registry = registry_for(args)
-    measures = expand_measures(args.measures, registry)
+    measures = expand_measures(expand_official(args.measures, args.qrels, registry), registry)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
     if engine.name == "spark":
         from ..spark import files, parse_conf

@@ -533,6 +533,11 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
 
 
+def _is_dataset_id(source) -> bool:
+    """``irds:DATASET_ID`` (:mod:`evalkit.ecosystem.ir_datasets`), not a path or file text."""
+    return isinstance(source, str) and source.startswith("irds:") and "\n" not in source
+
+
 @without_hugepage_advice
 def read_qrels(source: Source) -> Qrels:
     """Read TREC qrels: 4 fields ``qid iteration docno grade`` per line.
@@ -540,9 +545,17 @@ def read_qrels(source: Source) -> Qrels:
     Grades must be integers (as trec_eval requires); negative grades are kept and
     count as judged with gain 0.
 
-    :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment.
+    ``"irds:DATASET_ID"`` reads the qrels ir_datasets provides for that dataset
+    (:func:`evalkit.ecosystem.ir_datasets.read_qrels`; the ``irds`` extra).
+
+    :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment;
+        an ``irds:`` dataset that cannot be read (``DatasetError``).
     :raises FileNotFoundError: the path does not exist.
     """
+    if _is_dataset_id(source):
+        from ..ecosystem.ir_datasets import read_qrels as read_dataset_qrels
+
+        return read_dataset_qrels(source)
     raw, text, name = _read_raw(source)
     if raw is None and text.isascii():
         raw = text.encode("ascii")
@@ -567,8 +580,15 @@ def read_qrels(source: Source) -> Qrels:
 def read_subtopic_qrels(source: Source) -> SubtopicQrels:
     """Read subtopic qrels ``topic subtopic docno grade`` (ndeval's format).
 
+    ``"irds:DATASET_ID"`` reads the subtopic judgments ir_datasets provides
+    (:func:`evalkit.ecosystem.ir_datasets.read_subtopic_qrels`).
+
     :raises InputFormatError: wrong field count, non-integer grade, duplicate judgment.
     """
+    if _is_dataset_id(source):
+        from ..ecosystem.ir_datasets import read_subtopic_qrels as read_dataset_subtopics
+
+        return read_dataset_subtopics(source)
     text, name = _read_text(source)
     rows, lines = _split(text, name, 4, 4, SUBTOPIC_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]

@@ -129,10 +129,10 @@ class Config:
 
     source: str
     base_dir: Path
-    qrels: Path
+    qrels: Path | str  # a path, or "irds:DATASET_ID"
     runs: tuple[RunEntry, ...]
     flavours: tuple[FlavourEntry, ...]
-    subtopic_qrels: Path | None = None
+    subtopic_qrels: Path | str | None = None
     baseline: str | None = None
     output_dir: Path | None = None
     formats: tuple[str, ...] = FORMATS
@@ -407,6 +407,8 @@ def _resolve(base: Path, text: str) -> Path:
 
 def _existing(base: Path, text: str, key: KeyPath, loc: _Locator, what: str) -> Path:
     path = _resolve(base, text)
+    if what in ("qrels", "subtopic qrels") and text.startswith("irds:"):
+        return text  # an ir_datasets id, read by read_qrels (evalkit.ecosystem.ir_datasets)
     if not path.exists():
         raise loc.error(key, f"{what} file not found: {path} (paths are relative to {base})", value=True)
     if not (path.is_file() or path.is_fifo()):  # a named pipe is read once, like a file
@@ -553,6 +555,17 @@ def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
             raise loc.error(key + ["cutoffs"], f"the spec {spec!r} already has a cutoff (@k); "
                                                f"give it either there or in cutoffs, not both")
         cutoffs = own if has_own else (None if has_at else top)
+        if spec == "official":  # the official measures of an irds: qrels, each labelled by its name
+            from ..ecosystem.ir_datasets import DatasetError, expand_official
+
+            try:
+                specs = expand_official([spec], data.get("qrels"), registry)
+            except (FlavourError, DatasetError) as exc:
+                raise loc.error(spec_key, str(exc), value=True) from None
+            for s in specs:
+                out.append(FlavourEntry(s, expand_spec(s, registry)[0], s, name))
+                where[s] = key
+            continue
         try:
             flavours = expand_spec(spec, registry, cutoffs=cutoffs)
         except FlavourError as exc:

@@ -188,8 +188,8 @@ def _evaluate_on_spark(cfg: Config, flavours, registry, *, sensitivity: bool = T
 def _relative(path, base) -> str | None:
     """``path`` relative to ``base`` with ``/`` separators (``None`` stays ``None``);
     absolute when the two lie on different drives."""
-    if path is None:
-        return None
+    if path is None or (isinstance(path, str) and path.startswith("irds:")):
+        return path  # nothing, or an ir_datasets id
     try:
         return os.path.relpath(path, base).replace(os.sep, "/")
     except ValueError:  # Windows: another drive

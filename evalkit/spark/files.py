@@ -17,8 +17,14 @@ from .columns import TREC
 
 
 def read_qrels_any(spark, path):
-    """Qrels from TREC text or Parquet (see module docstring)."""
+    """Qrels from TREC text or Parquet (see module docstring), or ``irds:DATASET_ID``
+    (:func:`evalkit.ecosystem.ir_datasets.spark_qrels`)."""
     from .io import is_parquet, read_qrels, read_table
+
+    if isinstance(path, str) and path.startswith("irds:"):
+        from ..ecosystem.ir_datasets import spark_qrels
+
+        return spark_qrels(spark, path)
 
     return read_table(spark, path) if is_parquet(os.fspath(path)) else read_qrels(spark, path)
 
@@ -60,7 +66,12 @@ def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, re
         final = namer([os.fspath(p) for p in run_paths], [SimpleNamespace(name=n) for n in found])
     from .io import read_subtopic_qrels
 
-    subtopics = read_subtopic_qrels(spark, subtopics_path) if subtopics_path is not None else None
+    if isinstance(subtopics_path, str) and subtopics_path.startswith("irds:"):
+        from ..ecosystem.ir_datasets import spark_qrels
+
+        subtopics = spark_qrels(spark, subtopics_path, subtopics=True)
+    else:
+        subtopics = read_subtopic_qrels(spark, subtopics_path) if subtopics_path is not None else None
     run = evaluate_with_sensitivity if sensitivity else evaluate
     return run(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
                partitions=partitions, subtopics=subtopics)
