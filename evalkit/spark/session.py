@@ -1,7 +1,8 @@
 """Starting a SparkSession for evalkit (the command line and the config runner).
 
 Spark's Python workers must run the driver's interpreter (ISSUE-NOTES, Spark):
-``spark.pyspark.python`` is set to :data:`sys.executable` unless the caller sets it;
+``PYSPARK_PYTHON`` (which pyspark reads) and ``spark.pyspark.python`` are set to
+:data:`sys.executable` unless the caller sets them;
 in local mode ``spark.executorEnv.PYTHONPATH`` puts the driver's evalkit first.
 """
 
@@ -46,6 +47,12 @@ def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, 
     except ImportError:  # pragma: no cover - depends on the environment
         raise ConfigError('the Spark engine needs pyspark: pip install "evalkit-ndcg[spark]" '
                           "(and a Java 17+ runtime)") from None
+    # pyspark reads the workers' interpreter from the environment (pyspark/core/context.py:
+    # ``os.environ.get("PYSPARK_PYTHON", "python3")``; the spark.pyspark.python setting below does
+    # not reach mapInArrow's workers in pyspark 4.3): a venv's evalkit run without activating the
+    # venv would otherwise start workers on whatever ``python3`` is first on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = {"spark.pyspark.python": sys.executable, "spark.pyspark.driver.python": sys.executable,
                 "spark.ui.showConsoleProgress": "false"}
