@@ -5,6 +5,12 @@ returns its :class:`argparse.ArgumentParser`) and ``run(args) -> int``; adding a
 command is one more name in :data:`COMMANDS`. Only the CLI prints: the library
 returns data objects.
 
+A third-party plugin that fails to load is disabled with one ``evalkit: warning:``
+line (:class:`~evalkit.errors.PluginDisabledWarning`); a component that breaks its
+contract during an evaluation (:class:`~evalkit.errors.ComponentContractError`:
+wrong output, ``sys.exit()``) is an internal error naming it (status 3); Ctrl-C
+while a component runs says which one (status 130).
+
 Exit status: 0 success; 2 a user error -- an error derived from
 :class:`evalkit.errors.EvalkitError`, an OS error (a missing file) or a usage error --
 printed as ``evalkit: error: <message>`` on stderr, never with a traceback; 3 an
@@ -23,7 +29,8 @@ import traceback
 import warnings
 from typing import Sequence
 
-from ..errors import EmptyEvaluationWarning, EvalkitError, ReferenceDivergenceWarning
+from ..errors import (ComponentContractError, EmptyEvaluationWarning, EvalkitError, PluginDisabledWarning,
+                      PluginInterrupt, ReferenceDivergenceWarning)
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify")
@@ -97,8 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"evalkit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("evalkit: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        where = f" ({exc.where})" if isinstance(exc, PluginInterrupt) else ""
+        print(f"evalkit: interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - anything else is a bug: say so, no traceback unless --debug
         if debug:
@@ -108,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 #: the warnings the CLI prints as one ``evalkit: warning:`` line
-_OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning)
+_OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning, PluginDisabledWarning)
 
 
 def _warning_printer(default):
@@ -130,7 +138,9 @@ def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] 
 
     where = _origin(exc)
     command = " ".join(sys.argv[1:] if argv is None else argv)
+    plugin = getattr(exc, "plugin", None) if isinstance(exc, ComponentContractError) else None
     lines = [f"evalkit: internal error: {type(exc).__name__}: {exc}" + (f" (in {where})" if where else ""),
+             f"This is a bug in plugin '{plugin}' ({exc.origin}), not a mistake in your input." if plugin else
              "This is a bug in evalkit or in one of its plugins, not a mistake in your input.",
              f"Please report it to {ISSUES} with the command line (evalkit {command}), "
              f"evalkit {__version__}, Python {sys.version.split()[0]}"
