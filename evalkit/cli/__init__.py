@@ -139,8 +139,16 @@ def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] 
     where = _origin(exc)
     command = " ".join(sys.argv[1:] if argv is None else argv)
     plugin = getattr(exc, "plugin", None) if isinstance(exc, ComponentContractError) else None
+    if plugin:  # a third-party component broke its contract: name it, not evalkit
+        from ..registry import DISABLE_ENV
+
+        return "\n".join([
+            f"evalkit: internal error: {type(exc).__name__}: {exc}",
+            f"This is a bug in plugin '{plugin}' ({exc.origin}), not a mistake in your input: please report it "
+            "to the plugin's authors" + (", with the traceback above." if debug else
+                                         " (evalkit --debug COMMAND ... adds the traceback)."),
+            f"To run without it: {DISABLE_ENV}={plugin} (or evalkit --no-plugins for every plugin)."])
     lines = [f"evalkit: internal error: {type(exc).__name__}: {exc}" + (f" (in {where})" if where else ""),
-             f"This is a bug in plugin '{plugin}' ({exc.origin}), not a mistake in your input." if plugin else
              "This is a bug in evalkit or in one of its plugins, not a mistake in your input.",
              f"Please report it to {ISSUES} with the command line (evalkit {command}), "
              f"evalkit {__version__}, Python {sys.version.split()[0]}"

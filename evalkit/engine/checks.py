@@ -74,9 +74,7 @@ def _whose(family: str, comp) -> tuple[str, str, str | None]:
 
 def _broken(family: str, comp, message: str) -> ComponentContractError:
     what, origin, plugin = _whose(family, comp)
-    hint = (f"; this is a bug in plugin '{plugin}', not in your input: run without it "
-            f"(EVALKIT_DISABLE_PLUGINS={plugin}) and report it to its authors") if plugin else ""
-    return ComponentContractError(family, comp.name, origin, f"{what} {message}{hint}", plugin)
+    return ComponentContractError(family, comp.name, origin, f"{what} {message}", plugin)
 
 
 def call_component(family: str, comp, /, *args: Any, **params: Any) -> Any:
