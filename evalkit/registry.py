@@ -292,7 +292,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
         wrapper, whose hook fails or whose component fails the probe. Without
         ``strict`` such a plugin is disabled (:class:`DisabledPlugin`, recorded in
         :attr:`Registry.disabled`) with one :class:`~evalkit.errors.PluginDisabledWarning`.
-        Presets are not parsed here: see :func:`evalkit.presets.check_presets`.
+        Presets are not parsed here: see :func:`evalkit.presets.check_presets` (and
+        :func:`evalkit.cli.disable_broken_presets`, which disables a plugin whose preset
+        does not parse when a command starts).
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
@@ -387,7 +389,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
                 fail(ep_names[origin], origin, exc,
                      "its registration failed: " + str(exc).replace(f"{origin}: ", "", 1))
     # Presets are flavour strings, parsed where presets are expanded
-    # (evalkit.presets.expand_spec / check_presets, which the CLI runs at start-up):
+    # (evalkit.presets.expand_spec / check_presets; the CLI's disable_broken_presets at start-up):
     # the flavour grammar is a layer above the registry, which does not import it.
 
     def probe_failed(family: str, comp, exc: RegistryError) -> None:

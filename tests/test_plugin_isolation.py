@@ -243,6 +243,29 @@ def test_cli_asking_for_a_disabled_plugins_component_is_exit_2(cli, site, capsys
     assert "Traceback" not in err
 
 
+def test_cli_disables_a_plugin_whose_preset_does_not_parse(cli, site, capsys):  # noqa: F811
+    """A preset naming an unknown component used to stop every command (exit 2); now
+    its plugin is disabled at start-up with one warning, the command runs, and the
+    plugin's other components name it when asked for."""
+    site.add("evalkit-badpreset", """
+        @hookimpl
+        def evalkit_register_gains(register):
+            register(Gain(name="cubic", fn=lambda g: g ** 3, formula="g = rel^3", source="test"))
+
+        @hookimpl
+        def evalkit_register_presets(register):
+            register(Preset(name="x.bad", spec="ndcg(gain=quadratic)"))
+    """, ep_name="badpreset")
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", "trec_eval.ndcg_cut@10", "--format", "json")
+    assert rc == 0 and json.loads(out)
+    (line,) = _warnings(err)
+    assert ("plugin 'badpreset' from evalkit-badpreset 1.0 (entry point 'badpreset') is disabled: its preset "
+            "'x.bad' does not parse: unknown gain 'quadratic'") in line
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", "ndcg(gain=cubic)@10")
+    assert rc == 2 and out == ""
+    assert "gain 'cubic' comes from plugin 'badpreset'" in err and "preset 'x.bad' does not parse" in err
+
+
 # ----------------------------------------------------------------------------- run-time checks
 
 def test_non_permutation_tie_policy_is_exit_3_naming_it(cli, site, capsys):  # noqa: F811

@@ -72,13 +72,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def registry_for(args: argparse.Namespace):
-    """The component registry, honouring ``--no-plugins``."""
-    from ..presets import check_presets
+    """The component registry, honouring ``--no-plugins``. A third-party plugin whose
+    preset does not parse (it names an unknown component) is disabled here, with one
+    ``evalkit: warning:`` line, as a plugin that fails to load is
+    (:func:`evalkit.registry.build_registry`); a built-in preset that does not parse is
+    an error (a bug in evalkit)."""
     from ..registry import default_registry
 
     registry = default_registry(disable_plugins=True if getattr(args, "no_plugins", False) else None)
-    check_presets(registry)  # a plugin's broken preset fails at start-up, naming the plugin
+    disable_broken_presets(registry)
     return registry
+
+
+def disable_broken_presets(registry) -> None:
+    """Parse every preset of ``registry`` once; disable (with a
+    :class:`~evalkit.errors.PluginDisabledWarning`) each third-party plugin with a
+    preset that does not parse.
+
+    :raises RegistryError: a built-in preset does not parse (the message names it).
+    """
+    from ..errors import FlavourError, RegistryError
+    from ..flavour import parse_flavour
+
+    plugin_of = {origin: name for name, origin in registry.plugins.items()}
+    table = registry.components["preset"]
+    for preset in list(table.values()):
+        if table.get(preset.name) is not preset:
+            continue  # gone with a plugin disabled above
+        try:
+            parse_flavour(preset.spec, registry)
+        except FlavourError as exc:
+            name = plugin_of.get(preset.origin)
+            if name is None:
+                raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+            record = registry.disable(name, preset.origin, f"its preset '{preset.name}' does not parse: {exc}")
+            warnings.warn(PluginDisabledWarning(record.warning()), stacklevel=2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
