@@ -26,13 +26,11 @@ metrics (they need subtopic qrels) are not probed at build.
 
 from __future__ import annotations
 
-import contextlib
-import sys
-
 import numpy as np
 
 from .data import Qrels, Run
 from .errors import RegistryError
+from .isolation import stdout_to_stderr
 
 __all__ = ["probe_registry", "probe_component"]
 
@@ -175,7 +173,7 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
     check = getattr(probe, family)
     noun = _FAMILY_NOUN[family]
     try:
-        with np.errstate(all="ignore"), contextlib.redirect_stdout(sys.stderr):  # a plugin's print
+        with np.errstate(all="ignore"), stdout_to_stderr():  # a plugin's print
             check(comp, comp.bind(()))
     except _ProbeFailure as exc:
         raise RegistryError(f"{comp.origin}: {noun} '{comp.name}' failed evalkit's probe "

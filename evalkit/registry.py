@@ -25,12 +25,10 @@ error, so nothing a plugin prints reaches machine-readable output.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata as md
 import os
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -40,6 +38,7 @@ import pluggy
 from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
 from .errors import DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
+from .isolation import stdout_to_stderr
 from .probe import probe_registry
 
 ENTRY_POINT_GROUP = "evalkit"
@@ -335,7 +334,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
                 fail(ep.name, origin, RegistryError(message), message)
                 continue
             try:
-                with contextlib.redirect_stdout(sys.stderr):  # a plugin's print is not our output
+                with stdout_to_stderr():  # a plugin's print is not our output
                     plugin = ep.load()
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure is reported
                 # SystemExit too: a plugin calling sys.exit() at import would otherwise end
@@ -420,7 +419,7 @@ def _call_registration(registry: Registry, family: str, hook_name: str, impl, or
 
     available = {"register": register}
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # a plugin's print is not our output
+        with stdout_to_stderr():  # a plugin's print is not our output
             returned = impl.function(*[available[name] for name in impl.argnames])
             if returned is not None:
                 if isinstance(returned, (str, bytes)) or not hasattr(returned, "__iter__"):

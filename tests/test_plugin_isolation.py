@@ -402,3 +402,38 @@ def test_end_to_end_installed_plugins(tmp_path, monkeypatch):
     assert exited.returncode == 3 and exited.stdout == ""
     assert "tie policy 'exits_late' from evalkit-exits 1.0 (entry point 'exits') called sys.exit(0)" in exited.stderr
     s.cleanup()
+
+
+def test_stdout_redirection_is_restored_whatever_order_threads_leave_in():
+    """Two threads running plugin code at once: the first to enter leaves last or
+    first, ``sys.stdout`` is the original stream afterwards (``contextlib.redirect_stdout``
+    per thread could leave it pointing at standard error)."""
+    import threading
+
+    from evalkit.isolation import stdout_to_stderr
+
+    original = sys.stdout
+    a_in, b_in, a_may_leave = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def a():
+        with stdout_to_stderr():
+            a_in.set()
+            b_in.wait(5)
+            seen.append(sys.stdout is sys.stderr)
+            a_may_leave.wait(5)
+
+    def b():
+        a_in.wait(5)
+        with stdout_to_stderr():
+            b_in.set()
+        seen.append(sys.stdout is sys.stderr)  # a still inside: still redirected
+        a_may_leave.set()
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert seen == [True, True]
+    assert sys.stdout is original

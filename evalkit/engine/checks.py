@@ -23,7 +23,7 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
 Every call of a component's function goes through :func:`call_component`, the one
 boundary between the engine and component code (a plugin's or a built-in's). It
 
-* sends what the component prints to standard error (``contextlib.redirect_stdout``),
+* sends what the component prints to standard error (:func:`evalkit.isolation.stdout_to_stderr`),
   so a plugin's ``print`` never reaches ``evalkit eval --format json|tsv`` or a report;
 * turns ``sys.exit()`` inside the component into
   :class:`~evalkit.errors.ComponentContractError` naming the component and its plugin
@@ -47,14 +47,13 @@ run, never per query.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import sys
 from functools import update_wrapper
 from typing import Any, Callable
 
 import numpy as np
 
+from ..isolation import stdout_to_stderr
 from ..errors import (ComponentContractError, ComponentOutputError, EmptyEvaluationWarning, EvaluationError,
                       PluginInterrupt)
 
@@ -93,7 +92,7 @@ def call_component(family: str, comp, /, *args: Any, **params: Any) -> Any:
         ``KeyboardInterrupt``, naming it).
     """
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with stdout_to_stderr():
             out = comp.fn(*args, **params)
     except SystemExit as exc:
         raise _broken(family, comp, f"called sys.exit({exc.code!r}) during the evaluation") from None
