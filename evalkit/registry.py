@@ -218,7 +218,8 @@ class Registry:
             for alias in [a for a, target in aliases.items() if target in gone]:
                 del aliases[alias]
                 dropped.append((family, alias))
-        self.plugins.pop(name, None)
+        if self.plugins.get(name) == origin:  # not another distribution's plugin of that name
+            del self.plugins[name]
         record = DisabledPlugin(name, origin, _one_line(reason), tuple(dropped))
         self.disabled.append(record)
         return record

@@ -220,6 +220,16 @@ def test_registration_failure_disables_the_plugin(site):  # noqa: F811
         reg.get("gain", "fine")
 
 
+def test_second_distribution_with_a_taken_entry_point_name_is_disabled(site):  # noqa: F811
+    site.add("evalkit-first", GOOD, ep_name="same")
+    site.add("evalkit-second", "", ep_name="same")
+    with pytest.warns(PluginDisabledWarning, match=r"plugin 'same' from evalkit-second 1\.0 .*duplicate evalkit "
+                                                   r"plugin name 'same': declared by evalkit-first 1\.0"):
+        reg = build_registry(disable_plugins=False)
+    assert reg.plugins == {"same": "evalkit-first 1.0 (entry point 'same')"}
+    assert reg.get("gain", "cube").origin == reg.plugins["same"]
+
+
 def test_cli_works_with_a_broken_plugin_and_names_it_once(cli, site, capsys):  # noqa: F811
     site.add("evalkit-broken", "import evalkit_module_that_does_not_exist\n", ep_name="broken")
     rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", "trec_eval.ndcg_cut@10", "--format", "json")
