@@ -240,6 +240,13 @@ def test_cli_works_with_a_broken_plugin_and_names_it_once(cli, site, capsys):  #
     assert f"{DISABLE_ENV}=broken" in line
     rc, out, err = cli(capsys, "--no-plugins", "eval", "{qrels}", "{run}", "-m", "trec_eval.ndcg_cut@10")
     assert rc == 0 and _warnings(err) == []
+    # `evalkit plugins` lists it as disabled, with the reason
+    rc, out, err = cli(capsys, "plugins", "--format", "json")
+    assert rc == 0
+    disabled = json.loads(out)["disabled_plugins"]
+    assert list(disabled) == ["broken"] and "failed to import" in disabled["broken"]["reason"]
+    rc, out, err = cli(capsys, "plugins")
+    assert "Disabled (it failed at start-up): plugin 'broken' from evalkit-broken 1.0" in out
 
 
 def test_cli_asking_for_a_disabled_plugins_component_is_exit_2(cli, site, capsys):  # noqa: F811
