@@ -35,7 +35,9 @@ boundary between the engine and component code (a plugin's or a built-in's). It
   permutation of ``0..n-1`` that keeps each query's rows together in ascending query
   order (tie policy: a bounds test, a scatter into a ``bool (n,)`` array and a test
   that the gathered query index never decreases), a ``MetricOutput`` of ``float64
-  (q,)`` values finite where ``defined`` (metric). A broken contract is
+  (q,)`` values finite where ``defined`` (metric; for a built-in metric a non-finite
+  value comes from the input, a sum of huge gains overflowing, and the engine reports
+  it as an input error). A broken contract is
   :class:`~evalkit.errors.ComponentContractError` (exit status 3): a bug in the
   component, not in the input. What depends on the input (a non-finite or negative
   gain from a huge grade) stays :class:`ComponentOutputError` (exit status 2), raised
@@ -164,6 +166,10 @@ def _check_metric(family, comp, out, args):
     if defined.dtype != bool or defined.shape != (q,):
         raise _broken("metric", comp, f"returned MetricOutput.defined of dtype {defined.dtype} and shape "
                                       f"{defined.shape}; expected bool ({q},)")
+    # a built-in metric's non-finite value comes from the input (a DCG sum of huge gains
+    # overflowing float64): the engine reports it as an input error (exit status 2)
+    if _whose(family, comp)[2] is None:
+        return out
     bad = defined & ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
