@@ -26,6 +26,8 @@ metrics (they need subtopic qrels) are not probed at build.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .data import Qrels, Run
@@ -183,7 +185,7 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
                             f"when evalkit probed it (called once at start-up on a small input)") from exc
 
 
-def probe_registry(registry, on_failure=None) -> None:
+def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
     strings, checked by :func:`evalkit.presets.check_presets`).
 

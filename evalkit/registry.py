@@ -31,7 +31,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import pluggy
 
@@ -392,7 +392,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     # (evalkit.presets.expand_spec / check_presets; the CLI's disable_broken_presets at start-up):
     # the flavour grammar is a layer above the registry, which does not import it.
 
-    def probe_failed(family: str, comp, exc: RegistryError) -> None:
+    def probe_failed(family: str, comp: Any, exc: RegistryError) -> None:
         if comp.origin not in ep_names:
             raise exc
         fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))

@@ -27,7 +27,7 @@ import os
 import sys
 import traceback
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import (ComponentContractError, EmptyEvaluationWarning, EvalkitError, PluginDisabledWarning,
                       PluginInterrupt, ReferenceDivergenceWarning)
@@ -84,7 +84,7 @@ def registry_for(args: argparse.Namespace):
     return registry
 
 
-def disable_broken_presets(registry) -> None:
+def disable_broken_presets(registry: Any) -> None:
     """Parse every preset of ``registry`` once; disable (with a
     :class:`~evalkit.errors.PluginDisabledWarning`) each third-party plugin with a
     preset that does not parse.

@@ -66,19 +66,19 @@ _NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy", "ties"
 _ENTRY_POINT = re.compile(r"\(entry point '([^']+)'\)\Z")
 
 
-def _whose(family: str, comp) -> tuple[str, str, str | None]:
+def _whose(family: str, comp: Any) -> tuple[str, str, str | None]:
     """``(description, origin, entry-point name or None)`` of a component."""
     origin = getattr(comp, "origin", "") or "unknown origin"
     m = _ENTRY_POINT.search(origin)
     return f"{_NOUN.get(family, family)} '{comp.name}' from {origin}", origin, (m.group(1) if m else None)
 
 
-def _broken(family: str, comp, message: str) -> ComponentContractError:
+def _broken(family: str, comp: Any, message: str) -> ComponentContractError:
     what, origin, plugin = _whose(family, comp)
     return ComponentContractError(family, comp.name, origin, f"{what} {message}", plugin)
 
 
-def call_component(family: str, comp, /, *args: Any, **params: Any) -> Any:
+def call_component(family: str, comp: Any, /, *args: Any, **params: Any) -> Any:
     """Call ``comp.fn(*args, **params)`` (``family``: ``gain``, ``discount``,
     ``idcg``, ``ties`` or ``metric``) at the engine's boundary and return its checked
     output: ``float64`` ``(n,)`` for a gain or discount (same shape as ``args[0]``),
@@ -105,7 +105,7 @@ def call_component(family: str, comp, /, *args: Any, **params: Any) -> Any:
     return _OUTPUT_CHECKS[family](family, comp, out, args)
 
 
-def _array(family: str, comp, out, shape: tuple, what: str, integer: bool = False) -> np.ndarray:
+def _array(family: str, comp: Any, out: Any, shape: tuple, what: str, integer: bool = False) -> np.ndarray:
     if isinstance(out, np.ndarray):
         arr = out
     else:
@@ -122,16 +122,16 @@ def _array(family: str, comp, out, shape: tuple, what: str, integer: bool = Fals
     return arr
 
 
-def _check_elementwise(family, comp, out, args):
+def _check_elementwise(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     return _array(family, comp, out, np.shape(args[0]), "gains" if family == "gain" else "discounts")
 
 
-def _check_idcg(family, comp, out, args):
+def _check_idcg(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     q = len(args[0].judged_offsets) - 1
     return _array("idcg", comp, out, (q,), "ideal DCGs")
 
 
-def _check_order(family, comp, out, args):
+def _check_order(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     keys = args[0]
     query = keys.query
     n = len(query)
@@ -157,7 +157,7 @@ def _check_order(family, comp, out, args):
     return order
 
 
-def _check_metric(family, comp, out, args):
+def _check_metric(family: str, comp: Any, out: Any, args: tuple) -> Any:
     q = args[0].n_queries
     if not (hasattr(out, "values") and hasattr(out, "defined")):
         raise _broken("metric", comp, f"returned {type(out).__name__}; expected an evalkit.components.MetricOutput")
