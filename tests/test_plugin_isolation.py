@@ -361,6 +361,21 @@ def test_metric_value_not_finite_where_defined_is_exit_3(cli, site, capsys):  # 
             "which it marks defined") in err
 
 
+def test_plugin_gain_not_finite_is_exit_3(cli, site, capsys):  # noqa: F811
+    """The probe's grades are 0..4; a gain that breaks at grade 5 is caught on the call."""
+    site.add("evalkit-pole", """
+        @hookimpl
+        def evalkit_register_gains(register):
+            register(Gain(name="pole", fn=lambda g: 1.0 / (5.0 - g), formula="1 / (5 - rel)", source="test"))
+    """, ep_name="pole")
+    qrels = Qrels.from_rows([("q", "a", 5), ("q", "b", 1)])
+    run = Run.from_rows([("q", "a", 2.0), ("q", "b", 1.0)], name="r")
+    reg = build_registry(disable_plugins=False)
+    with pytest.raises(ComponentContractError, match=r"gain 'pole' from evalkit-pole 1\.0 \(entry point 'pole'\) "
+                                                     r"returned inf for grade 5, not a finite number"):
+        evaluate(qrels, run, ["ndcg(gain=pole)"], registry=reg)
+
+
 def test_builtin_flavours_pass_the_checks_unchanged(site, tmp_path):  # noqa: F811
     """The per-call checks accept every built-in tie policy on tied data (the values
     are the conformance suite's business; here: no false alarm)."""

@@ -35,9 +35,10 @@ boundary between the engine and component code (a plugin's or a built-in's). It
   permutation of ``0..n-1`` that keeps each query's rows together in ascending query
   order (tie policy: a bounds test, a scatter into a ``bool (n,)`` array and a test
   that the gathered query index never decreases), a ``MetricOutput`` of ``float64
-  (q,)`` values finite where ``defined`` (metric; for a built-in metric a non-finite
-  value comes from the input, a sum of huge gains overflowing, and the engine reports
-  it as an input error). A broken contract is
+  (q,)`` values finite where ``defined`` (metric), and finite values from a
+  third-party gain, discount or IDCG strategy (a built-in's non-finite value comes
+  from the input, a huge grade or a sum of huge gains overflowing, and is reported
+  as an input error naming the grade or query). A broken contract is
   :class:`~evalkit.errors.ComponentContractError` (exit status 3): a bug in the
   component, not in the input. What depends on the input (a non-finite or negative
   gain from a huge grade) stays :class:`ComponentOutputError` (exit status 2), raised
@@ -122,13 +123,29 @@ def _array(family: str, comp: Any, out: Any, shape: tuple, what: str, integer: b
     return arr
 
 
+def _finite(family: str, comp: Any, arr: np.ndarray, inputs: Any, what: str) -> np.ndarray:
+    """A third-party component's values must be finite (a built-in's non-finite value
+    comes from the input, a huge grade, and :func:`checked` reports it as an input
+    error naming the grade)."""
+    if _whose(family, comp)[2] is None:
+        return arr
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        at = f" for {what} {format_number(float(np.asarray(inputs)[i]))}" if inputs is not None else \
+            f" for query index {i}"
+        raise _broken(family, comp, f"returned {float(arr[i])!r}{at}, not a finite number")
+    return arr
+
+
 def _check_elementwise(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
-    return _array(family, comp, out, np.shape(args[0]), "gains" if family == "gain" else "discounts")
+    arr = _array(family, comp, out, np.shape(args[0]), "gains" if family == "gain" else "discounts")
+    return _finite(family, comp, arr, args[0], "grade" if family == "gain" else "rank")
 
 
 def _check_idcg(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     q = len(args[0].judged_offsets) - 1
-    return _array("idcg", comp, out, (q,), "ideal DCGs")
+    return _finite("idcg", comp, _array("idcg", comp, out, (q,), "ideal DCGs"), None, "")
 
 
 def _check_order(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
