@@ -42,8 +42,11 @@ def plugin_loaded(request):
     if not any(ep.name == name for ep in md.entry_points(group="evalkit")):
         mp.syspath_prepend(str(folder))
         found = registry_mod._entry_points
+        # the source folder on sys.path may hold the *.egg-info a local build leaves
+        # there: that copy is the same plugin, not a second distribution
         mp.setattr(registry_mod, "_entry_points",
-                   lambda: [*found(), md.EntryPoint(name=name, value=module, group="evalkit")])
+                   lambda: [*(ep for ep in found() if ep.name != name),
+                            md.EntryPoint(name=name, value=module, group="evalkit")])
     registry_mod._cached.cache_clear()
     try:
         yield registry_mod.default_registry(False)
