@@ -138,3 +138,47 @@ class ReferenceDivergenceWarning(UserWarning):
     pyndeval, and so ir_measures' ``alpha_nDCG`` / ``ERR_IA`` / ``nERR_IA``, split a topic
     whose lines are not contiguous in the run). evalkit's value stands; the warning says
     that the library's would differ, and why."""
+
+
+class DisabledPluginError(FlavourError, RegistryError):
+    """A flavour or preset asks for a component of a third-party plugin that evalkit
+    disabled at start-up (it failed to import, to register or its probe; see
+    :class:`PluginDisabledWarning`). The message names the plugin and why it was
+    disabled. A user error (exit status 2): the way out is to fix, upgrade or
+    uninstall the plugin, or not to use its components."""
+
+
+class ComponentContractError(RuntimeError):
+    """A component (a plugin's, or a built-in's) broke its contract during an
+    evaluation: it returned an output of the wrong type, dtype or shape, a tie
+    policy's order is not a permutation of each query's rows, a metric's value is
+    not finite where it says it is defined, or the component called ``sys.exit()``.
+
+    Not an :class:`EvalkitError`: it is a bug in the component, not a mistake in the
+    input, so the command line exits with status 3 (internal error). ``family``,
+    ``component`` (the name), ``origin`` (``evalkit (built-in)`` or ``<distribution>
+    <version> (entry point '<name>')``) and ``plugin`` (the entry-point name, ``None``
+    for a built-in) say whose it is; the message says what was wrong."""
+
+    def __init__(self, family: str, component: str, origin: str, message: str, plugin: str | None = None):
+        self.family, self.component, self.origin, self.plugin, self.detail = family, component, origin, plugin, message
+        super().__init__(message)
+
+
+class PluginInterrupt(KeyboardInterrupt):
+    """Ctrl-C (``KeyboardInterrupt``) arrived while a component's code was running;
+    ``where`` names the component and its plugin. Still a ``KeyboardInterrupt``: the
+    command stops (exit status 130) and says which plugin was running."""
+
+    def __init__(self, where: str):
+        self.where = where
+        super().__init__(where)
+
+
+class PluginDisabledWarning(UserWarning):
+    """A third-party plugin failed to import, to register its components, or evalkit's
+    start-up probe of one of them, and was disabled: every other plugin and every
+    built-in component still work. The message names the plugin (distribution and
+    entry point), why, and how to stop loading it (``EVALKIT_DISABLE_PLUGINS`` or
+    ``evalkit --no-plugins``); the command line prints it as one ``evalkit: warning:``
+    line. Asking for one of its components then raises :class:`DisabledPluginError`."""

@@ -26,10 +26,13 @@ metrics (they need subtopic qrels) are not probed at build.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .data import Qrels, Run
 from .errors import RegistryError
+from .isolation import stdout_to_stderr
 
 __all__ = ["probe_registry", "probe_component"]
 
@@ -172,7 +175,7 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
     check = getattr(probe, family)
     noun = _FAMILY_NOUN[family]
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), stdout_to_stderr():  # a plugin's print
             check(comp, comp.bind(()))
     except _ProbeFailure as exc:
         raise RegistryError(f"{comp.origin}: {noun} '{comp.name}' failed evalkit's probe "
@@ -182,13 +185,25 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
                             f"when evalkit probed it (called once at start-up on a small input)") from exc
 
 
-def probe_registry(registry) -> None:
+def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
     strings, checked by :func:`evalkit.presets.check_presets`).
 
-    :raises RegistryError: the first component whose probe fails.
+    :param on_failure: ``on_failure(family, component, error)`` is called for each
+        component whose probe fails (:func:`evalkit.registry.build_registry` disables
+        its plugin there, which removes the plugin's components from ``registry``);
+        ``None`` raises the error.
+    :raises RegistryError: the first component whose probe fails, without ``on_failure``.
     """
     probe = _Probe(registry)
     for family in ("gain", "discount", "ties", "idcg", "metric"):
-        for comp in registry.components[family].values():
-            probe_component(probe, family, comp)
+        table = registry.components[family]
+        for comp in list(table.values()):
+            if table.get(comp.name) is not comp:
+                continue  # removed with its disabled plugin
+            try:
+                probe_component(probe, family, comp)
+            except RegistryError as exc:
+                if on_failure is None:
+                    raise
+                on_failure(family, comp, exc)

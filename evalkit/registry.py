@@ -10,6 +10,17 @@ convenience :func:`default_registry` caches one per process and per
 Third-party plugins can be disabled with the environment variable
 ``EVALKIT_DISABLE_PLUGINS`` (``1``/``all`` disables every one; a comma-separated
 list of entry-point names disables those) or ``evalkit --no-plugins``.
+
+A third-party plugin that fails to import, to register its components (a hook that
+raises, a duplicate name, an invalid hook implementation) or evalkit's start-up probe
+of one of its components is *disabled*, not fatal: its components are removed, one
+:class:`~evalkit.errors.PluginDisabledWarning` names it, why, and the variable or
+flag that stops loading it, and every other plugin and built-in keeps working
+(``build_registry(strict=True)`` raises the :class:`RegistryError` instead, for a
+plugin's own tests). Asking for a component of a disabled plugin raises
+:class:`~evalkit.errors.DisabledPluginError` naming the plugin and the reason.
+While a plugin's module is imported and its hooks run, ``print`` goes to standard
+error, so nothing a plugin prints reaches machine-readable output.
 """
 
 from __future__ import annotations
@@ -18,14 +29,16 @@ import functools
 import importlib.metadata as md
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import pluggy
 
 from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
-from .errors import FlavourError, RegistryError
+from .errors import DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
+from .isolation import stdout_to_stderr
 from .probe import probe_registry
 
 ENTRY_POINT_GROUP = "evalkit"
@@ -80,6 +93,31 @@ def valid_name(family: str, name: object) -> bool:
     return name.isidentifier()
 
 
+@dataclass(frozen=True)
+class DisabledPlugin:
+    """A third-party plugin evalkit disabled at start-up.
+
+    ``name`` is its entry-point name, ``origin`` ``"<distribution> <version> (entry
+    point '<name>')"``, ``reason`` the one-line error (what failed: import,
+    registration, probe), ``components`` the ``(family, name)`` pairs it had
+    registered before it was disabled (empty when it failed to import)."""
+
+    name: str
+    origin: str
+    reason: str
+    components: tuple[tuple[str, str], ...] = ()
+
+    def warning(self) -> str:
+        """The one-line :class:`~evalkit.errors.PluginDisabledWarning` message."""
+        return (f"plugin '{self.name}' from {self.origin} is disabled: {self.reason}. Its components are "
+                f"unavailable; to stop loading it, uninstall it or set {DISABLE_ENV}={self.name} "
+                "(evalkit --no-plugins loads no plugin)")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 @dataclass
 class Registry:
     """Every known component, by family and name.
@@ -99,6 +137,8 @@ class Registry:
     alias_names: dict[str, dict[str, str]] = field(
         default_factory=lambda: {family: {} for family in FAMILIES}
     )
+    #: third-party plugins disabled at build (they failed to import, register or the probe)
+    disabled: list[DisabledPlugin] = field(default_factory=list)
 
     def add(self, family: str, component, origin: str, aliases: Iterable[str] = ()) -> None:
         """Add ``component`` (and its ``aliases``) to ``family``.
@@ -152,9 +192,37 @@ class Registry:
             target = self.alias_names[family].get(name)
             if target is not None:
                 return table[target]
+            for plugin in self.disabled:
+                if (family, name) in plugin.components:
+                    raise DisabledPluginError(
+                        f"{family} '{name}' comes from plugin '{plugin.name}' ({plugin.origin}), which evalkit "
+                        f"disabled at start-up: {plugin.reason}")
             known = ", ".join(sorted(table)) or "none"
-            raise FlavourError(f"unknown {family} '{name}' (known: {known})")
+            unknown = [p for p in self.disabled if not p.components]
+            maybe = "".join(f"; plugin '{p.name}' ({p.origin}), which may provide it, is disabled: {p.reason}"
+                            for p in unknown)
+            raise FlavourError(f"unknown {family} '{name}' (known: {known}){maybe}")
         return hit
+
+    def disable(self, name: str, origin: str, reason: str) -> DisabledPlugin:
+        """Remove every component (and alias) registered by ``origin`` and record the
+        plugin as disabled; returns the record (its :meth:`DisabledPlugin.warning` is
+        the message to show)."""
+        dropped = []
+        for family, table in self.components.items():
+            gone = [n for n, comp in table.items() if comp.origin == origin]
+            for n in gone:
+                del table[n]
+                dropped.append((family, n))
+            aliases = self.alias_names[family]
+            for alias in [a for a, target in aliases.items() if target in gone]:
+                del aliases[alias]
+                dropped.append((family, alias))
+        if self.plugins.get(name) == origin:  # not another distribution's plugin of that name
+            del self.plugins[name]
+        record = DisabledPlugin(name, origin, _one_line(reason), tuple(dropped))
+        self.disabled.append(record)
+        return record
 
     def names(self, family: str) -> list[str]:
         """The components' own names (not their aliases), sorted."""
@@ -211,21 +279,29 @@ def _entry_points() -> Iterable[md.EntryPoint]:
     return md.entry_points(group=ENTRY_POINT_GROUP)
 
 
-def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
+def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False) -> Registry:
     """Build a fresh registry.
 
     :param disable_plugins: ``True`` loads no third-party plugin; an iterable of
         entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
-    :raises RegistryError: a plugin fails to import (the message names its
+    :param strict: raise on the first failing plugin instead of disabling it (for a
+        plugin's own tests).
+    :raises RegistryError: a built-in component fails (a bug in evalkit); with
+        ``strict=True`` also a plugin that fails to import (the message names its
         distribution), registers a duplicate name, implements an unknown hook or a
-        wrapper, or its hook fails. Presets are not parsed here: see
-        :func:`evalkit.presets.check_presets`.
+        wrapper, whose hook fails or whose component fails the probe. Without
+        ``strict`` such a plugin is disabled (:class:`DisabledPlugin`, recorded in
+        :attr:`Registry.disabled`) with one :class:`~evalkit.errors.PluginDisabledWarning`.
+        Presets are not parsed here: see :func:`evalkit.presets.check_presets` (and
+        :func:`evalkit.cli.disable_broken_presets`, which disables a plugin whose preset
+        does not parse when a command starts).
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     origins: dict[int, str] = {}
+    ep_names: dict[str, str] = {}  # origin -> entry-point name, for third-party plugins
 
     import importlib
 
@@ -235,6 +311,14 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
         origins[id(module)] = BUILTIN_ORIGIN
 
     registry = Registry()
+
+    def fail(name: str, origin: str, error: RegistryError, reason: str) -> None:
+        """A third-party plugin failed: raise (strict) or disable it and warn."""
+        if strict:
+            raise error
+        record = registry.disable(name, origin, reason)
+        warnings.warn(PluginDisabledWarning(record.warning()), stacklevel=3)
+
     if disable_plugins is not True:
         blocked = disable_plugins or set()
         for ep in _entry_points():
@@ -247,42 +331,73 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
                 # Two distributions declare the same entry-point name: loading only
                 # one of them would silently drop the other's components.
                 first = registry.plugins.get(ep.name, ep.name)
-                raise RegistryError(
-                    f"duplicate evalkit plugin name '{ep.name}': declared by {first} and by {origin}"
-                )
+                message = f"duplicate evalkit plugin name '{ep.name}': declared by {first} and by {origin}"
+                fail(ep.name, origin, RegistryError(message), message)
+                continue
             try:
-                plugin = ep.load()
+                with stdout_to_stderr():  # a plugin's print is not our output
+                    plugin = ep.load()
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure is reported
                 # SystemExit too: a plugin calling sys.exit() at import would otherwise end
                 # every command silently with its status. KeyboardInterrupt is the user's.
-                raise RegistryError(
+                error = RegistryError(
                     f"evalkit plugin from distribution {dist_label} (entry point '{ep.name}' = "
                     f"{ep.value}) failed to import: {_describe(exc)}. "
                     f"Uninstall it or set {DISABLE_ENV}={ep.name}"
-                ) from exc
+                )
+                error.__cause__ = exc
+                fail(ep.name, origin, error, f"it failed to import ({ep.value}): {_describe(exc)}")
+                continue
             try:
                 pm.register(plugin, name=ep.name)
             except pluggy.PluginValidationError as exc:
-                raise RegistryError(f"{origin}: invalid plugin: {exc}") from exc
+                error = RegistryError(f"{origin}: invalid plugin: {exc}")
+                error.__cause__ = exc
+                fail(ep.name, origin, error, f"invalid plugin: {exc}")
+                continue
             origins[id(plugin)] = origin
+            ep_names[origin] = ep.name
             registry.plugins[ep.name] = origin
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        who = origins.get(id(exc.plugin), getattr(exc.plugin, "__name__", repr(exc.plugin)))
-        raise RegistryError(f"{who} implements an unknown hook: {exc}") from exc
+    while True:
+        try:
+            pm.check_pending()
+            break
+        except pluggy.PluginValidationError as exc:
+            who = origins.get(id(exc.plugin), getattr(exc.plugin, "__name__", repr(exc.plugin)))
+            error = RegistryError(f"{who} implements an unknown hook: {exc}")
+            error.__cause__ = exc
+            if who not in ep_names:
+                raise error from exc
+            pm.unregister(exc.plugin)
+            fail(ep_names[who], who, error, f"it implements an unknown hook: {exc}")
 
     # Call each implementation once, individually, so that every component is
     # attributed to the plugin that registered it.
+    failed: set[str] = set()
     for family, hook_name in _HOOK_FOR_FAMILY.items():
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():  # in registration order
             origin = origins.get(id(impl.plugin), impl.plugin_name)
-            _call_registration(registry, family, hook_name, impl, origin)
+            if origin in failed:
+                continue
+            try:
+                _call_registration(registry, family, hook_name, impl, origin)
+            except RegistryError as exc:
+                if origin not in ep_names:
+                    raise
+                failed.add(origin)
+                fail(ep_names[origin], origin, exc,
+                     "its registration failed: " + str(exc).replace(f"{origin}: ", "", 1))
     # Presets are flavour strings, parsed where presets are expanded
-    # (evalkit.presets.expand_spec / check_presets, which the CLI runs at start-up):
+    # (evalkit.presets.expand_spec / check_presets; the CLI's disable_broken_presets at start-up):
     # the flavour grammar is a layer above the registry, which does not import it.
-    probe_registry(registry)
+
+    def probe_failed(family: str, comp: Any, exc: RegistryError) -> None:
+        if comp.origin not in ep_names:
+            raise exc
+        fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))
+
+    probe_registry(registry, on_failure=probe_failed)
     return registry
 
 
@@ -305,19 +420,20 @@ def _call_registration(registry: Registry, family: str, hook_name: str, impl, or
 
     available = {"register": register}
     try:
-        returned = impl.function(*[available[name] for name in impl.argnames])
-        if returned is not None:
-            if isinstance(returned, (str, bytes)) or not hasattr(returned, "__iter__"):
-                raise RegistryError(
-                    f"{origin}: {hook_name} returned {returned!r}; return None or an iterable of "
-                    f"components (or (component, aliases) pairs)"
-                )
-            for item in returned:
-                if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[1], str) \
-                        and not isinstance(item[0], tuple):
-                    register(item[0], item[1])
-                else:
-                    register(item)
+        with stdout_to_stderr():  # a plugin's print is not our output
+            returned = impl.function(*[available[name] for name in impl.argnames])
+            if returned is not None:
+                if isinstance(returned, (str, bytes)) or not hasattr(returned, "__iter__"):
+                    raise RegistryError(
+                        f"{origin}: {hook_name} returned {returned!r}; return None or an iterable of "
+                        f"components (or (component, aliases) pairs)"
+                    )
+                for item in returned:  # a generator's body runs here
+                    if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[1], str) \
+                            and not isinstance(item[0], tuple):
+                        register(item[0], item[1])
+                    else:
+                        register(item)
     except RegistryError:
         raise
     except (Exception, SystemExit) as exc:  # a plugin's hook crashed (or exited): say whose

@@ -48,12 +48,14 @@ def builtins():
 
 @pytest.fixture(scope="module")
 def with_rbp():
-    """Built-ins plus the evalkit-rbp plugin loaded from its source folder, so the
-    plugin flavours quoted in the docs parse too."""
+    """Built-ins plus the evalkit-rbp and evalkit-search-relevance plugins loaded from
+    their source folders, so the plugin flavours quoted in the docs parse too."""
     mp = pytest.MonkeyPatch()
     mp.syspath_prepend(str(PLUGIN_DIR))
+    mp.syspath_prepend(str(REPO / "plugins" / "evalkit-search-relevance"))
     mp.setattr(registry_mod, "_entry_points",
-               lambda: [md.EntryPoint(name="rbp", value="evalkit_rbp", group="evalkit")])
+               lambda: [md.EntryPoint(name="rbp", value="evalkit_rbp", group="evalkit"),
+                        md.EntryPoint(name="search_relevance", value="evalkit_search_relevance", group="evalkit")])
     try:
         yield build_registry(disable_plugins=False)
     finally:
@@ -144,7 +146,9 @@ def test_plugin_components_are_documented(with_rbp):
     text = PLUGINS.read_text()
     ours = [(fam, name) for fam, table in with_rbp.components.items()
             for name, comp in table.items() if comp.origin.startswith("unknown distribution")]
-    assert sorted(ours) == [("discount", "rbp"), ("metric", "rbp"), ("preset", "trec_eval.rbp")]
+    assert sorted(ours) == [("discount", "rbp"), ("idcg", "judged_all"), ("metric", "rbp"), ("metric", "rre_ndcg"),
+                            ("preset", "quepid.ndcg"), ("preset", "quepid.ndcg_cut"), ("preset", "rre.ndcg"),
+                            ("preset", "trec_eval.rbp")]
     for fam, name in ours:
         assert f"`{name}`" in text
 

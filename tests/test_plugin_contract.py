@@ -78,7 +78,7 @@ def test_hookimpl_returning_a_non_iterable_is_refused(site, returned, shown):
     """)
     with pytest.raises(RegistryError, match=rf"evalkit-odd 1\.0 \(entry point 'evalkit-odd'\): "
                                            rf"evalkit_register_gains {shown}; return None or an iterable"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 @pytest.mark.parametrize("marker", ["wrapper=True", "hookwrapper=True"])
@@ -89,7 +89,7 @@ def test_wrapper_hookimpl_is_refused_naming_the_plugin(site, marker):
             return (yield)
     """, ep_name="wrap")
     with pytest.raises(RegistryError) as info:
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
     message = str(info.value)
     assert message.startswith("evalkit-wrap 1.0 (entry point 'wrap'): evalkit_register_metrics")
     assert f"@hookimpl({marker})" in message
@@ -155,7 +155,7 @@ def test_alias_clashing_with_a_name_is_a_duplicate(site):
     """, ep_name="clash")
     with pytest.raises(RegistryError, match=r"duplicate discount name 'log2': registered by evalkit \(built-in\) "
                                             r"and by evalkit-clash 1\.0 \(entry point 'clash'\)"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_name_clashing_with_an_alias_names_the_alias(site):
@@ -171,7 +171,7 @@ def test_name_clashing_with_an_alias_names_the_alias(site):
     """, ep_name="b")
     with pytest.raises(RegistryError, match=r"duplicate gain name 'double': registered by evalkit-a 1\.0 "
                                             r"\(entry point 'a'\) \(alias of 'twice'\) and by evalkit-b"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_unknown_name_lists_names_not_aliases():

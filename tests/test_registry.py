@@ -214,7 +214,7 @@ def test_duplicate_with_builtin_names_both_origins(site):
             register(Discount(name="log2", fn=lambda r: 1.0 / r))
     """)
     with pytest.raises(RegistryError) as info:
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
     msg = str(info.value)
     assert "duplicate discount name 'log2'" in msg
     assert "evalkit (built-in)" in msg and "evalkit-dup 1.0" in msg
@@ -228,20 +228,20 @@ def test_duplicate_between_two_plugins_names_both_distributions(site):
                 register(Gain(name="cube", fn=lambda g: g ** 3))
         """)
     with pytest.raises(RegistryError, match=r"duplicate gain name 'cube'.*evalkit-aaa 1\.0.*evalkit-bbb 1\.0"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_two_distributions_with_one_entry_point_name(site):
     site.add("evalkit-first", FLAT_DISCOUNT, ep_name="same")
     site.add("evalkit-second", "", ep_name="same")
     with pytest.raises(RegistryError, match=r"plugin name 'same'.*evalkit-first 1\.0.*evalkit-second 1\.0"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_plugin_that_fails_to_import_names_its_distribution(site):
     site.add("evalkit-broken", "import evalkit_module_that_does_not_exist\n", ep_name="broken")
     with pytest.raises(RegistryError) as info:
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
     msg = str(info.value)
     assert "evalkit-broken 1.0" in msg
     assert "entry point 'broken'" in msg
@@ -260,7 +260,7 @@ def test_unknown_hook_fails_check_pending(site):
             pass
     """)
     with pytest.raises(RegistryError, match=r"(?s)evalkit-typo 1\.0.*unknown hook.*evalkit_register_scorers"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_hookimpl_with_unknown_argument_is_invalid(site):
@@ -270,7 +270,7 @@ def test_hookimpl_with_unknown_argument_is_invalid(site):
             pass
     """)
     with pytest.raises(RegistryError, match=r"(?s)evalkit-badarg 1\.0.*invalid plugin.*options"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_wrong_component_type_through_a_hook(site):
@@ -280,7 +280,7 @@ def test_wrong_component_type_through_a_hook(site):
             register(Gain(name="oops", fn=lambda g: g))
     """)
     with pytest.raises(RegistryError) as info:
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
     msg = str(info.value)
     assert "evalkit-wrongtype 1.0" in msg
     assert "discount hook" in msg and "expected an evalkit.components.Discount" in msg
@@ -293,7 +293,7 @@ def test_not_a_component_at_all(site):
             register("ndcg2")
     """)
     with pytest.raises(RegistryError, match=r"evalkit-notcomp 1\.0 \(entry point 'evalkit-notcomp'\) registered 'ndcg2' through the metric hook"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_hook_that_raises_is_reported_with_its_origin(site):
@@ -303,14 +303,14 @@ def test_hook_that_raises_is_reported_with_its_origin(site):
             raise ZeroDivisionError("boom")
     """)
     with pytest.raises(RegistryError, match=r"evalkit-crash 1\.0.*evalkit_register_tie_policies failed: ZeroDivisionError: boom"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_plugin_calling_sys_exit_at_import_is_an_error_naming_it(site):
     """sys.exit(0) at import used to end every command with status 0 and no output."""
     site.add("evalkit-exits", "import sys\nsys.exit(0)\n", ep_name="exits")
     with pytest.raises(RegistryError) as info:
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
     msg = str(info.value)
     assert "evalkit-exits 1.0" in msg and "entry point 'exits'" in msg
     assert "sys.exit(0)" in msg and f"{DISABLE_ENV}=exits" in msg
@@ -318,17 +318,24 @@ def test_plugin_calling_sys_exit_at_import_is_an_error_naming_it(site):
 
 
 def test_plugin_calling_sys_exit_at_import_through_the_cli(site, capsys):
+    """sys.exit(0) at import used to end every command with status 0 and no output;
+    then it stopped every command (status 2). Now the plugin is disabled with one
+    warning line naming it and the way to stop loading it, and the command works."""
     from evalkit.cli import main
 
     site.add("evalkit-exits", "import sys\nsys.exit(0)\n", ep_name="exits")
     registry_mod._cached.cache_clear()
     try:
-        rc = main(["flavours"])
+        rc = main(["flavours", "trec_eval.ndcg_cut"])
     finally:
         registry_mod._cached.cache_clear()
-    err = capsys.readouterr().err
-    assert rc != 0
-    assert "evalkit-exits 1.0" in err and "sys.exit(0)" in err
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert "trec_eval.ndcg_cut" in out
+    warning = [line for line in err.splitlines() if line.startswith("evalkit: warning:")]
+    assert len(warning) == 1, err
+    assert "plugin 'exits' from evalkit-exits 1.0 (entry point 'exits') is disabled" in warning[0]
+    assert "sys.exit(0)" in warning[0] and f"{DISABLE_ENV}=exits" in warning[0] and "--no-plugins" in warning[0]
     assert "Traceback" not in err
 
 
@@ -348,7 +355,7 @@ def test_hook_calling_sys_exit_is_reported_with_its_origin(site):
             sys.exit(3)
     """)
     with pytest.raises(RegistryError, match=r"evalkit-hookexit 1\.0.*evalkit_register_gains failed: it called sys\.exit\(3\)"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 @pytest.mark.parametrize("family,body,expected", [
@@ -392,7 +399,7 @@ def test_components_are_probed_at_build(site, family, body, expected):
             {body}
     """)
     with pytest.raises(RegistryError, match="(?s)evalkit-probed 1\\.0.*" + expected):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_probe_accepts_integer_outputs_and_skips_required_parameters(site):
@@ -426,7 +433,7 @@ def test_component_names_must_be_identifiers(site, family, name):
             register({make})
     """)
     with pytest.raises(RegistryError, match=r"evalkit-names 1\.0.*invalid " + family + " name"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_aliases_must_be_identifiers(site):
@@ -436,7 +443,7 @@ def test_aliases_must_be_identifiers(site):
             register(Gain(name="lin2", fn=lambda g: g), aliases=("lin 2",))
     """)
     with pytest.raises(RegistryError, match=r"invalid alias 'lin 2' for gain 'lin2'"):
-        build_registry(disable_plugins=False)
+        build_registry(disable_plugins=False, strict=True)
 
 
 def test_plugin_preset_with_unknown_component(site):

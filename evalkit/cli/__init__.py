@@ -5,6 +5,12 @@ returns its :class:`argparse.ArgumentParser`) and ``run(args) -> int``; adding a
 command is one more name in :data:`COMMANDS`. Only the CLI prints: the library
 returns data objects.
 
+A third-party plugin that fails to load is disabled with one ``evalkit: warning:``
+line (:class:`~evalkit.errors.PluginDisabledWarning`); a component that breaks its
+contract during an evaluation (:class:`~evalkit.errors.ComponentContractError`:
+wrong output, ``sys.exit()``) is an internal error naming it (status 3); Ctrl-C
+while a component runs says which one (status 130).
+
 Exit status: 0 success; 2 a user error -- an error derived from
 :class:`evalkit.errors.EvalkitError`, an OS error (a missing file) or a usage error --
 printed as ``evalkit: error: <message>`` on stderr, never with a traceback; 3 an
@@ -21,9 +27,10 @@ import os
 import sys
 import traceback
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..errors import EmptyEvaluationWarning, EvalkitError, ReferenceDivergenceWarning
+from ..errors import (ComponentContractError, EmptyEvaluationWarning, EvalkitError, PluginDisabledWarning,
+                      PluginInterrupt, ReferenceDivergenceWarning)
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify",
@@ -66,13 +73,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def registry_for(args: argparse.Namespace):
-    """The component registry, honouring ``--no-plugins``."""
-    from ..presets import check_presets
+    """The component registry, honouring ``--no-plugins``. A third-party plugin whose
+    preset does not parse (it names an unknown component) is disabled here, with one
+    ``evalkit: warning:`` line, as a plugin that fails to load is
+    (:func:`evalkit.registry.build_registry`); a built-in preset that does not parse is
+    an error (a bug in evalkit)."""
     from ..registry import default_registry
 
     registry = default_registry(disable_plugins=True if getattr(args, "no_plugins", False) else None)
-    check_presets(registry)  # a plugin's broken preset fails at start-up, naming the plugin
+    disable_broken_presets(registry)
     return registry
+
+
+def disable_broken_presets(registry: Any) -> None:
+    """Parse every preset of ``registry`` once; disable (with a
+    :class:`~evalkit.errors.PluginDisabledWarning`) each third-party plugin with a
+    preset that does not parse.
+
+    :raises RegistryError: a built-in preset does not parse (the message names it).
+    """
+    from ..errors import FlavourError, RegistryError
+    from ..flavour import parse_flavour
+
+    plugin_of = {origin: name for name, origin in registry.plugins.items()}
+    table = registry.components["preset"]
+    for preset in list(table.values()):
+        if table.get(preset.name) is not preset:
+            continue  # gone with a plugin disabled above
+        try:
+            parse_flavour(preset.spec, registry)
+        except FlavourError as exc:
+            name = plugin_of.get(preset.origin)
+            if name is None:
+                raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
+            record = registry.disable(name, preset.origin, f"its preset '{preset.name}' does not parse: {exc}")
+            warnings.warn(PluginDisabledWarning(record.warning()), stacklevel=2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -98,8 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"evalkit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("evalkit: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        where = f" ({exc.where})" if isinstance(exc, PluginInterrupt) else ""
+        print(f"evalkit: interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - anything else is a bug: say so, no traceback unless --debug
         if debug:
@@ -109,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 #: the warnings the CLI prints as one ``evalkit: warning:`` line
-_OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning)
+_OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning, PluginDisabledWarning)
 
 
 def _warning_printer(default):
@@ -131,6 +167,16 @@ def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] 
 
     where = _origin(exc)
     command = " ".join(sys.argv[1:] if argv is None else argv)
+    plugin = getattr(exc, "plugin", None) if isinstance(exc, ComponentContractError) else None
+    if plugin:  # a third-party component broke its contract: name it, not evalkit
+        from ..registry import DISABLE_ENV
+
+        return "\n".join([
+            f"evalkit: internal error: {type(exc).__name__}: {exc}",
+            f"This is a bug in plugin '{plugin}' ({exc.origin}), not a mistake in your input: please report it "
+            "to the plugin's authors" + (", with the traceback above." if debug else
+                                         " (evalkit --debug COMMAND ... adds the traceback)."),
+            f"To run without it: {DISABLE_ENV}={plugin} (or evalkit --no-plugins for every plugin)."])
     lines = [f"evalkit: internal error: {type(exc).__name__}: {exc}" + (f" (in {where})" if where else ""),
              "This is a bug in evalkit or in one of its plugins, not a mistake in your input.",
              f"Please report it to {ISSUES} with the command line (evalkit {command}), "

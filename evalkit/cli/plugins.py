@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         data = {f: [component_info(registry.get(f, n)) for n in registry.names(f)] for f in families}
         data["third_party_plugins"] = dict(registry.plugins)
+        data["disabled_plugins"] = {p.name: {"origin": p.origin, "reason": p.reason} for p in registry.disabled}
         print(json.dumps(data, indent=1, default=str))
         return 0
     # grouped by origin (evalkit's built-ins first, then each plugin), then by family
@@ -93,5 +94,7 @@ def run(args: argparse.Namespace) -> int:
         blocks.append("Third-party plugins loaded: " + "; ".join(registry.plugins.values()))
     else:
         blocks.append("Third-party plugins loaded: none")
+    for p in registry.disabled:
+        blocks.append(f"Disabled (it failed at start-up): plugin '{p.name}' from {p.origin}: {p.reason}")
     print("\n\n".join(blocks))
     return 0

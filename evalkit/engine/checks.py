@@ -19,19 +19,184 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
 * an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`);
   under ``negative=gain`` it may be negative (an ideal ranking holding negative
   gains, CatBoost's ``CalcIDcg``).
+
+Every call of a component's function goes through :func:`call_component`, the one
+boundary between the engine and component code (a plugin's or a built-in's). It
+
+* sends what the component prints to standard error (:func:`evalkit.isolation.stdout_to_stderr`),
+  so a plugin's ``print`` never reaches ``evalkit eval --format json|tsv`` or a report;
+* turns ``sys.exit()`` inside the component into
+  :class:`~evalkit.errors.ComponentContractError` naming the component and its plugin
+  (the command line exits with status 3, not with the plugin's status and no output),
+  and ``KeyboardInterrupt`` into :class:`~evalkit.errors.PluginInterrupt`, which still
+  stops the program (status 130) and says which component was running;
+* checks the contract of what it returned, vectorised, on every call: a real array of
+  the input's shape (gain, discount), one value per query (IDCG strategy), an integer
+  permutation of ``0..n-1`` that keeps each query's rows together in ascending query
+  order (tie policy: a bounds test, a scatter into a ``bool (n,)`` array and a test
+  that the gathered query index never decreases), a ``MetricOutput`` of ``float64
+  (q,)`` values finite where ``defined`` (metric), and finite values from a
+  third-party gain, discount or IDCG strategy (a built-in's non-finite value comes
+  from the input, a huge grade or a sum of huge gains overflowing, and is reported
+  as an input error naming the grade or query). A broken contract is
+  :class:`~evalkit.errors.ComponentContractError` (exit status 3): a bug in the
+  component, not in the input. What depends on the input (a non-finite or negative
+  gain from a huge grade) stays :class:`ComponentOutputError` (exit status 2), raised
+  by :func:`checked` and :func:`checked_idcg`.
+
+The cost is a few passes over the output per call, and calls are per flavour and
+run, never per query.
 """
 
 from __future__ import annotations
 
+import re
 from functools import update_wrapper
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import ComponentOutputError, EmptyEvaluationWarning, EvaluationError
+from ..isolation import stdout_to_stderr
+from ..errors import (ComponentContractError, ComponentOutputError, EmptyEvaluationWarning, EvaluationError,
+                      PluginInterrupt)
 
-__all__ = ["ComponentOutputError", "EmptyEvaluationWarning", "checked", "checked_idcg", "format_number", "nothing_evaluated",
-           "require_common_queries"]
+__all__ = ["ComponentContractError", "ComponentOutputError", "EmptyEvaluationWarning", "call_component", "checked",
+           "checked_idcg", "format_number", "nothing_evaluated", "require_common_queries"]
+
+_NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy", "ties": "tie policy", "metric": "metric"}
+_ENTRY_POINT = re.compile(r"\(entry point '([^']+)'\)\Z")
+
+
+def _whose(family: str, comp: Any) -> tuple[str, str, str | None]:
+    """``(description, origin, entry-point name or None)`` of a component."""
+    origin = getattr(comp, "origin", "") or "unknown origin"
+    m = _ENTRY_POINT.search(origin)
+    return f"{_NOUN.get(family, family)} '{comp.name}' from {origin}", origin, (m.group(1) if m else None)
+
+
+def _broken(family: str, comp: Any, message: str) -> ComponentContractError:
+    what, origin, plugin = _whose(family, comp)
+    return ComponentContractError(family, comp.name, origin, f"{what} {message}", plugin)
+
+
+def call_component(family: str, comp: Any, /, *args: Any, **params: Any) -> Any:
+    """Call ``comp.fn(*args, **params)`` (``family``: ``gain``, ``discount``,
+    ``idcg``, ``ties`` or ``metric``) at the engine's boundary and return its checked
+    output: ``float64`` ``(n,)`` for a gain or discount (same shape as ``args[0]``),
+    ``float64`` ``(q,)`` for an IDCG strategy (``q = len(ctx.judged_offsets) - 1``),
+    an integer ``(n,)`` permutation for a tie policy (the array returned, not copied:
+    the engine recognises its own orders by identity), the ``MetricOutput`` for a
+    metric. Printing goes to standard error while the component runs.
+
+    :raises ComponentContractError: the output breaks the family's contract (see the
+        module docstring), or the component called ``sys.exit()``; names the
+        component, its origin and plugin.
+    :raises PluginInterrupt: ``KeyboardInterrupt`` while the component ran (a
+        ``KeyboardInterrupt``, naming it).
+    """
+    try:
+        with stdout_to_stderr():
+            out = comp.fn(*args, **params)
+    except SystemExit as exc:
+        raise _broken(family, comp, f"called sys.exit({exc.code!r}) during the evaluation") from None
+    except PluginInterrupt:
+        raise
+    except KeyboardInterrupt:
+        raise PluginInterrupt(f"while {_whose(family, comp)[0]} was running") from None
+    return _OUTPUT_CHECKS[family](family, comp, out, args)
+
+
+def _array(family: str, comp: Any, out: Any, shape: tuple, what: str, integer: bool = False) -> np.ndarray:
+    if isinstance(out, np.ndarray):
+        arr = out
+    else:
+        try:
+            arr = np.asarray(out)
+        except Exception:  # noqa: BLE001 - an object numpy cannot read
+            raise _broken(family, comp, f"returned {type(out).__name__}, not an array") from None
+    kinds = "iu" if integer else "iuf"
+    if arr.dtype.kind not in kinds:
+        raise _broken(family, comp, f"returned {what} of dtype {arr.dtype}; expected "
+                                    f"{'an integer' if integer else 'a real number (float64)'} array")
+    if arr.shape != shape:
+        raise _broken(family, comp, f"returned {what} of shape {arr.shape}; expected {shape}")
+    return arr
+
+
+def _finite(family: str, comp: Any, arr: np.ndarray, inputs: Any, what: str) -> np.ndarray:
+    """A third-party component's values must be finite (a built-in's non-finite value
+    comes from the input, a huge grade, and :func:`checked` reports it as an input
+    error naming the grade)."""
+    if _whose(family, comp)[2] is None:
+        return arr
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        at = f" for {what} {format_number(float(np.asarray(inputs)[i]))}" if inputs is not None else \
+            f" for query index {i}"
+        raise _broken(family, comp, f"returned {float(arr[i])!r}{at}, not a finite number")
+    return arr
+
+
+def _check_elementwise(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    arr = _array(family, comp, out, np.shape(args[0]), "gains" if family == "gain" else "discounts")
+    return _finite(family, comp, arr, args[0], "grade" if family == "gain" else "rank")
+
+
+def _check_idcg(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    q = len(args[0].judged_offsets) - 1
+    return _finite("idcg", comp, _array("idcg", comp, out, (q,), "ideal DCGs"), None, "")
+
+
+def _check_order(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    keys = args[0]
+    query = keys.query
+    n = len(query)
+    order = _array("ties", comp, out, (n,), "an order", integer=True)
+    if n == 0:
+        return order
+    if int(order.min()) < 0 or int(order.max()) >= n:
+        raise _broken("ties", comp, f"returned an order with row numbers outside 0..{n - 1} "
+                                    f"(min {int(order.min())}, max {int(order.max())})")
+    seen = np.zeros(n, dtype=bool)
+    seen[order] = True
+    if not seen.all():
+        missing = int(np.flatnonzero(~seen)[0])
+        raise _broken("ties", comp, f"returned an order that is not a permutation of the {n} rows: row {missing} "
+                                    f"is missing and {n - int(seen.sum())} row(s) repeat")
+    grouped = query[order]
+    down = np.flatnonzero(grouped[1:] < grouped[:-1])
+    if len(down):
+        i = int(down[0]) + 1
+        raise _broken("ties", comp, f"returned an order that does not keep each query's rows together in ascending "
+                                    f"query order (position {i} goes back from query index {int(grouped[i - 1])} "
+                                    f"to {int(grouped[i])})")
+    return order
+
+
+def _check_metric(family: str, comp: Any, out: Any, args: tuple) -> Any:
+    q = args[0].n_queries
+    if not (hasattr(out, "values") and hasattr(out, "defined")):
+        raise _broken("metric", comp, f"returned {type(out).__name__}; expected an evalkit.components.MetricOutput")
+    values = _array("metric", comp, out.values, (q,), "MetricOutput.values")
+    defined = np.asarray(out.defined)
+    if defined.dtype != bool or defined.shape != (q,):
+        raise _broken("metric", comp, f"returned MetricOutput.defined of dtype {defined.dtype} and shape "
+                                      f"{defined.shape}; expected bool ({q},)")
+    # a built-in metric's non-finite value comes from the input (a DCG sum of huge gains
+    # overflowing float64): the engine reports it as an input error (exit status 2)
+    if _whose(family, comp)[2] is None:
+        return out
+    bad = defined & ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _broken("metric", comp, f"returned {float(values[i])!r} for query index {i}, which it marks defined; "
+                                      "a defined value must be finite")
+    return out
+
+
+_OUTPUT_CHECKS = {"gain": _check_elementwise, "discount": _check_elementwise, "idcg": _check_idcg,
+                  "ties": _check_order, "metric": _check_metric}
 
 
 def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray],

@@ -19,8 +19,8 @@ from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourE
 from ..flavour import Flavour
 from ..kernel import MetricInput
 from ..results import Results
-from .checks import (ComponentOutputError, EmptyEvaluationWarning, checked, checked_idcg, format_number,
-                     nothing_evaluated)
+from .checks import (ComponentOutputError, EmptyEvaluationWarning, call_component, checked, checked_idcg,
+                     format_number, nothing_evaluated)
 from ..rounding import round_decimals
 from .conventions import apply_conventions
 from .divergence import warn_interleaved_topics
@@ -46,7 +46,7 @@ def _bound(registry, family, ref, negative_grades: bool = False, grades: str = "
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
-    fn = partial(comp.fn, **comp.bind(ref.params))
+    fn = partial(call_component, family, comp, **comp.bind(ref.params))
     if family == "gain" and grades != "any":  # the grades convention: the library's integer label
         fn = library_grade(fn, grades)
     if family in ("gain", "discount"):
@@ -189,7 +189,7 @@ def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
 
     :raises EvaluationError: the kernel returned arrays of the wrong shape.
     """
-    out = resolved.metric.fn(inp, **resolved.metric_kw)
+    out = call_component("metric", resolved.metric, inp, **resolved.metric_kw)
     values = np.array(out.values, dtype=np.float64)
     defined = np.asarray(out.defined, dtype=bool)
     if values.shape != (problem.n_queries,) or defined.shape != values.shape:

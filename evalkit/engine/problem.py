@@ -21,6 +21,7 @@ import numpy as np
 
 from ..columnar import concat_ranges, offsets_from_sorted
 from ..float32 import scores_as_float32
+from .checks import call_component
 from .ranking import RankedList, SortKeys, _LazyCodes, restrict
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class Problem:
         if hit is not None:
             return hit
         keys = self.keys
-        order = np.asarray(policy.fn(keys, **params), dtype=np.int64)
+        order = np.asarray(call_component("ties", policy, keys, **params), dtype=np.int64)
         if order.shape != keys.query.shape:
             raise ValueError(f"tie policy '{policy.name}' returned an order of shape {order.shape}")
         if keys.same_queries(order):
