@@ -31,21 +31,30 @@ from .probe import probe_registry
 ENTRY_POINT_GROUP = "evalkit"
 DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
 
-#: Modules that hold the built-in components, registered directly (not via entry points).
+#: Modules that hold the built-in components, registered directly (not via entry
+#: points), as simonw/llm's ``DEFAULT_PLUGINS``: the generic components of
+#: :mod:`evalkit.builtins`, the engines, then one module per library family
+#: (:data:`evalkit.libraries.MODULES`: presets, name mappings, quirk components).
 DEFAULT_PLUGINS = (
     "evalkit.builtins.gains",
     "evalkit.builtins.discounts",
     "evalkit.builtins.idcg",
     "evalkit.builtins.ties",
     "evalkit.builtins.metrics",
-    "evalkit.builtins.presets",
-    "evalkit.builtins.presets_ml",
-    "evalkit.builtins.metrics_spark",
-    "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",
-    "evalkit.builtins.library_components",
-    "evalkit.builtins.presets_libraries",
+    "evalkit.libraries.trec_eval",
+    "evalkit.libraries.sklearn",
+    "evalkit.libraries.ranx",
+    "evalkit.libraries.ir_measures",
+    "evalkit.libraries.papers",
+    "evalkit.libraries.ltr",
+    "evalkit.libraries.gdeval",
+    "evalkit.libraries.spark",
+    "evalkit.libraries.ndeval",
+    "evalkit.libraries.recsys",
+    "evalkit.libraries.embedding_benchmarks",
+    "evalkit.libraries.search_engines",
 )
 
 _HOOK_FOR_FAMILY = {
