@@ -184,7 +184,8 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
 
 def probe_registry(registry) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
-    strings, checked by :func:`evalkit.presets.check_presets`).
+    strings, parsed where they are resolved, :mod:`evalkit.resolve`, and all of them by
+    :func:`evalkit.presets.check_presets`, which the tests run).
 
     :raises RegistryError: the first component whose probe fails.
     """

@@ -227,8 +227,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
         entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
     :raises RegistryError: a plugin fails to import (the message names its
         distribution), registers a duplicate name, implements an unknown hook or a
-        wrapper, or its hook fails. Presets are not parsed here: see
-        :func:`evalkit.presets.check_presets`.
+        wrapper, or its hook fails. Presets are not parsed here: a preset is parsed
+        where it is resolved (:mod:`evalkit.resolve`), and
+        :func:`evalkit.presets.check_presets` parses them all (the tests run it).
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
@@ -288,9 +289,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None) -> Regis
         for impl in hook.get_hookimpls():  # in registration order
             origin = origins.get(id(impl.plugin), impl.plugin_name)
             _call_registration(registry, family, hook_name, impl, origin)
-    # Presets are flavour strings, parsed where presets are expanded
-    # (evalkit.presets.expand_spec / check_presets, which the CLI runs at start-up):
-    # the flavour grammar is a layer above the registry, which does not import it.
+    # Presets are flavour strings, parsed where they are resolved (evalkit.resolve,
+    # at the edge: the CLI, the runner, the public API), not at start-up: the flavour
+    # grammar is a layer above the registry, which does not import it.
     probe_registry(registry)
     return registry
 
