@@ -27,7 +27,7 @@ _LAZY = {
     "Metric": ".components", "MetricOutput": ".components", "Param": ".components",
     "Preset": ".components", "TiePolicy": ".components",
     "Qrels": ".data", "Run": ".data", "SubtopicQrels": ".data",
-    "evaluate": ".engine.evaluate",
+    "evaluate": ".resolve", "resolve_measures": ".resolve",
     "ArgumentError": ".errors", "ComponentOutputError": ".errors", "ConfigError": ".errors",
     "EmptyEvaluationWarning": ".errors", "EvalkitError": ".errors", "EvaluationError": ".errors",
     "FlavourError": ".errors", "InputFormatError": ".errors", "ReferenceDivergenceWarning": ".errors",
@@ -62,7 +62,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
     from .data import Qrels, Run, SubtopicQrels
-    from .engine.evaluate import evaluate
+    from .resolve import evaluate, resolve_measures
     from .errors import (
         ArgumentError,
         ComponentOutputError,

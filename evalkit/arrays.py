@@ -22,7 +22,6 @@ from .engine.problem import Problem
 from .engine.ranking import SortKeys
 from .errors import ArgumentError, EvalkitError, EvaluationError, InvalidGradeError
 from .flavour import Flavour
-from .presets import expand_spec
 from .registry import registry_or_default
 
 #: scikit-learn's ``ndcg_score`` (``ignore_ties=False``), the ``sklearn.ndcg_score``
@@ -88,7 +87,9 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         raise ArgumentError(f"k must be an integer >= 1 or None, got {k!r}")
     registry = registry_or_default(registry)
     # an explicit k is the cutoff, also for presets with several default cutoffs
-    flavours = expand_spec(flavour, registry, cutoffs=None if k is None else [k])
+    from .resolve import resolve_measures  # the edge: specs resolved once, here
+
+    flavours = [m.flavour for m in resolve_measures(flavour, registry, cutoffs=None if k is None else [k])]
     if len(flavours) != 1:
         raise ArgumentError(f"flavour {flavour!r} expands to {len(flavours)} flavours; give one cutoff")
     fl = flavours[0] if k is None else flavours[0].with_cutoff(k)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvaluationError, FlavourError
-from .flavour import Flavour
+from .flavour import Flavour, parse_flavour
 
 __all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
 
@@ -113,27 +113,23 @@ def _shown_positions(inp, lo: int, hi: int) -> np.ndarray:
 def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, registry=None) -> Explanation:
     """Compute the per-rank table of ``qid`` under ``flavour``.
 
-    :param flavour: a :class:`~evalkit.flavour.Flavour` or spec string that expands to
-        one flavour; its metric must use a gain and a discount
-        (:func:`explainable_metrics`).
+    :param flavour: a resolved :class:`~evalkit.flavour.Flavour` or flavour string (a
+        preset or measure name is resolved first: :func:`evalkit.resolve.resolve_flavour`);
+        its metric must use a gain and a discount (:func:`explainable_metrics`).
     :returns: :class:`Explanation`; its ``dcg``, ``idcg`` and ``value`` are the
         engine's (``value == evaluate(...)`` for the query).
-    :raises FlavourError: the spec is invalid, expands to several flavours, or its
-        metric is not a DCG-family metric.
+    :raises FlavourError: the flavour string is invalid, or its metric is not a
+        DCG-family metric.
     :raises EvaluationError: ``qid`` is not a qrels query, or a convention set to
         ``error`` is triggered.
     """
     from .engine.evaluate import evaluate_problem, metric_output, prepare_input, resolve
     from .engine.problem import build_problem
     from .kernel import trace_ideal
-    from .presets import expand_spec
     from .registry import registry_or_default
 
     registry = registry_or_default(registry)
-    flavours = expand_spec(flavour, registry)
-    if len(flavours) != 1:
-        raise FlavourError(f"{flavour!r} expands to {len(flavours)} flavours; give one cutoff with @k")
-    fl = flavours[0]
+    fl = flavour if isinstance(flavour, Flavour) else parse_flavour(flavour, registry)
     res = resolve(fl, registry)
     if fl.metric not in explainable_metrics(registry):
         raise FlavourError(f"explain shows gain x discount tables; metric '{fl.metric}' is not one of "

@@ -44,7 +44,7 @@ __all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval",
 
 
 def _flavours(specs: str | Sequence[str], registry):
-    from .presets import expand_spec
+    from .resolve import resolve_measures  # the edge: specs resolved once, here
 
     if registry is None:
         from .registry import default_registry
@@ -55,7 +55,7 @@ def _flavours(specs: str | Sequence[str], registry):
         raise ArgumentError("give at least one flavour or preset")
     out = []
     for spec in specs:
-        flavours = expand_spec(spec, registry)
+        flavours = [m.flavour for m in resolve_measures(spec, registry)]
         for fl in flavours:
             name = str(spec) if len(flavours) == 1 else f"{str(spec).split('@')[0]}@{fl.k}"
             out.append((name, fl))

@@ -108,9 +108,9 @@ def _preset_base(preset, registry) -> Flavour:
 
 
 def check_presets(registry) -> None:
-    """Parse every preset's spec once (the CLI does it at start-up, so a broken
-    plugin preset fails before any work; :func:`expand_spec` checks the presets it
-    expands).
+    """Parse every preset's spec once (the tests do: ``tests/test_resolve.py``; a
+    plugin author can too). Commands do not: :func:`expand_labelled` parses the presets
+    it expands, so a broken plugin preset fails when it is used, naming the plugin.
 
     :raises RegistryError: a preset's spec is not a valid flavour; the message names
         the preset and the plugin that registered it.

@@ -187,7 +187,8 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
 
 def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
-    strings, checked by :func:`evalkit.presets.check_presets`).
+    strings, parsed where they are resolved, :mod:`evalkit.resolve`, and all of them by
+    :func:`evalkit.presets.check_presets`, which the tests run).
 
     :param on_failure: ``on_failure(family, component, error)`` is called for each
         component whose probe fails (:func:`evalkit.registry.build_registry` disables

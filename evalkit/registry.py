@@ -44,21 +44,30 @@ from .probe import probe_registry
 ENTRY_POINT_GROUP = "evalkit"
 DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
 
-#: Modules that hold the built-in components, registered directly (not via entry points).
+#: Modules that hold the built-in components, registered directly (not via entry
+#: points), as simonw/llm's ``DEFAULT_PLUGINS``: the generic components of
+#: :mod:`evalkit.builtins`, the engines, then one module per library family
+#: (:data:`evalkit.libraries.MODULES`: presets, name mappings, quirk components).
 DEFAULT_PLUGINS = (
     "evalkit.builtins.gains",
     "evalkit.builtins.discounts",
     "evalkit.builtins.idcg",
     "evalkit.builtins.ties",
     "evalkit.builtins.metrics",
-    "evalkit.builtins.presets",
-    "evalkit.builtins.presets_ml",
-    "evalkit.builtins.metrics_spark",
-    "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",
-    "evalkit.builtins.library_components",
-    "evalkit.builtins.presets_libraries",
+    "evalkit.libraries.trec_eval",
+    "evalkit.libraries.sklearn",
+    "evalkit.libraries.ranx",
+    "evalkit.libraries.ir_measures",
+    "evalkit.libraries.papers",
+    "evalkit.libraries.ltr",
+    "evalkit.libraries.gdeval",
+    "evalkit.libraries.spark",
+    "evalkit.libraries.ndeval",
+    "evalkit.libraries.recsys",
+    "evalkit.libraries.embedding_benchmarks",
+    "evalkit.libraries.search_engines",
 )
 
 _HOOK_FOR_FAMILY = {
@@ -292,9 +301,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
         wrapper, whose hook fails or whose component fails the probe. Without
         ``strict`` such a plugin is disabled (:class:`DisabledPlugin`, recorded in
         :attr:`Registry.disabled`) with one :class:`~evalkit.errors.PluginDisabledWarning`.
-        Presets are not parsed here: see :func:`evalkit.presets.check_presets` (and
-        :func:`evalkit.cli.disable_broken_presets`, which disables a plugin whose preset
-        does not parse when a command starts).
+        Presets are not parsed here: a preset is parsed where it is resolved
+        (:mod:`evalkit.resolve`), and :func:`evalkit.presets.check_presets` parses them
+        all (the tests run it).
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
@@ -388,9 +397,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
                 failed.add(origin)
                 fail(ep_names[origin], origin, exc,
                      "its registration failed: " + str(exc).replace(f"{origin}: ", "", 1))
-    # Presets are flavour strings, parsed where presets are expanded
-    # (evalkit.presets.expand_spec / check_presets; the CLI's disable_broken_presets at start-up):
-    # the flavour grammar is a layer above the registry, which does not import it.
+    # Presets are flavour strings, parsed where they are resolved (evalkit.resolve,
+    # at the edge: the CLI, the runner, the public API), not at start-up: the flavour
+    # grammar is a layer above the registry, which does not import it.
 
     def probe_failed(family: str, comp: Any, exc: RegistryError) -> None:
         if comp.origin not in ep_names:

@@ -10,6 +10,19 @@ from .errors import ArgumentError, UnknownNameError
 from .flavour import Flavour
 from .rounding import round_means
 
+#: ``spec -> [Flavour, ...]`` used by :meth:`Results.flavour_index` to look a preset or
+#: measure name up (set by :mod:`evalkit.resolve`, the layer that reads presets; this
+#: module does not import it). ``None``: only labels, canonical strings and flavour
+#: strings are looked up.
+_SPEC_RESOLVER = None
+
+
+def set_spec_resolver(resolver) -> None:
+    """Install the callable ``spec -> [Flavour, ...]`` that :meth:`Results.flavour_index`
+    uses for a spec that is neither a label nor a flavour string (a preset name)."""
+    global _SPEC_RESOLVER
+    _SPEC_RESOLVER = resolver
+
 
 @dataclass(frozen=True, eq=False)
 class Results:
@@ -65,9 +78,12 @@ class Results:
                 if str(f) == text:
                     return i
             try:  # a flavour string, preset or measure name giving one flavour
-                from .presets import expand_spec
+                if _SPEC_RESOLVER is not None:
+                    parsed = _SPEC_RESOLVER(text)
+                else:
+                    from .flavour import parse_flavour
 
-                parsed = expand_spec(text)
+                    parsed = [parse_flavour(text)]
             except Exception:  # noqa: BLE001 - fall through to the UnknownNameError below
                 parsed = []
             if len(parsed) == 1 and parsed[0] in self.flavours:

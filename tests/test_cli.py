@@ -14,6 +14,7 @@ import evalkit
 from evalkit import build_registry, evaluate, read_qrels, read_run
 from evalkit.cli import COMMANDS, main
 from evalkit.explain import explain_query
+from evalkit.resolve import resolve_flavour
 from evalkit.report.views import agreement_summary
 from evalkit.cli.specs import expand_measure
 
@@ -388,7 +389,7 @@ def test_explain_value_equals_an_independent_oracle(small, registry, spec):
     the tied documents d1, d2 (scores 3.0, grades 3, 2) written here."""
     qrels, run = read_qrels(small / "qrels.txt"), read_run(small / "tied.run")
     res = evaluate(qrels, [run], [spec], registry=registry)
-    ex = explain_query(qrels, run, "q1", spec, registry)
+    ex = explain_query(qrels, run, "q1", resolve_flavour(spec, registry), registry)  # presets: resolved first
     want = _q1_tied_oracle(spec)
     assert ex.value == pytest.approx(want, abs=1e-12)
     assert res.per_query("tied", 0)["q1"] == pytest.approx(want, abs=1e-12)
@@ -406,7 +407,7 @@ def test_explain_matches_trec_eval(trec_eval_dir, capsys, registry):
     code, out, _ = run_cli(capsys, "explain", str(qrels), str(run), "--query", "302", "-m", "trec_eval.ndcg_cut@10")
     assert code == 0
     assert out.strip().endswith("NDCG@10 = DCG/IDCG = 0.7530")  # out.test.aq: ndcg_cut_10 302 0.7530
-    ex = explain_query(read_qrels(qrels), read_run(run), "301", "trec_eval.ndcg", registry)
+    ex = explain_query(read_qrels(qrels), read_run(run), "301", resolve_flavour("trec_eval.ndcg", registry), registry)
     assert f"{ex.value:.4f}" == "0.1584"  # out.test.aq: ndcg 301
     import pytrec_eval
 

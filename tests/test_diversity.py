@@ -1,4 +1,4 @@
-"""ndeval's diversity measures (evalkit/builtins/diversity.py): α-nDCG, ERR-IA, nERR-IA.
+"""ndeval's diversity measures (evalkit/builtins/diversity.py, presets in evalkit/libraries/ndeval.py): α-nDCG, ERR-IA, nERR-IA.
 
 Checked against the ndeval values in ir_measures' fixtures (via pyndeval), against
 pyndeval itself on the TREC 2013 Web diversity qrels, against a from-the-definition

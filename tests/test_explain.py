@@ -27,6 +27,7 @@ from evalkit import Qrels, Run, build_registry
 from evalkit.cli import main
 from evalkit.errors import EvalkitError
 from evalkit.explain import explain_query, explainable_metrics
+from evalkit.resolve import resolve_flavour
 from flavour_strategies import flavours
 
 REG = build_registry(disable_plugins=True)
@@ -226,13 +227,13 @@ def test_explain_values_equal_pytrec_eval_and_sklearn(seed):
     assert set(peer) == {f"q{q}" for q in range(8)}
     judged = qrels.to_dict()
     for qid in sorted(peer):
-        assert explain_query(qrels, run, qid, "trec_eval.ndcg_cut@10", REG).value == \
+        assert explain_query(qrels, run, qid, resolve_flavour("trec_eval.ndcg_cut@10", REG), REG).value == \
             pytest.approx(peer[qid]["ndcg_cut_10"], abs=1e-12), qid
-        assert explain_query(qrels, run, qid, "trec_eval.ndcg", REG).value == \
+        assert explain_query(qrels, run, qid, resolve_flavour("trec_eval.ndcg", REG), REG).value == \
             pytest.approx(peer[qid]["ndcg"], abs=1e-12), qid
         y = np.array([[max(judged[qid].get(d, 0), 0) for d in rd[qid]]], dtype=float)
         s = np.array([list(rd[qid].values())])
-        ex = explain_query(qrels, run, qid, "sklearn.ndcg_score@5", REG)
+        ex = explain_query(qrels, run, qid, resolve_flavour("sklearn.ndcg_score@5", REG), REG)
         assert ex.dcg == pytest.approx(dcg_score(y, s, k=5), abs=1e-12), qid
         if y.shape[1] > 1:  # scikit-learn refuses a single document for ndcg_score
             assert ex.value == pytest.approx(ndcg_score(y, s, k=5), abs=1e-12), qid

@@ -144,12 +144,70 @@ def test_registry_does_not_import_the_flavour_layer():
     assert not graph["evalkit.registry"] & {"evalkit.flavour", "evalkit.presets"}
 
 
+def reachable(graph: dict[str, set[str]], start: str) -> dict[str, str]:
+    """``{module: the module that imports it}`` for every module ``start`` loads,
+    directly or through others (a breadth-first search of ``graph``)."""
+    via: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        here = frontier.pop(0)
+        for dep in sorted(graph.get(here, ())):
+            if dep not in via and dep != start:
+                via[dep] = here
+                frontier.append(dep)
+    return via
+
+
+#: the layer that knows libraries: their modules, the presets, and the edge that
+#: resolves names into flavours
+LIBRARY_LAYER = ("evalkit.libraries", "evalkit.presets", "evalkit.resolve", "evalkit.measure_names")
+
+
+def _is_library_layer(module: str) -> bool:
+    return any(module == top or module.startswith(top + ".") for top in LIBRARY_LAYER)
+
+
+def test_the_engine_flavour_model_and_kernel_name_no_library():
+    """Nothing under ``evalkit/engine/``, nor ``evalkit/flavour.py``, ``evalkit/kernel.py``,
+    ``evalkit/results.py``, ``evalkit/explain.py`` or the Spark backend, imports the
+    library modules, the presets or the resolving edge, directly or through another
+    module (deferred imports included): specs are resolved at the edge and these take
+    flavours."""
+    graph = import_graph()
+    lower = [m for m in graph if m == "evalkit.engine" or m.startswith("evalkit.engine.")]
+    lower += ["evalkit.flavour", "evalkit.kernel", "evalkit.results", "evalkit.explain",
+              "evalkit.spark.backend", "evalkit.spark.partition"]
+    assert len(lower) > 10
+    for module in lower:
+        via = reachable(graph, module)
+        bad = sorted(m for m in via if _is_library_layer(m))
+        if bad:
+            path, at = [bad[0]], bad[0]
+            while at in via and via[at] != module:
+                at = via[at]
+                path.append(at)
+            pytest.fail(f"{module} imports {bad[0]} (through {' <- '.join(path)} <- {module})")
+
+
+def test_the_layer_check_sees_an_indirect_import(tmp_path):
+    pkg = tmp_path / "evalkit"
+    (pkg / "engine").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "engine" / "__init__.py").write_text("")
+    (pkg / "engine" / "run.py").write_text("def f():\n    from ..helper import g\n")
+    (pkg / "helper.py").write_text("from .presets import expand_spec\n")
+    (pkg / "presets.py").write_text("")
+    graph = import_graph(pkg)
+    via = reachable(graph, "evalkit.engine.run")
+    assert "evalkit.presets" in via and via["evalkit.presets"] == "evalkit.helper"
+
+
 def test_plugins_and_builtins_use_only_the_public_contract():
     """Built-in plugins import the contract (evalkit.kernel, component types, hookimpl,
     data types, errors), never ``evalkit.engine``; so does the rbp plugin."""
     graph = import_graph()
     for module, deps in graph.items():
-        if module.startswith("evalkit.builtins"):
+        if module.startswith(("evalkit.builtins", "evalkit.libraries")):
             assert not {d for d in deps if d.startswith("evalkit.engine")}, module
     rbp = PACKAGE.parent / "plugins" / "evalkit-rbp" / "evalkit_rbp" / "__init__.py"
     tree = ast.parse(rbp.read_text())

@@ -1,4 +1,4 @@
-"""Differential tests of the library presets (evalkit/builtins/presets_libraries.py)
+"""Differential tests of the library presets (evalkit/libraries/*.py)
 against the libraries themselves, per query: CatBoost, ir_measures, implicit, LensKit
 0.14, pytorch-ignite, sentence-transformers, BEIR and microsoft/recommenders (the
 ``test`` extra of pyproject.toml; beir, recommenders and lenskit installed with --no-deps by

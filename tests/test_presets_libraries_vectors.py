@@ -3,7 +3,7 @@ pytorchltr, RecBole, Elliot and MTEB (the JVM ones, allRank, Elliot and MTEB do 
 here; TorchRec, pytorchltr and RecBole the conformance suite also runs for real,
 tests/conformance). Each vector comes from the library's
 own unit tests or is worked by hand from the source lines cited by the preset
-(evalkit/builtins/presets_libraries.py); the comment above each names the file.
+(evalkit/libraries/*.py); the comment above each names the file.
 """
 
 from __future__ import annotations
@@ -311,7 +311,7 @@ def test_pyserini_remove_unjudged_is_trec_eval_on_the_filtered_run(k):
 
 def test_threshold_gains():
     from evalkit.builtins.gains import binary
-    from evalkit.builtins.library_components import exp2_from
+    from evalkit.libraries.recsys import exp2_from
 
     g = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
     assert binary(g).tolist() == [0, 1, 1, 1, 1]

@@ -1,4 +1,4 @@
-"""The learning-to-rank and TREC Web presets (evalkit/builtins/presets_ml.py).
+"""The learning-to-rank and TREC Web presets (evalkit/libraries/ltr.py, gdeval.py).
 
 Differential tests against the libraries themselves where they install from PyPI
 (LightGBM, XGBoost, torchmetrics: the ``test`` extra; gdeval.pl ships inside

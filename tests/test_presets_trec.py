@@ -5,7 +5,7 @@ decimals). Each library is imported directly: a missing reference fails the test
 
 Plain ``ndcg``/``ndcg_cut`` lines written as raw flavours are checked in
 test_trec_eval_outputs.py; here every NDCG-family line goes through the presets and
-:func:`evalkit.builtins.presets.trec_eval_flavours` (the flags -c, -M, -l), and the
+:func:`evalkit.libraries.trec_eval.trec_eval_flavours` (the flags -c, -M, -l), and the
 lines that file does not cover (``ndcg_rel``, ``Rndcg``, ``-M``) are included.
 """
 
@@ -20,7 +20,7 @@ import pytest
 
 import evalkit
 import evalkit.arrays as ea
-from evalkit.builtins.presets import trec_eval_flavours
+from evalkit.libraries.trec_eval import trec_eval_flavours
 from evalkit.data import Qrels, Run
 from evalkit.io.trec import read_qrels, read_run
 from evalkit.presets import preset_flavour

@@ -27,6 +27,8 @@ from evalkit import FlavourError, Qrels, RegistryError, Run, build_registry, eva
 from evalkit.components import FAMILIES
 from evalkit.registry import BUILTIN_ORIGIN, DISABLE_ENV
 
+REPO = Path(__file__).resolve().parent.parent
+
 _counter = itertools.count()
 
 HEADER = """\
@@ -460,6 +462,31 @@ def test_plugin_preset_with_unknown_component(site):
     for check in (check_presets, lambda r: expand_spec("x.bad@5", r)):
         with pytest.raises(RegistryError, match=r"preset 'x\.bad' from evalkit-badpreset 1\.0.*unknown gain 'quadratic'"):
             check(reg)
+
+
+def test_broken_plugin_preset_fails_only_when_used(site, capsys):
+    """Presets are not parsed at start-up: with a plugin's broken preset installed, a
+    command that does not use it works; one that asks for it exits 2 naming the preset
+    and the plugin (the spec is parsed where it is resolved, evalkit.resolve)."""
+    from evalkit.cli import main
+
+    site.add("evalkit-badpreset", """
+        @hookimpl
+        def evalkit_register_presets(register):
+            register(Preset(name="x.bad", spec="ndcg(gain=quadratic)"))
+    """)
+    qrels = REPO / "examples" / "quickstart" / "qrels.txt"
+    run = REPO / "examples" / "quickstart" / "system_a.run"
+    registry_mod._cached.cache_clear()
+    try:
+        assert main(["eval", str(qrels), str(run), "-m", "trec_eval.ndcg_cut@10", "--format", "json"]) == 0
+        capsys.readouterr()
+        assert main(["eval", str(qrels), str(run), "-m", "x.bad@5"]) == 2
+    finally:
+        registry_mod._cached.cache_clear()
+    err = capsys.readouterr().err
+    assert "preset 'x.bad' from evalkit-badpreset 1.0" in err and "unknown gain 'quadratic'" in err, err
+    assert "Traceback" not in err
 
 
 # ----------------------------------------------------------------------------- disabling

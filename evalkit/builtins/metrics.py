@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
-from ..float32 import scores_as_float32
-from ..kernel import MetricInput, gain_floor, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
+from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})
@@ -52,65 +51,6 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
         # trec_eval m_ndcg_p.c: the value is set only 'if (res_rels.num_rel_ret > 0)'
         hit = ((inp.ranked.grade >= rel_level) & inp.in_cutoff()).astype(np.float64)
         values[inp.per_query(hit) == 0] = 0.0
-    return MetricOutput(values, defined)
-
-
-@metric(
-    "ndcg_float32",
-    supports_averaged_ties=True,
-    formula="NDCG@k = DCG@k / IDCG@k in float32: gain = grade (negative grades: 0 under "
-            "negative=zero, the grade under negative=gain), discount float32 1/log2(r+1), IDCG "
-            "of the returned grades sorted, tie groups by float32 score, sums in torch's CPU order",
-    source="torchmetrics 1.9.0 functional/retrieval/ndcg.py (_tie_average_dcg, "
-           "_dcg_sample_scores, retrieval_normalized_dcg), utilities/checks.py (preds as "
-           "float32); torch aten/src/ATen/native/cpu/SumKernel.cpp (cascade sum)",
-    description="NDCG as torchmetrics computes it, bit for bit (float32 arithmetic)",
-)
-def ndcg_float32(inp: MetricInput) -> MetricOutput:
-    """torchmetrics' ``retrieval_normalized_dcg`` in its own ``float32`` arithmetic
-    (functional/retrieval/ndcg.py): the grade itself as gain (unjudged: 0). A negative
-    grade follows the flavour's ``negative`` convention: ``zero`` (the default) gives it
-    gain 0, ``gain`` keeps it as its (negative) gain, as torchmetrics counts a negative
-    target (the ``torchmetrics.ndcg`` preset), ``error`` refuses it (the engine raises
-    before the kernel runs); ``min_grade`` above 0 gives the grades below it gain 0.
-    ``float32`` discounts ``1/log2(r+1)``, zero past ``k``;
-    under an averaged tie policy the mean grade of each group of scores equal in
-    ``float32`` times the group's discount sum (``_tie_average_dcg``: ``torch.cumsum``,
-    then differences at the group ends); the ideal DCG of the returned grades sorted;
-    every sum in torch's ``float32`` order (:mod:`evalkit.float32`)."""
-    from ..float32 import cumsum_float32, log2_discount_float32, torch_sum_float32
-
-    r = inp.ranked
-    nq, offsets, n = inp.n_queries, r.offsets, len(r.query)
-    # the gain floor of the conventions: -inf under negative=gain (min_grade <= 0), else
-    # max(min_grade, 0); NaN (unjudged) compares False, so it gets 0 as well
-    grade = np.where(r.grade >= gain_floor(inp.min_grade, inp.negative), r.grade, 0.0)
-    target = grade.astype(np.float32).astype(np.float64)
-    disc = log2_discount_float32(r.rank)
-    if inp.k is not None:
-        disc[r.rank > inp.k] = 0.0
-    # groups of tied documents (scores equal in float32) under an averaged tie policy
-    new_group = np.ones(n, dtype=bool)
-    if r.averaged and n > 1:
-        s32 = scores_as_float32(r.score)
-        new_group[1:] = (s32[1:] != s32[:-1]) | (r.query[1:] != r.query[:-1])
-    start = np.flatnonzero(new_group)
-    end = np.r_[start[1:] - 1, n - 1] if n else start
-    gq = r.query[start]
-    mean_target = (np.add.reduceat(target, start) / (end - start + 1)).astype(np.float32) if n else target
-    cum = cumsum_float32(disc, offsets).astype(np.float64)
-    prev = np.r_[0.0, cum[end[:-1]]] if n else cum
-    prev[start == offsets[gq]] = 0.0
-    disc_sum = (cum[end] - prev).astype(np.float32)
-    dcg = torch_sum_float32((mean_target * disc_sum.astype(np.float64)).astype(np.float32),
-                            offsets_from_sorted(gq, nq))
-    ideal_target = target[np.lexsort((-target, r.query))]
-    idcg = torch_sum_float32((ideal_target * disc).astype(np.float32), offsets)
-    values = np.zeros(nq)
-    ok = idcg != 0
-    values[ok] = (dcg[ok].astype(np.float64) / idcg[ok]).astype(np.float32)
-    # torchmetrics' empty_target_action applies to queries whose targets sum to 0
-    defined = inp.per_query(grade) != 0
     return MetricOutput(values, defined)
 
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from ..components import Param, TiePolicy, declared, tie_policy
 from ..float32 import scores_as_float32
-from ..columnar import distinct
 from ..kernel import SortKeys
 from ..hookspecs import hookimpl
 
@@ -140,87 +139,6 @@ def stable(keys: SortKeys, score: str = "float64") -> np.ndarray:
 def docno_ascending(keys: SortKeys) -> np.ndarray:
     # np.lexsort((keys.docno, -keys.score, keys.query)); docnos compared for tied rows only
     return keys.refined_score_order(sort=keys.docno_sorter())
-
-
-@tie_policy(
-    "numba_quicksort",
-    params=(Param("sorts", "int", 1, "how many times the run was sorted, each pass on the "
-                  "previous output (ranx: 1 = Run(...), 2 = after Run.make_comparable)",
-                  minimum=1, maximum=4),),
-    formula="per query: numba np.argsort(-scores in input order) (quicksort: median-of-three "
-            "pivot, Hoare partition; insertion sort below 16 elements)",
-    source="ranx 0.3.21 data_structures/common.py sort_dict_by_value (typed_list_argosrt of "
-           "[-v for v in values]); numba misc/quicksort.py make_quicksort_impl "
-           "(SMALL_QUICKSORT = 15, partition, insertion_sort)",
-    description="numba's unstable quicksort, as ranx sorts a run: tied documents in input "
-                "order up to 15 documents, shuffled deterministically beyond",
-)
-def numba_quicksort(keys: SortKeys, sorts: int = 1) -> np.ndarray:
-    """numba's ``np.argsort`` of ``-score`` per query, scores in input order (ranx's
-    ``sort_dict_by_value``), applied ``sorts`` times (each pass sorts the previous
-    pass's output: ``ranx.Run`` sorts on creation, ``Run.make_comparable`` sorts
-    again). Queries without tied scores, and queries of at most 15 documents (where
-    numba uses an insertion sort), come out as under ``stable``; the quicksort is
-    replayed only on the queries of 16 or more documents that have ties, all of them
-    at once (:func:`evalkit.quicksort.quicksort_argsort`, vectorised over queries; its
-    loop runs over recursion levels)."""
-    from ..columnar import offsets_from_sorted
-    from ..quicksort import SMALL_QUICKSORT, quicksort_argsort
-
-    order = keys.score_order()
-    n = len(order)
-    if n <= SMALL_QUICKSORT:
-        return order
-    take = keys.gatherer(order)
-    s, q = take(keys.score), take(keys.query)
-    same = (s[1:] == s[:-1]) & (q[1:] == q[:-1])
-    if not same.any():
-        return order
-    n_queries = int(q.max()) + 1
-    tied = np.zeros(n_queries, dtype=bool)
-    tied[q[1:][same]] = True
-    tied &= np.bincount(q, minlength=n_queries) > SMALL_QUICKSORT
-    if not tied.any():
-        return order
-    base = keys.query_order()  # grouped by query as `order` is, input order within a query
-    where = np.flatnonzero(tied[keys.query[base]])
-    rows = base[where]
-    offsets = offsets_from_sorted(np.unique(keys.query[rows], return_inverse=True)[1],
-                                  int(tied.sum()))
-    for _ in range(sorts):
-        rows = rows[quicksort_argsort(-keys.score[rows], offsets)]
-    out = order.copy()
-    out[where] = rows
-    return out
-
-
-@tie_policy(
-    "numpy_argsort",
-    formula="per query: np.argsort(scores in input order)[::-1]",
-    source="scikit-learn metrics/_ranking.py _dcg_sample_scores(ignore_ties=True): "
-               "ranking = np.argsort(y_score)[:, ::-1]",
-    description="numpy's default argsort, reversed: tie order depends on the numpy build and CPU",
-)
-def numpy_argsort(keys: SortKeys) -> np.ndarray:
-    """``np.argsort(scores)[::-1]`` per query, scores in input order (scikit-learn's
-    ``ignore_ties=True``). Queries of equal length are sorted together as the rows of
-    one 2-D array (numpy sorts each row independently), so the loop runs over
-    distinct query lengths, never over queries."""
-    base = keys.query_order()  # by query, then input order
-    query = keys.query[base]
-    n = len(base)
-    if n == 0:
-        return base
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    out = np.empty(n, dtype=np.int64)
-    score = keys.score[base]
-    for length in distinct(lengths):
-        first = starts[lengths == length]
-        idx = first[:, None] + np.arange(length)[None, :]  # (queries, length)
-        order = np.argsort(score[idx], axis=1)[:, ::-1]
-        out[idx] = base[np.take_along_axis(idx, order, axis=1)]
-    return out
 
 
 @tie_policy(

@@ -105,14 +105,13 @@ def run(args: argparse.Namespace) -> int:
     from ..io import read_qrels, read_run
     from . import registry_for
 
-    registry = registry_for(args)
-    from ..presets import expand_spec
-
     from ..engine.evaluate import needs_rank
+    from ..resolve import resolve_flavour
 
-    expand_spec(args.measure, registry)  # spec errors before reading files
+    registry = registry_for(args)
+    flavour = resolve_flavour(args.measure, registry)  # once; spec errors before reading files
     qrels = read_qrels(args.qrels)
-    run_ = read_run(args.run, keep_rank=needs_rank(args.measure, registry))
-    ex = explain_query(qrels, run_, args.query, args.measure, registry)
+    run_ = read_run(args.run, keep_rank=needs_rank([flavour], registry))
+    ex = explain_query(qrels, run_, args.query, flavour, registry)
     print(render_explanation(ex, digits=args.digits, max_rows=args.rows))
     return 0

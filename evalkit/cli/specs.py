@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..flavour import Flavour
-from ..presets import expand_labelled
+from ..resolve import resolve_measures
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,15 @@ def native_name(preset, flavour: Flavour) -> str:
 
 
 def expand_measure(spec: str, registry) -> list[Measure]:
-    """Expand one ``-m`` SPEC into measures (trec_eval's and ir_measures' names included).
+    """Expand one ``-m`` SPEC into measures (trec_eval's and ir_measures' names included),
+    through :func:`evalkit.resolve.resolve_measures`: the command's one resolution of its
+    specs (the engine then takes the flavours).
 
     :raises FlavourError: unknown name (with the closest known ones), component or parameter.
+    :raises RegistryError: the spec names a preset whose own spec is broken (naming the
+        preset and its plugin).
     """
-    return [Measure(label, native_name(preset, fl), fl) for label, preset, fl in expand_labelled(spec, registry)]
+    return [Measure(label, native_name(preset, fl), fl) for label, preset, fl in resolve_measures(spec, registry)]
 
 
 def expand_measures(specs, registry) -> list[Measure]:

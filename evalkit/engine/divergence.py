@@ -48,13 +48,22 @@ def interleaved_topic_presets(flavours: Iterable, registry) -> dict[str, str]:
     """``{preset name: what its library does}`` for the presets declaring
     ``interleaved_topics`` whose flavour (any cutoff) is one of ``flavours``: named as a
     preset or spelt out as a flavour string, the computation is that preset's."""
-    from ..presets import _preset_base
+    from ..errors import FlavourError, RegistryError
+    from ..flavour import parse_flavour
 
     declared = [p for p in registry.components["preset"].values() if p.interleaved_topics]
     if not declared:
         return {}
     wanted = {fl.with_cutoff(None) for fl in flavours}
-    return {p.name: p.interleaved_topics for p in declared if _preset_base(p, registry) in wanted}
+    out = {}
+    for p in declared:
+        try:  # the preset's own flavour (registry data; the presets layer is not imported)
+            base = parse_flavour(p.spec, registry)
+        except FlavourError as exc:
+            raise RegistryError(f"preset '{p.name}' from {p.origin}: {exc}") from exc
+        if base in wanted:
+            out[p.name] = p.interleaved_topics
+    return out
 
 
 def warn_interleaved_topics(flavours: Iterable, qrels, run, registry, stacklevel: int = 3) -> None:

@@ -71,20 +71,33 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
     )
 
 
-def needs_rank(flavours: Iterable[Flavour | str], registry=None) -> bool:
-    """Whether a flavour (or preset spec) of ``flavours`` orders the run by its rank
-    column (its tie policy ``needs_rank``, as ``ties=rank`` and the ``ndeval.*``
-    presets): readers should then keep the column (``read_run(..., keep_rank=True)``).
+def as_flavour(spec: Flavour | str, registry) -> Flavour:
+    """A resolved flavour: ``spec`` itself, or a flavour string parsed. Preset and
+    measure names are resolved at the edge (:mod:`evalkit.resolve`), not here.
 
-    :raises FlavourError: an unknown name, component or parameter.
+    :raises FlavourError: an invalid flavour string (a preset name is one: the message
+        says where presets are expanded).
     """
-    from ..presets import expand_labelled
+    if isinstance(spec, Flavour):
+        return spec
+    from ..flavour import parse_flavour
 
+    return parse_flavour(spec, registry)
+
+
+def needs_rank(flavours: Iterable[Flavour | str] | Flavour | str, registry=None) -> bool:
+    """Whether a flavour of ``flavours`` (resolved: :class:`Flavour` objects or flavour
+    strings) orders the run by its rank column (its tie policy ``needs_rank``, as
+    ``ties=rank`` and the ``ndeval.*`` presets): readers should then keep the column
+    (``read_run(..., keep_rank=True)``).
+
+    :raises FlavourError: an unknown component or parameter.
+    """
     registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
     return any(registry.get("ties", fl.ties.name).needs_rank
-               for spec in flavours for _, _, fl in expand_labelled(spec, registry))
+               for fl in (as_flavour(spec, registry) for spec in flavours))
 
 
 def _check_rank(run: Run, resolved: Sequence[_Resolved]) -> None:
@@ -337,7 +350,9 @@ def evaluate(
         (``"trec_eval.ndcg_cut@10"``) or trec_eval / ir_measures names (``"ndcg_cut.10"``,
         ``"nDCG@10"``); a preset with several default cutoffs adds one flavour per
         cutoff. Specs that give the same flavour are evaluated once and kept as
-        separate columns.
+        separate columns. (:func:`evalkit.evaluate` resolves the specs once, at the
+        edge, :mod:`evalkit.resolve`; this engine function itself takes resolved
+        flavours: :class:`Flavour` objects or flavour strings.)
     :param labels: display names, one per flavour after expansion; default: the spec
         as written (``preset@k`` per default cutoff). Labels must be distinct.
     :param subtopics: subtopic qrels, needed by intent-aware metrics.
@@ -367,8 +382,6 @@ def evaluate(
         ``ir_measures.alpha_nDCG`` / ``ERR_IA`` / ``nERR_IA`` and ``pyndeval.*``); the
         values are evalkit's (each topic whole).
     """
-    from ..presets import expand_labelled
-
     _check_type(qrels, Qrels, "qrels")
     if subtopics is not None:
         _check_type(subtopics, SubtopicQrels, "subtopics")
@@ -380,10 +393,10 @@ def evaluate(
                             f"got {type(flavours).__name__}")
     expanded: list[Flavour] = []
     default_labels: list[str] = []
-    for spec in flavours:
-        for label, _, fl in expand_labelled(spec, registry):
-            expanded.append(fl)
-            default_labels.append(label)
+    for spec in flavours:  # resolved at the edge (evalkit.resolve): no preset is read here
+        fl = as_flavour(spec, registry)
+        expanded.append(fl)
+        default_labels.append(spec.strip() if isinstance(spec, str) else str(fl))
     if labels is None:
         labels = default_labels
     elif len(labels) != len(expanded):

@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # jsonschema is imported when a config is validated, not at s
 
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour
-from ..presets import expand_spec
+from ..resolve import resolve_measures
 from ..registry import registry_or_default
 from ..report.stats import StatSettings
 
@@ -567,7 +567,7 @@ def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
                 where[s] = key
             continue
         try:
-            flavours = expand_spec(spec, registry, cutoffs=cutoffs)
+            flavours = [m.flavour for m in resolve_measures(spec, registry, cutoffs=cutoffs)]  # once, here
         except FlavourError as exc:
             raise loc.error(spec_key, str(exc), value=True) from None
         labelled = cutoffs is not None or len(flavours) > 1

@@ -15,10 +15,27 @@ See ``docs/scale.md`` for the plan (what is shuffled and why) and cluster use.
 
 from __future__ import annotations
 
-from .backend import collect, evaluate, evaluate_frame, evaluate_with_sensitivity, ship_plugins
+from .backend import collect, ship_plugins
 from .columns import RECOMMENDER, TREC, Columns
 from .io import read_qrels, read_run, read_subtopic_qrels
 from .session import parse_conf, session
+
+#: the public functions that take specs (preset and measure names), resolved once at
+#: the edge (:func:`evalkit.resolve.resolving`); :mod:`.backend` takes resolved flavours
+_RESOLVING = ("evaluate", "evaluate_frame", "evaluate_with_sensitivity")
+
+
+def __getattr__(name: str):
+    # built on first use (PEP 562), so that importing evalkit.spark.backend, as the
+    # engine's Spark hook does, does not load the presets layer
+    if name not in _RESOLVING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..resolve import resolving
+    from . import backend
+
+    value = resolving(getattr(backend, name))
+    globals()[name] = value
+    return value
 
 __all__ = ["Columns", "RECOMMENDER", "TREC", "collect", "evaluate", "evaluate_frame",
            "evaluate_with_sensitivity", "parse_conf",

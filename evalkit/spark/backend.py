@@ -38,13 +38,17 @@ from .partition import COMPACT_SCHEMA, OUT_SCHEMA, evaluate_partition
 
 
 def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
-    """Flavours and labels as :func:`evalkit.evaluate` expands them (the spec as
-    written is the default label; specs giving the same flavour stay separate columns)."""
-    from ..presets import expand_labelled
+    """Flavours and labels as :func:`evalkit.evaluate` takes them: resolved flavours
+    (:class:`Flavour` objects or flavour strings; preset and measure names are resolved at
+    the edge, :func:`evalkit.resolve.resolving`, which wraps this module's public
+    functions in :mod:`evalkit.spark`); the spec as written is the default label; specs
+    giving the same flavour stay separate columns."""
+    from ..engine.evaluate import as_flavour
 
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
-    pairs = [(label, fl) for spec in flavours for label, _, fl in expand_labelled(spec, registry)]
+    pairs = [(spec.strip() if isinstance(spec, str) else str(fl), fl)
+             for spec in flavours for fl in [as_flavour(spec, registry)]]
     expanded = [fl for _, fl in pairs]
     labels = [label for label, _ in pairs] if labels is None else list(labels)
     if len(labels) != len(expanded):

@@ -11,7 +11,7 @@ import numpy as np
 
 import cf_data as D
 from cf_refs import NotApplicable
-from cf_entries import DATASETS, Entry
+from cf_base import DATASETS, Entry
 
 PAGE_HEAD = """# Conformance: every preset against its reference
 
@@ -110,7 +110,7 @@ def _evalkit(entry: Entry, case: D.Case, k) -> tuple[dict, float]:
 
 @dataclass
 class Part:
-    """The comparison with one further reference of an entry (:class:`cf_entries.Also`)."""
+    """The comparison with one further reference of an entry (:class:`cf_base.Also`)."""
 
     reference: str
     tolerance: float

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import cf_refs
-from cf_entries import ENTRIES
+from cf_entries import BY_MODULE, ENTRIES
 from cf_suite import render_json, render_page, run_entry
 
 from evalkit import build_registry
@@ -46,10 +46,33 @@ def test_entries_name_existing_presets_once():
     assert not set(names) - set(PRESETS), f"entries for unknown presets: {sorted(set(names) - set(PRESETS))}"
 
 
+def test_entries_live_beside_their_library():
+    """``entries/<module>.py`` holds exactly the entries of the presets that
+    ``evalkit/libraries/<module>.py`` registers, and every built-in preset comes from a
+    library module (none from the generic components of ``evalkit/builtins``)."""
+    import importlib
+
+    from evalkit.libraries import MODULES
+
+    registered: dict[str, set] = {}
+    for modname in MODULES:
+        got: list = []
+        importlib.import_module(modname).evalkit_register_presets(lambda p, aliases=(): got.append(p.name))
+        registered[modname.rsplit(".", 1)[1]] = set(got)
+    assert set().union(*registered.values()) == set(PRESETS)
+    assert sorted(BY_MODULE) == sorted(registered), "one entries/<module>.py per evalkit/libraries/<module>.py"
+    for module, presets in registered.items():
+        beside = {e.preset for e in BY_MODULE[module]}
+        assert beside == presets, (f"tests/conformance/entries/{module}.py: entries for presets not in "
+                                   f"evalkit/libraries/{module}.py: {sorted(beside - presets)}; missing: "
+                                   f"{sorted(presets - beside)}")
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_preset_conforms(preset):
     if preset not in BY_PRESET:
-        pytest.fail(f"preset {preset!r} has no conformance entry: add one to tests/conformance/cf_entries.py")
+        pytest.fail(f"preset {preset!r} has no conformance entry: add one to the ENTRIES of "
+                    f"tests/conformance/entries/<module>.py, beside evalkit/libraries/<module>.py")
     r = row(preset)
     assert r.status == "pass", "\n".join([r.status] + r.problems[:20])
 

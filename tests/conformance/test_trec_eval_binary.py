@@ -15,7 +15,7 @@ import pytest
 
 import cf_data as D
 import cf_treceval as TE
-from cf_entries import DATASETS, TE9_DATA, TE_BIN_TOL
+from cf_base import DATASETS, TE9_DATA, TE_BIN_TOL
 
 import evalkit
 

@@ -29,15 +29,6 @@ TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TE = "usnistgov/trec_eval"
 _PYTE = ("terrierteam/pytrec_eval src/pytrec_eval.cpp (ResultRankingBuilder: "
          "pair->sim = PyFloat_AsDouble(...), TEXT_RESULTS.sim is a C float in trec_format.h)")
-_SK = "scikit-learn sklearn/metrics/_ranking.py"
-_RANX = "AmenRa/ranx ranx/metrics/ndcg.py"
-#: what scikit-learn raises for y_true of one column (sklearn.ndcg_score / dcg_score presets)
-_SK_ONE_DOC = ("ValueError: Computing NDCG is only meaningful when there is more than 1 document. "
-               "Got 1 instead. (ndcg_score)")
-_SK_ONE_COLUMN = ("ValueError: Only ('multilabel-indicator', 'continuous-multioutput', "
-                  "'multiclass-multioutput') formats are supported. Got binary instead "
-                  "(dcg_score: _check_dcg_target_type reads one column as a 1-D target; "
-                  "'binary', 'multiclass' or 'continuous' after the values)")
 
 #: trec_eval's NDCG family as canonical flavour strings (no conventions, no cutoff).
 TREC_EVAL_SPECS = {
@@ -171,85 +162,6 @@ _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     ),
 )
 
-_IRM = ("terrierteam/ir_measures 0.4.3 ir_measures/providers/base.py (Evaluator.iter_calc: qrels "
-        "queries the provider does not report score measure.DEFAULT = 0), ir_measures/__init__.py "
-        "(DefaultPipeline: the first provider that supports the measure)")
-_F32 = "ties=trec_eval(score=float32)"
-
-#: ir_measures' measures under its default pipeline (missing queries score 0).
-_IR_MEASURES: tuple[Preset, ...] = (
-    Preset(
-        name="ir_measures.nDCG",
-        spec=f"ndcg(gain=linear,discount=log2,idcg=judged,{_F32},missing=zero)",
-        description="ir_measures nDCG / nDCG@k: pytrec_eval's ndcg / ndcg_cut.k (trec_eval 9, float "
-                    "scores); qrels queries missing from the run score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (nDCG -> ndcg, ndcg_cut_k)",
-        native_name="nDCG@{k}",
-    ),
-    Preset(
-        name="ir_measures.nDCG_judged_only",
-        spec=f"ndcg(gain=linear,discount=log2,idcg=judged,{_F32},missing=zero,judged_only=yes)",
-        description="ir_measures nDCG(judged_only=True)@k: pytrec_eval with judged_docs_only_flag "
-                    "(trec_eval -J); missing queries score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (judged_docs_only_flag)",
-        native_name="nDCG(judged_only=True)@{k}",
-    ),
-    Preset(
-        name="ir_measures.nDCG_exp_log2",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,missing=zero,grades=gdeval)",
-        description="ir_measures nDCG(dcg='exp-log2')@k: gdeval.pl's nDCG, with the topics gdeval "
-                    "does not report (no positive judgment, or missing from the run) scored 0; a "
-                    "judgment gdeval.pl refuses (not an integer, or above 4: its format error, which "
-                    "ir_measures raises as CalledProcessError) is refused (grades=gdeval)",
-        source=f"{_IRM}; providers/gdeval_provider.py (dcg='exp-log2', cutoff required)",
-        requires_cutoff=True,
-        default_cutoffs=(20,),
-        native_name="nDCG(dcg='exp-log2')@{k}",
-    ),
-    Preset(
-        name="ir_measures.ERR",
-        spec="err(max_grade=4,ties=trec_eval,missing=zero,grades=gdeval)",
-        description="ir_measures ERR@k: gdeval.pl's ERR, topics gdeval does not report scored 0; a "
-                    "judgment gdeval.pl refuses (not an integer, or above 4) is refused (grades=gdeval)",
-        source=f"{_IRM}; providers/gdeval_provider.py",
-        requires_cutoff=True,
-        default_cutoffs=(20,),
-        native_name="ERR@{k}",
-    ),
-    Preset(
-        name="ir_measures.P",
-        spec=f"precision({_F32},missing=zero)",
-        description="ir_measures P@k (rel=1): pytrec_eval's P_k; missing queries score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (P -> P_k, rel -> relevance_level)",
-        requires_cutoff=True,
-        default_cutoffs=TREC_EVAL_CUTOFFS,
-        native_name="P@{k}",
-    ),
-    Preset(
-        name="ir_measures.R",
-        spec=f"recall({_F32},missing=zero)",
-        description="ir_measures R@k: pytrec_eval's recall_k; missing queries score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (R -> recall_k)",
-        requires_cutoff=True,
-        default_cutoffs=TREC_EVAL_CUTOFFS,
-        native_name="R@{k}",
-    ),
-    Preset(
-        name="ir_measures.AP",
-        spec=f"ap({_F32},missing=zero)",
-        description="ir_measures AP / AP@k: pytrec_eval's map / map_cut_k; missing queries score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (AP -> map, map_cut_k)",
-        native_name="AP@{k}",
-    ),
-    Preset(
-        name="ir_measures.RR",
-        spec=f"rr({_F32},missing=zero)",
-        description="ir_measures RR: pytrec_eval's recip_rank; missing queries score 0",
-        source=f"{_IRM}; providers/pytrec_eval_provider.py (RR -> recip_rank)",
-        native_name="RR",
-    ),
-)
-
 #: Presets, in the order ``evalkit flavours`` lists them.
 PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ trec_eval 10.0
@@ -294,91 +206,41 @@ PRESETS: tuple[Preset, ...] = (
         source=f"{_PYTE}; {_TE} m_Rndcg.c",
         native_name="Rndcg",
     ),
-    # ------------------------------------------------------------------ scikit-learn
-    Preset(
-        name="sklearn.ndcg_score",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average,negative=error)",
-        description="scikit-learn ndcg_score (ignore_ties=False): LINEAR gain, 1/log2(r+1), "
-                    "IDCG from the row's own labels, tied scores averaged; all-zero rows score 0; "
-                    "a negative grade raises, as in scikit-learn (negative=error)",
-        source=f"{_SK} ndcg_score, _ndcg_sample_scores, _dcg_sample_scores, _tie_averaged_dcg",
-        native_name="ndcg_score(k={k})",
-        min_documents=2,
-        too_few_documents=_SK_ONE_DOC,
-    ),
-    Preset(
-        name="sklearn.ndcg_score_ignore_ties",
-        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=numpy_argsort,negative=error)",
-        description="scikit-learn ndcg_score(ignore_ties=True): ranking = np.argsort(y_score)[:, ::-1] "
-                    "(tie order is numpy's, CPU-dependent)",
-        source=f"{_SK} _dcg_sample_scores ('ranking = np.argsort(y_score)[:, ::-1]')",
-        native_name="ndcg_score(k={k},ignore_ties=True)",
-        min_documents=2,
-        too_few_documents=_SK_ONE_DOC,
-    ),
-    Preset(
-        name="sklearn.dcg_score",
-        spec="dcg(gain=linear,discount=log2,ties=average,negative=gain)",
-        description="scikit-learn dcg_score (log_base=2, ignore_ties=False): a negative grade is a "
-                    "negative linear gain (negative=gain); other bases: "
-                    "dcg(discount=log(base=b),ties=average,negative=gain)",
-        source=f"{_SK} dcg_score, _dcg_sample_scores ('discount = 1 / (np.log(np.arange(n) + 2) "
-               "/ np.log(log_base))'), _tie_averaged_dcg",
-        native_name="dcg_score(k={k})",
-        min_documents=2,
-        too_few_documents=_SK_ONE_COLUMN,
-    ),
-    Preset(
-        name="sklearn.dcg_score_ignore_ties",
-        spec="dcg(gain=linear,discount=log2,ties=numpy_argsort,negative=gain)",
-        description="scikit-learn dcg_score(ignore_ties=True); negative grades are negative gains",
-        source=f"{_SK} _dcg_sample_scores",
-        native_name="dcg_score(k={k},ignore_ties=True)",
-        min_documents=2,
-        too_few_documents=_SK_ONE_COLUMN,
-    ),
-    # ------------------------------------------------------------------ ranx
-    Preset(
-        name="ranx.ndcg",
-        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=numba_quicksort(sorts=2),missing=zero)",
-        description="ranx 'ndcg' (Järvelin et al. formulation): linear gain, 1/log2(r+1), IDCG from "
-                    "the qrels; judgments below rel_lvl (-l, default 1) count 0: add min_grade=l; "
-                    "as ranx.evaluate(..., make_comparable=True) computes it: missing queries 0, the "
-                    "run sorted twice by numba's quicksort (ties=numba_quicksort(sorts=1) without "
-                    "make_comparable)",
-        source=f"{_RANX} (_dcg jarvelin=True, _idcg = _dcg(qrels, qrels)), ranx/metrics/common.py "
-               "clean_qrels, ranx/data_structures/common.py sort_dict_by_value, "
-               "ranx/data_structures/run.py (__init__: create_and_sort; make_comparable: self.sort())",
-        native_name="ndcg@{k}",
-    ),
-    Preset(
-        name="ranx.ndcg_burges",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=numba_quicksort(sorts=2),missing=zero)",
-        description="ranx 'ndcg_burges': exponential gain 2^rel - 1, otherwise as ranx.ndcg",
-        source=f"{_RANX} (_dcg jarvelin=False: '(2**weighted_hit_list - 1)')",
-        native_name="ndcg_burges@{k}",
-    ),
-    # ------------------------------------------------------------------ ir_measures
-    *_IR_MEASURES,
-    # ------------------------------------------------------------------ papers
-    Preset(
-        name="jarvelin2002.ndcg",
-        spec="ndcg(gain=linear,discount=jarvelin(base=2),idcg=judged,ties=trec_eval)",
-        description="Järvelin & Kekäläinen 2002: DCG = rel_1 + sum_{i>=2} rel_i / log2(i)",
-        source="Järvelin & Kekäläinen, ACM TOIS 20(4):422-446, 2002",
-    ),
-    Preset(
-        name="burges2005.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)",
-        description="Burges et al. 2005: DCG = sum (2^rel_i - 1) / log2(i + 1)",
-        source="Burges et al., Learning to Rank using Gradient Descent, ICML 2005",
-    ),
 )
+
+
+def _pyserini():
+    # ------------------------------------------------------------------ Pyserini
+    pys = ("castorini/pyserini v1.6 pyserini/eval/trec_eval.py (runs trec_eval 9 through the "
+           "jtreceval jar of Anserini; -remove-unjudged: the run rows without a qrels entry are "
+           "dropped before trec_eval, so a query left without rows is not in the run); trec_eval 9 "
+           "keeps scores as C floats (float32), as trec_eval9.*")
+    yield Preset(
+        name="pyserini.ndcg_cut",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32))",
+        description="Pyserini's trec_eval wrapper, ndcg_cut.k: trec_eval's own",
+        source=pys,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="ndcg_cut_{k}",
+    )
+    yield Preset(
+        name="pyserini.ndcg_cut_remove_unjudged",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32),run_filter=unjudged)",
+        description=("Pyserini trec_eval -remove-unjudged ndcg_cut.k: documents absent from the "
+                     "qrels removed before ranking (condensed lists); a query with no judged "
+                     "document retrieved leaves the run (out of the mean; with -c it scores 0: "
+                     "add missing=zero)"),
+        source=pys,
+        requires_cutoff=True,
+        default_cutoffs=(10,),
+        native_name="ndcg_cut_{k}",
+    )
 
 
 @hookimpl
 def evalkit_register_presets(register):
-    for preset in PRESETS:
+    for preset in (*PRESETS, *_pyserini()):
         register(preset)
 
 

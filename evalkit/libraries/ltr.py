@@ -1,6 +1,7 @@
 """Presets that reproduce the NDCG and ERR of learning-to-rank and deep-learning
-libraries (LightGBM, XGBoost, RankLib, TF-Ranking, torchmetrics) and of the TREC
-Web track's ``gdeval.pl``.
+libraries (LightGBM, XGBoost, RankLib, TF-Ranking, torchmetrics, CatBoost, allRank,
+pytorchltr), and torchmetrics' float32 NDCG as a metric of its own (``ndcg_float32``).
+gdeval.pl's presets are in :mod:`evalkit.libraries.gdeval`.
 
 Every preset cites the source lines its flavour was read from. The versions read
 are the ones the differential tests run against where the library installs from
@@ -29,15 +30,78 @@ What the libraries share, and how the flavours say it:
 
 from __future__ import annotations
 
-from ..components import Preset
+import numpy as np
+
+from ..components import Metric, MetricOutput, Preset, declared, metric
+from ..float32 import scores_as_float32
 from ..hookspecs import hookimpl
+from ..kernel import MetricInput, gain_floor, offsets_from_sorted
 
 LIGHTGBM = "microsoft/LightGBM v4.7.0"
 XGBOOST = "dmlc/xgboost v3.2.0"
 RANKLIB = "RankLib 2.x (codelibs/ranklib, src/main/java/ciir/umass/edu)"
 TFR = "tensorflow/ranking v0.5.5 (tensorflow_ranking/python)"
 TORCHMETRICS = "Lightning-AI/torchmetrics v1.9.0 (src/torchmetrics)"
-GDEVAL = "gdeval.pl version 1.2a (TREC 2010-2014 Web track; ir_measures/bin/gdeval.pl in ir_measures 0.4.3)"
+CATBOOST = "catboost/catboost v1.2.10"
+
+
+@metric(
+    "ndcg_float32",
+    supports_averaged_ties=True,
+    formula="NDCG@k = DCG@k / IDCG@k in float32: gain = grade (negative grades: 0 under "
+            "negative=zero, the grade under negative=gain), discount float32 1/log2(r+1), IDCG "
+            "of the returned grades sorted, tie groups by float32 score, sums in torch's CPU order",
+    source="torchmetrics 1.9.0 functional/retrieval/ndcg.py (_tie_average_dcg, "
+           "_dcg_sample_scores, retrieval_normalized_dcg), utilities/checks.py (preds as "
+           "float32); torch aten/src/ATen/native/cpu/SumKernel.cpp (cascade sum)",
+    description="NDCG as torchmetrics computes it, bit for bit (float32 arithmetic)",
+)
+def ndcg_float32(inp: MetricInput) -> MetricOutput:
+    """torchmetrics' ``retrieval_normalized_dcg`` in its own ``float32`` arithmetic
+    (functional/retrieval/ndcg.py): the grade itself as gain (unjudged: 0). A negative
+    grade follows the flavour's ``negative`` convention: ``zero`` (the default) gives it
+    gain 0, ``gain`` keeps it as its (negative) gain, as torchmetrics counts a negative
+    target (the ``torchmetrics.ndcg`` preset), ``error`` refuses it (the engine raises
+    before the kernel runs); ``min_grade`` above 0 gives the grades below it gain 0.
+    ``float32`` discounts ``1/log2(r+1)``, zero past ``k``;
+    under an averaged tie policy the mean grade of each group of scores equal in
+    ``float32`` times the group's discount sum (``_tie_average_dcg``: ``torch.cumsum``,
+    then differences at the group ends); the ideal DCG of the returned grades sorted;
+    every sum in torch's ``float32`` order (:mod:`evalkit.float32`)."""
+    from ..float32 import cumsum_float32, log2_discount_float32, torch_sum_float32
+
+    r = inp.ranked
+    nq, offsets, n = inp.n_queries, r.offsets, len(r.query)
+    # the gain floor of the conventions: -inf under negative=gain (min_grade <= 0), else
+    # max(min_grade, 0); NaN (unjudged) compares False, so it gets 0 as well
+    grade = np.where(r.grade >= gain_floor(inp.min_grade, inp.negative), r.grade, 0.0)
+    target = grade.astype(np.float32).astype(np.float64)
+    disc = log2_discount_float32(r.rank)
+    if inp.k is not None:
+        disc[r.rank > inp.k] = 0.0
+    # groups of tied documents (scores equal in float32) under an averaged tie policy
+    new_group = np.ones(n, dtype=bool)
+    if r.averaged and n > 1:
+        s32 = scores_as_float32(r.score)
+        new_group[1:] = (s32[1:] != s32[:-1]) | (r.query[1:] != r.query[:-1])
+    start = np.flatnonzero(new_group)
+    end = np.r_[start[1:] - 1, n - 1] if n else start
+    gq = r.query[start]
+    mean_target = (np.add.reduceat(target, start) / (end - start + 1)).astype(np.float32) if n else target
+    cum = cumsum_float32(disc, offsets).astype(np.float64)
+    prev = np.r_[0.0, cum[end[:-1]]] if n else cum
+    prev[start == offsets[gq]] = 0.0
+    disc_sum = (cum[end] - prev).astype(np.float32)
+    dcg = torch_sum_float32((mean_target * disc_sum.astype(np.float64)).astype(np.float32),
+                            offsets_from_sorted(gq, nq))
+    ideal_target = target[np.lexsort((-target, r.query))]
+    idcg = torch_sum_float32((ideal_target * disc).astype(np.float32), offsets)
+    values = np.zeros(nq)
+    ok = idcg != 0
+    values[ok] = (dcg[ok].astype(np.float64) / idcg[ok]).astype(np.float32)
+    # torchmetrics' empty_target_action applies to queries whose targets sum to 0
+    defined = inp.per_query(grade) != 0
+    return MetricOutput(values, defined)
 
 
 def _presets():
@@ -158,37 +222,91 @@ def _presets():
                 "ReduceOps cumsum (double accumulator)"),
         native_name="RetrievalNormalizedDCG(top_k={k})",
     )
+    # ------------------------------------------------------------------ CatBoost
+    catboost_src = (f"{CATBOOST} catboost/libs/metrics/dcg.cpp (GetSortedTargets; CalcDcgSorted: "
+                    "decay[i] = 1/log2(i + 2), type=Exp: pow(2, target) - 1; CalcDcg sorts with "
+                    "CompareDocs from doc_comparator.h: equal predictions put the lower target "
+                    "first, negative targets included; CalcIDcg: every target sorted descending, "
+                    "negative ones included; CalcNdcg: idcg > 0 ? dcg / idcg : 1; read at commit "
+                    "7ab73e63), "
+                    "catboost/libs/metrics/metric.cpp (NDCG: top=-1 is the whole group, "
+                    "type=Base linear / Exp); in 1.2.10 a group whose labels are all 0 scores 1 "
+                    "(the older CalcNdcg returned 0; checked against catboost.utils.eval_metric); "
+                    "negative labels: their gains are summed (type=Base: the label, type=Exp: "
+                    "2^label - 1 in (-1, 0)) in the DCG and the ideal DCG alike, and a group whose "
+                    "ideal DCG is <= 0 scores 1 (checked against catboost.utils.eval_metric on "
+                    "tied groups with labels -2..4)")
+    # negative=gain: negative labels count as CatBoost counts them; pessimistic(negative=gain):
+    # among tied predictions a negative label comes before a 0 (CompareDocs on the raw target)
+    cb_ties = "ties=pessimistic(negative=gain)"
+    for name, gain, what in (("catboost.ndcg", "linear", "type=Base: the label as gain"),
+                             ("catboost.ndcg_exp", "exp2", "type=Exp: gain 2^label - 1")):
+        yield Preset(
+            name=name,
+            spec=f"ndcg(gain={gain},discount=log2,idcg=returned,{cb_ties},empty=one,negative=gain)",
+            description=(f"CatBoost eval metric NDCG ({what}): 1/log2(i+1), ideal DCG from the "
+                         "group's own labels cut at top, tied predictions put the lower label "
+                         "first, a group whose ideal DCG is <= 0 (all labels 0, or only negative "
+                         "ones) scores 1; negative labels give negative gains, in the DCG and the "
+                         "ideal DCG, as CatBoost sums them (NDCG can be negative)"),
+            source=catboost_src,
+            native_name="NDCG:top={k}",
+        )
     yield Preset(
-        name="gdeval.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,empty=skip,grades=gdeval)",
-        description=("gdeval.pl nDCG@k (TREC Web track): gain 2^rel-1, 1/log(i+2) (log2 after "
-                     "normalising), IDCG from every positive judgment of the topic, run sorted by "
-                     "score then docno descending, topics with no positive judgment not reported; a judgment "
-                     "that is not an integer or is above 4 stops gdeval.pl (format error): refused "
-                     "(grades=gdeval)"),
-        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 39-42 (format error unless the judgment "
-                "is an integer <= MAX_JUDGMENT), 42-45 (only judgments > 0 kept; negative "
-                "grades count 0), 73/82 (ideal DCG from the sorted positive judgments), 124-143 "
-                "(runOrder: score descending, then docno descending), 151 ((2^g-1)/log(i+2)), 175 "
-                "(topics without a positive judgment are skipped)"),
-        requires_cutoff=True,
-        default_cutoffs=(20,),
+        name="catboost.ndcg_position",
+        spec=f"ndcg(gain=linear,discount=reciprocal,idcg=returned,{cb_ties},empty=one,negative=gain)",
+        description=("CatBoost NDCG:denominator=Position: discount 1/i instead of 1/log2(i+1); "
+                     "otherwise as catboost.ndcg (negative labels included)"),
+        source=catboost_src + "; denominator=Position: 1/position",
+        native_name="NDCG:top={k};denominator=Position",
+    )
+    yield Preset(
+        name="catboost.dcg",
+        spec=f"dcg(gain=linear,discount=log2,{cb_ties},negative=gain)",
+        description="CatBoost eval metric DCG (type=Base): raw DCG, tied predictions lower label first; "
+                    "negative labels count negatively, as CatBoost sums them",
+        source=catboost_src,
+        native_name="DCG:top={k}",
+    )
+    # ------------------------------------------------------------------ allRank, pytorchltr
+    yield Preset(
+        name="allrank.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32),empty=one,negative=drop)",
+        description=("allRank ndcg: gain 2^x - 1 (the default gain_function), 1/log2(i+2), ideal "
+                     "from the slate's labels, padded items (label -1) masked: they leave the slate "
+                     "and its ideal (negative=drop), slates with IDCG 0 get filler_value 1; "
+                     "y_pred.sort is not stable: expected value over ties of the float32 predictions; "
+                     "labels below -1 are not padding to allRank (a gain 2^x - 1 < 0): not reproduced"),
+        source=("allegro/allRank v1.4.3 allrank/models/metrics.py:7-8 (gain_function, "
+                "filler_value=1.0), :21-24 (ndcg = dcg / idcg, idcg == 0 -> filler_value), :31-38 "
+                "(padding masked: -inf score, label 0), :56-60 (ats cut at the slate length), :64 "
+                "(discount 1/log2(i + 2), float32)"),
         native_name="ndcg@{k}",
     )
     yield Preset(
-        name="gdeval.err",
-        spec="err(max_grade=4,ties=trec_eval,empty=skip,grades=gdeval)",
-        description=("gdeval.pl ERR@k: R = (2^rel - 1)/2^4, run sorted by score then docno "
-                     "descending, topics with no positive judgment not reported; a judgment that is not an "
-                     "integer or is above 4 stops gdeval.pl (format error): refused (grades=gdeval)"),
-        source=(f"{GDEVAL} lines 16 (MAX_JUDGMENT = 4), 39-42 (format error unless the judgment "
-                "is an integer <= MAX_JUDGMENT), 42-45, "
-                "124-143 (runOrder), 157-169 (err: r = (2^g-1)/2^MAX_JUDGMENT, score += r*decay/(i+1)), "
-                "175"),
-        requires_cutoff=True,
-        default_cutoffs=(20,),
-        native_name="err@{k}",
+        name="pytorchltr.ndcg",
+        spec="ndcg(gain=exp2,discount=log2,idcg=returned,ties=average(score=float32))",
+        description=("pytorchltr.evaluation.ndcg (exp=True, the default): gain 2^y - 1, "
+                     "1/log2(i+2), ideal from the query's own relevance, IDCG 0 -> 1 so NDCG 0, "
+                     "ties broken at random (expected value over ties of float32 scores here), k beyond the list: whole list"),
+        source=("rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:36-38 (idcg == 0 -> 1), "
+                ":85 (rank_by_score), :91-93 (2^rel - 1, 1/log2(i + 2)), :97-98 (dcg[:, :k][:, -1]); "
+                "pytorchltr/utils/tensor_operations.py:48-64 (rank_by_score: padded last, random "
+                "tie break)"),
+        native_name="ndcg@{k}",
     )
+    yield Preset(
+        name="pytorchltr.ndcg_linear",
+        spec="ndcg(gain=linear,discount=log2,idcg=returned,ties=average(score=float32))",
+        description="pytorchltr.evaluation.ndcg(exp=False): the relevance itself as gain, otherwise as pytorchltr.ndcg (ties broken at random: expected value over ties of float32 scores here)",
+        source="rjagerman/pytorchltr v0.2.1 pytorchltr/evaluation/dcg.py:91-93 (exp=False: y)",
+        native_name="ndcg@{k}",
+    )
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return declared(__name__, Metric)
 
 
 @hookimpl

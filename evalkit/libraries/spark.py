@@ -13,7 +13,7 @@ Spark 4.x): for each (predicted array, ground-truth array[, relevance array]):
   ``1/ln(i + 2)`` (the base cancels in the ratio: ``log2``), ideal DCG from
   ``min(|ground truth|, k)`` ones (``idcg=judged``);
 * **graded** (relevance values, JVM side only; the metric
-  :func:`evalkit.builtins.metrics_spark.ndcg_mllib`): every judged item is in the
+  :func:`ndcg_mllib` below): every judged item is in the
   ground truth whatever its grade, the gain is ``2^rel - 1`` for every grade
   (negative grades count negatively, unjudged items 0), and the ideal DCG sums the
   gains of the ground-truth items *in the caller's order* (the qrels' order), so
@@ -32,14 +32,94 @@ predictions and ground truth (``missing=skip``).
 
 from __future__ import annotations
 
-from ..components import Preset
+import numpy as np
+
+from ..components import Metric, MetricOutput, Preset, declared, metric
 from ..hookspecs import hookimpl
+from ..kernel import MetricInput, offsets_from_sorted, segment_ids, segment_sum
 
 SPARK = "apache/spark v4.x mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
 RECOMMENDERS = "recommenders-team/recommenders recommenders/evaluation/spark_evaluation.py"
 
 BINARY = "ndcg(gain=binary,discount=log2,idcg=judged,ties=stable)"
 GRADED = "ndcg_mllib(ties=stable)"
+
+
+# MLlib's graded NDCG as a metric kernel of its own:
+#
+# ``RankingMetrics.ndcgAt(k)`` with relevance values (apache/spark
+# mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala,
+# ``ndcgAt``, the ``useBinary == false`` branch) differs from the composed
+# ``ndcg(gain=exp2,idcg=listed)`` once grades are negative, because the engine gives
+# negative grades gain 0 (trec_eval's rule) and Spark does not:
+#
+# * every label of the ground-truth array counts (``labSet.nonEmpty``; its size
+#   bounds the ideal), whatever its relevance value: zero and negative ones too;
+# * the gain is ``2^rel - 1`` for every relevance value, so a negative grade has a
+#   negative gain in ``(-1, 0)``; an unjudged item has relevance 0, gain 0
+#   (``relMap.getOrElse(pred(i), 0.0)``);
+# * the discount is ``1 / ln(i + 2)`` for 0-based position ``i`` (natural log: the
+#   base cancels in the ratio, and the same arithmetic gives Spark's digits);
+# * the ideal DCG ``maxDcg`` sums ``(2^rel(lab(i)) - 1) / ln(i + 2)`` over the first
+#   ``min(|labels|, k)`` labels *in the caller's order* (not sorted), so it can be
+#   smaller than the DCG (NDCG above 1), zero, or negative;
+# * ``maxDcg == 0`` scores 0 (``empty=zero``); any other ``maxDcg``, negative
+#   included, divides: ``dcg / maxDcg`` (negative NDCG, or a positive one from two
+#   negative sums, occurs).
+
+def _mllib_gain(grade: np.ndarray) -> np.ndarray:
+    """``2^rel - 1`` for every grade (negative ones too); unjudged (``NaN``) -> 0."""
+    return np.exp2(np.nan_to_num(grade, nan=0.0)) - 1.0
+
+
+def _mllib_discount(rank: np.ndarray) -> np.ndarray:
+    """``1 / ln(rank + 1)`` for 1-based ``rank`` (Spark: ``1 / math.log(i + 2)``, 0-based ``i``)."""
+    return 1.0 / np.log(rank.astype(np.float64) + 1.0)
+
+
+@metric(
+    "ndcg_mllib",
+    supports_averaged_ties=True,
+    formula=("NDCG@k = sum_{r<=k} (2^rel_r - 1)/ln(r+1) / sum_{i<=min(L,k)} (2^rel(label_i) - 1)/ln(i+1), "
+             "labels in qrels order, every grade counting (negative grades: negative gains); "
+             "0 when the denominator is 0"),
+    source=f"{SPARK} ndcgAt (relevance values given: relMap, maxDcg over lab(i) in the caller's order)",
+    description=("Spark MLlib's graded NDCG: gain 2^rel - 1 for every grade (negatives count negatively), "
+                 "ideal in the qrels' order, can exceed 1 or be negative"),
+)
+def ndcg_mllib(inp: MetricInput) -> MetricOutput:
+    """Spark MLlib ``RankingMetrics.ndcgAt(k)`` with relevance values (module docstring).
+
+    The qrels are the caller's label array (in their order) and the run sorted under
+    the flavour's tie policy the predicted array. A ``min_grade`` above 0 drops the
+    grades below it from both (a Spark caller filtering the labels first).
+
+    :returns: ``float64`` ``(q,)``; ``defined`` is false where the ideal DCG is 0.
+    """
+    r = inp.ranked
+    grade = r.grade
+    if inp.min_grade > 0:
+        grade = np.where(grade >= inp.min_grade, grade, np.nan)
+    weights = inp.position_weights(_mllib_discount(r.rank))  # the cutoff, averaged ties
+    dcg = inp.per_query(_mllib_gain(grade) * weights)
+    judged = inp.judged_grade
+    seg = segment_ids(inp.judged_offsets)
+    if inp.min_grade > 0:
+        keep = judged >= inp.min_grade
+        judged, seg = judged[keep], seg[keep]
+    offsets = offsets_from_sorted(seg, inp.n_queries)
+    rank = np.arange(len(judged), dtype=np.int64) - offsets[seg] + 1
+    within = rank <= inp.k if inp.k is not None else np.ones(len(rank), dtype=bool)
+    ideal = segment_sum((_mllib_gain(judged) * _mllib_discount(rank))[within], seg[within], inp.n_queries)
+    defined = ideal != 0.0
+    values = np.zeros(inp.n_queries)
+    np.divide(dcg, ideal, out=values, where=defined)
+    return MetricOutput(values, defined)
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return declared(__name__, Metric)
 
 
 @hookimpl

@@ -1,0 +1,135 @@
+"""Resolving measure specs, once, at the edge.
+
+The command line (``-m``), the config runner (``flavours:``) and the public functions
+(:func:`evalkit.evaluate`, :func:`evalkit.spark.evaluate`, :mod:`evalkit.arrays`,
+:mod:`evalkit.integrations`) turn what a user wrote — a flavour string, a preset name
+with an optional ``@k``, a trec_eval or ir_measures measure name — into
+:class:`~evalkit.flavour.Flavour` values here, once per command or call. Everything
+below (``evalkit.engine``, ``evalkit.results``, ``evalkit.explain``, the Spark backend)
+takes resolved flavours and never reads a preset (``tests/test_layers.py``).
+
+Preset specs are parsed when a preset is used, not at start-up: a plugin's broken
+preset fails with a :class:`~evalkit.errors.RegistryError` naming the preset and the
+plugin when it is asked for, and every other command works
+(:func:`evalkit.presets.expand_labelled`). The tests parse every registered preset
+(``tests/test_resolve.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import Callable, Iterable, NamedTuple
+
+from .errors import ArgumentError, FlavourError
+from .flavour import Flavour
+from .presets import expand_labelled, expand_spec
+from .registry import registry_or_default
+
+
+class ResolvedMeasure(NamedTuple):
+    """One measure as resolved from a spec.
+
+    :param label: the display name: the spec as written when it gives one flavour,
+        ``preset@k`` (``name.k`` for a trec_eval list) per cutoff otherwise.
+    :param preset: the :class:`~evalkit.components.Preset` the spec named, or ``None``
+        (a flavour string or :class:`Flavour`).
+    :param flavour: the resolved :class:`Flavour`.
+    """
+
+    label: str
+    preset: object
+    flavour: Flavour
+
+
+def resolve_measures(specs, registry=None, cutoffs=None) -> list[ResolvedMeasure]:
+    """Resolve measure specs into ``(label, preset or None, flavour)`` triples, in order.
+
+    :param specs: one spec or an iterable of specs; a spec is a :class:`Flavour`, a
+        flavour string (``ndcg(gain=exp2)@10``), a preset name with optional ``@k``
+        (``trec_eval.ndcg_cut@10``; a preset with default cutoffs and no ``@k`` gives one
+        measure per default cutoff), a trec_eval name (``ndcg_cut.5,10``, ``P.10``,
+        ``all_trec``) or an ir_measures name (``nDCG@10``).
+    :param cutoffs: optional cutoffs; each spec gives one flavour per cutoff.
+    :returns: list of :class:`ResolvedMeasure`; specs giving the same flavour stay
+        separate entries (each under its own label).
+    :raises ArgumentError: ``specs`` is neither a spec nor an iterable of specs.
+    :raises FlavourError: an unknown name (with the closest known names), component or
+        parameter, or an invalid flavour string.
+    :raises RegistryError: a preset's own spec is not a valid flavour (the message names
+        the preset and the plugin that registered it).
+    """
+    registry = registry_or_default(registry)
+    if isinstance(specs, (str, Flavour)):
+        specs = [specs]
+    elif not isinstance(specs, Iterable):
+        raise ArgumentError(f"flavours must be a flavour string, a Flavour or a list of them, "
+                            f"got {type(specs).__name__}")
+    return [ResolvedMeasure(label, preset, fl)
+            for spec in specs for label, preset, fl in expand_labelled(spec, registry, cutoffs)]
+
+
+def resolve_flavour(spec, registry=None) -> Flavour:
+    """The one flavour ``spec`` names (``evalkit explain``'s ``-m``).
+
+    :raises FlavourError: as :func:`resolve_measures`, or the spec gives several
+        flavours (a preset with default cutoffs and no ``@k``).
+    """
+    measures = resolve_measures(spec, registry)
+    if len(measures) != 1:
+        raise FlavourError(f"{spec!r} expands to {len(measures)} flavours; give one cutoff with @k")
+    return measures[0].flavour
+
+
+def resolving(fn: Callable) -> Callable:
+    """``fn`` (an engine's ``evaluate(qrels, runs, flavours, *, labels=None,
+    registry=None, ...)``, which takes resolved flavours) as a public function taking
+    specs: its ``flavours`` are resolved once with :func:`resolve_measures`, and its
+    ``labels`` default to the specs as written (``preset@k`` per expanded cutoff).
+    The signature and docstring are ``fn``'s."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def edge(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        # the registry argument is passed on as given: None means the engine's default
+        # (the Spark engine ships a given registry's plugins to its executors)
+        measures = resolve_measures(bound.arguments["flavours"], bound.arguments.get("registry"))
+        bound.arguments["flavours"] = [m.flavour for m in measures]
+        if bound.arguments.get("labels") is None:
+            bound.arguments["labels"] = [m.label for m in measures]
+        # the engine's warnings name its caller's line (stacklevel); through this wrapper
+        # that line would be here: they are recorded and warned again from the caller
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fn(*bound.args, **bound.kwargs)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return result
+
+    return edge
+
+
+def _engine_evaluate():
+    from .engine.evaluate import evaluate
+
+    return evaluate
+
+
+#: :func:`evalkit.evaluate`: the local engine's evaluate, taking specs (resolved here, once).
+evaluate = resolving(_engine_evaluate())
+
+
+def _flavours_of_spec(text: str) -> list[Flavour]:
+    """What :meth:`evalkit.Results.flavour_index` looks a spec up by."""
+    return expand_spec(text)
+
+
+def _install_results_lookup() -> None:
+    from . import results
+
+    results.set_spec_resolver(_flavours_of_spec)
+
+
+_install_results_lookup()
