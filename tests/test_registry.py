@@ -465,9 +465,9 @@ def test_plugin_preset_with_unknown_component(site):
 
 
 def test_broken_plugin_preset_fails_only_when_used(site, capsys):
-    """Presets are not parsed at start-up: with a plugin's broken preset installed, a
-    command that does not use it works; one that asks for it exits 2 naming the preset
-    and the plugin (the spec is parsed where it is resolved, evalkit.resolve)."""
+    """Built-in presets are not parsed at start-up; a plugin's are, and a plugin with a
+    broken preset is disabled with a warning: a command that does not use it works; one
+    that asks for it exits 2 naming the preset, the plugin and the parse error."""
     from evalkit.cli import main
 
     site.add("evalkit-badpreset", """
@@ -485,8 +485,8 @@ def test_broken_plugin_preset_fails_only_when_used(site, capsys):
     finally:
         registry_mod._cached.cache_clear()
     err = capsys.readouterr().err
-    assert "preset 'x.bad' from evalkit-badpreset 1.0" in err and "unknown gain 'quadratic'" in err, err
-    assert "Traceback" not in err
+    assert "preset 'x.bad' comes from plugin 'evalkit-badpreset' (evalkit-badpreset 1.0" in err, err
+    assert "unknown gain 'quadratic'" in err and "Traceback" not in err
 
 
 # ----------------------------------------------------------------------------- disabling

@@ -563,7 +563,7 @@ def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
             except (FlavourError, DatasetError) as exc:
                 raise loc.error(spec_key, str(exc), value=True) from None
             for s in specs:
-                out.append(FlavourEntry(s, expand_spec(s, registry)[0], s, name))
+                out.append(FlavourEntry(s, resolve_measures(s, registry)[0].flavour, s, name))
                 where[s] = key
             continue
         try:
