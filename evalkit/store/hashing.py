@@ -25,9 +25,17 @@ BLOCK = 1 << 20
 def file_digest(path: str | os.PathLike) -> str | None:
     """``"sha256:<64 hex digits>"`` of the bytes of the regular file ``path``; ``None``
     when ``path`` is not a regular file (a FIFO or a device: hashing would consume it).
+    An ``irds:DATASET_ID`` source (qrels by ir_datasets id) is hashed by its judgments
+    as ir_datasets gives them (:func:`judgments_digest`), so a changed local copy of the
+    dataset is not mistaken for the stored one.
 
     :raises OSError: the file cannot be opened or read.
+    :raises DatasetError: an ``irds:`` source cannot be read.
     """
+    from ..ecosystem.ir_datasets import is_dataset_id
+
+    if is_dataset_id(path):
+        return judgments_digest(str(path))
     with open(path, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return None
@@ -37,6 +45,21 @@ def file_digest(path: str | os.PathLike) -> str | None:
             digest = hashlib.sha256()
             for block in iter(lambda: fh.read(BLOCK), b""):
                 digest.update(block)
+    return "sha256:" + digest.hexdigest()
+
+
+def judgments_digest(source: str) -> str:
+    """``"sha256:<hex>"`` of an ``irds:`` source's judgments: query ids, docnos and
+    grades in the order ir_datasets gives them (``qrels_iter``); computed over the joined
+    columns, not per judgment in Python."""
+    from ..ecosystem.ir_datasets import read_qrels
+
+    qrels = read_qrels(source)
+    digest = hashlib.sha256(b"irds-qrels\0")
+    for column in (qrels.qid, qrels.docno):
+        digest.update("\0".join(map(str, column)).encode("utf-8", "surrogatepass"))
+        digest.update(b"\1")
+    digest.update(qrels.grade.astype("<f8").tobytes())
     return "sha256:" + digest.hexdigest()
 
 
