@@ -44,6 +44,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.presets_spark",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",
+    "evalkit.builtins.stages",
     "evalkit.builtins.library_components",
     "evalkit.builtins.presets_libraries",
 )
@@ -56,6 +57,12 @@ _HOOK_FOR_FAMILY = {
     "metric": "evalkit_register_metrics",
     "preset": "evalkit_register_presets",
     "engine": "evalkit_register_engines",
+    "grades": "evalkit_register_grade_rules",
+    "negative": "evalkit_register_negative_rules",
+    "run_filter": "evalkit_register_run_filters",
+    "outcome": "evalkit_register_outcomes",
+    "aggregate": "evalkit_register_aggregates",
+    "divergence": "evalkit_register_divergences",
 }
 
 BUILTIN_ORIGIN = "evalkit (built-in)"
