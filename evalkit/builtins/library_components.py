@@ -149,9 +149,10 @@ def _gdeval_refusals(grade: np.ndarray) -> list[tuple[np.ndarray, str]]:
 
 
 def _format(v: float) -> str:
-    from ..engine.checks import format_number
-
-    return format_number(v)
+    """A grade for a message: an integer without a decimal point or exponent (as the
+    engine's messages write grades)."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
 
 
 def _refusal(rule: str, tests: list[tuple[np.ndarray, str]], grades: np.ndarray) -> Refusal | None:
@@ -261,10 +262,10 @@ def interleaved_topics(qrels, run) -> np.ndarray:
         lines form one block. O(rows), no sort of the rows.
     """
     from ..columnar import isin_ids
-    from ..engine.pair_index import code_runs
 
     codes, vocab = run._qid_codes()
-    blocks = np.bincount(codes[code_runs(codes)], minlength=len(vocab))
+    heads = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) else codes[:0]
+    blocks = np.bincount(codes[heads], minlength=len(vocab))  # the runs of equal query codes of each query
     split = np.flatnonzero(blocks > 1)
     if len(split) == 0:
         return vocab[:0]

@@ -33,9 +33,10 @@ def any_grade(grades: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- negative grades
 def _format(v: float) -> str:
-    from ..engine.checks import format_number
-
-    return format_number(v)
+    """A grade for a message: an integer without a decimal point or exponent (as the
+    engine's messages write grades)."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
 
 
 @negative_rule("zero", formula="negative grade -> gain 0, out of the ideal ranking; judged non-relevant",
