@@ -170,9 +170,10 @@ def _located_rank(exc: RankColumnError, run: Run, problem: Problem, flavour: Fla
         return RankColumnError(f"{flavour}: run {run.name!r}: {exc}")
     a, b = (int(i) for i in exc.rows)
     where = f"{run.source}:{int(run.line[a])} and :{int(run.line[b])}"
+    # the tie policy's own words (the library it reproduces and why) after the documents
+    why = str(exc).split("(", 1)[1].rstrip(")") if "(" in str(exc) else str(exc)
     return RankColumnError(f"{flavour}: run {run.name!r} ({where}): query {run.qid[a]!r}: documents "
-                           f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; ndeval refuses "
-                           "duplicate ranks (ndeval.c:1099-1106)", exc.rows, exc.rank)
+                           f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; {why}", exc.rows, exc.rank)
 
 
 def _check_type(value, cls, name: str):
