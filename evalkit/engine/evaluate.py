@@ -133,7 +133,7 @@ def _drops(problem: Problem, resolved: _Resolved):
                                            f"returned shape {hit.shape}, expected {ranked.query.shape}")
             mask = hit if mask is None else mask | hit
         return mask
-    key = tuple(("negative_rule", str(st.ref)) for st in dropping) + ((("run_filter", str(filt.ref)),) if filt else ())
+    key = tuple((st.component.family, str(st.ref)) for st in dropping) + ((("run_filter", str(filt.ref)),) if filt else ())
     return key, drop
 
 
