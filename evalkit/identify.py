@@ -61,7 +61,7 @@ from .float32 import scores_as_float32
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, STAGE_KEYS, ComponentRef, Flavour
-from .registry import registry_or_default
+from .registry import Registry, registry_or_default
 
 __all__ = [
     "Reported",
@@ -669,7 +669,7 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
     return out
 
 
-def _stage_variants(registry, presets: Sequence[Flavour]) -> dict[str, list[ComponentRef]]:
+def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str, list[ComponentRef]]:
     """The components each stage family is tried at: every registered component at its
     default parameters (those that need a parameter: at the values the presets use),
     but the ones that refuse data (a judgment rule's ``check``: it raises, it gives no
@@ -708,7 +708,7 @@ def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
     return out
 
 
-def _refuses(registry, fl: Flavour, grades: np.ndarray) -> bool:
+def _refuses(registry: Registry, fl: Flavour, grades: np.ndarray) -> bool:
     """Whether a judgment rule of ``fl`` (``grades``, ``negative``) refuses one of
     ``grades`` (``float64`` ``(m,)``): its ``check`` returns a non-empty refusal."""
     grades = np.asarray(grades, dtype=np.float64)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ArgumentError, UnknownNameError
-from .flavour import Flavour
+from .flavour import ComponentRef, Flavour
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +86,7 @@ class Results:
         """Sum of included per-query values: ``float64`` ``(s, f)``."""
         return np.nansum(self.values, axis=2)
 
-    def means(self, registry=None) -> np.ndarray:
+    def means(self, registry: Registry | None = None) -> np.ndarray:
         """Each flavour's aggregate over included queries: ``float64`` ``(s, f)``; ``NaN``
         if none included. The mean, unless the flavour names another ``aggregate``
         component (``round_mean``: the mean rounded, as BEIR and MTEB report it), which
@@ -142,7 +146,7 @@ class Results:
         return results_to_df(self, columns)
 
 
-def _aggregate(ref, values: np.ndarray, registry=None) -> np.ndarray:
+def _aggregate(ref: ComponentRef, values: np.ndarray, registry: Registry | None = None) -> np.ndarray:
     """The ``aggregate`` component ``ref`` on ``values`` (``float64`` ``(s, q)``): ``(s,)``."""
     from .errors import ComponentOutputError
     from .registry import registry_or_default

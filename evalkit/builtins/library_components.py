@@ -50,6 +50,8 @@ the library computes its gain from. The check covers every judged grade of the q
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..components import (Divergence, Gain, GradeRule, IdcgStrategy, Param, Refusal, RunFilter, RunFilterInput, declared, gain,
@@ -252,7 +254,7 @@ def evalkit_register_run_filters():
 
 
 # ---------------------------------------------------------------- divergences (family ``divergence``)
-def interleaved_topics(qrels, run) -> np.ndarray:
+def interleaved_topics(qrels: Any, run: Any) -> np.ndarray:
     """Judged query ids whose lines in ``run`` are not contiguous (another query's lines
     come between two of theirs), in sorted order.
 

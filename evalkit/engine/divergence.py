@@ -13,16 +13,20 @@ finds the topics of a run it applies to. This module knows none of them.
 from __future__ import annotations
 
 import warnings
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
 from ..errors import ReferenceDivergenceWarning
 
+if TYPE_CHECKING:
+    from ..flavour import Flavour
+    from ..registry import Registry
+
 __all__ = ["diverging_presets", "split_topics", "warn_divergences", "warn_interleaved_topics"]
 
 
-def split_topics(qrels, run) -> np.ndarray:
+def split_topics(qrels: Any, run: Any) -> np.ndarray:
     """The topics of ``run`` the ``interleaved_topics`` divergence applies to (kept for
     callers of the former function; :func:`evalkit.builtins.library_components.interleaved_topics`)."""
     from ..builtins.library_components import interleaved_topics
@@ -30,7 +34,7 @@ def split_topics(qrels, run) -> np.ndarray:
     return interleaved_topics(qrels, run)
 
 
-def diverging_presets(flavours: Iterable, registry) -> dict[str, dict[str, str]]:
+def diverging_presets(flavours: Iterable[Flavour], registry: Registry) -> dict[str, dict[str, str]]:
     """``{divergence name: {preset name: what its library does}}`` for the presets
     declaring divergences whose flavour (any cutoff) is one of ``flavours``: named as a
     preset or spelt out as a flavour string, the computation is that preset's."""
@@ -48,7 +52,8 @@ def diverging_presets(flavours: Iterable, registry) -> dict[str, dict[str, str]]
     return out
 
 
-def warn_divergences(flavours: Iterable, qrels, run, registry, stacklevel: int = 3) -> None:
+def warn_divergences(flavours: Iterable[Flavour], qrels: Any, run: Any, registry: Registry,
+                     stacklevel: int = 3) -> None:
     """Warn (:class:`~evalkit.errors.ReferenceDivergenceWarning`) once per divergence for
     ``run`` if a flavour in ``flavours`` is that of a preset declaring it
     (:func:`diverging_presets`) and the divergence finds topics of ``run``; the message

@@ -25,7 +25,8 @@ from .conventions import apply_conventions
 from .divergence import warn_divergences
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
-from ..registry import registry_or_default
+from ..registry import Registry, registry_or_default
+from .ranking import RankedList
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class _Resolved:
     negative_gain: bool = False
 
 
-def _stage(registry, family: str, ref: ComponentRef | None) -> _Stage | None:
+def _stage(registry: Registry, family: str, ref: ComponentRef | None) -> _Stage | None:
     if ref is None:  # the family's default: the stage does nothing
         return None
     comp = registry.get(family, ref.name)
@@ -110,7 +111,7 @@ def resolve(flavour: Flavour, registry) -> _Resolved:
     )
 
 
-def _drops(problem: Problem, resolved: _Resolved):
+def _drops(problem: Problem, resolved: _Resolved) -> tuple[tuple, Callable[[RankedList], np.ndarray]] | None:
     """``(key, drop)`` for :meth:`Problem.ranked`: the positions of the sorted run that
     the judgment rules' ``drops`` and the run filter remove (``drop(ranked) -> bool
     (n,)``), keyed by their references; ``None`` when nothing is removed."""
@@ -121,7 +122,7 @@ def _drops(problem: Problem, resolved: _Resolved):
     if not dropping and filt is None:
         return None
 
-    def drop(ranked) -> np.ndarray:
+    def drop(ranked: RankedList) -> np.ndarray:
         mask = None
         for st in dropping:
             hit = np.asarray(st.component.drops(ranked.grade, **st.kw), dtype=bool)
@@ -265,7 +266,7 @@ def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
     return values, defined
 
 
-def _gain_key(resolved: _Resolved):
+def _gain_key(resolved: _Resolved) -> object:
     """The key of the gains' cache: the gain's reference, with the judgment rules that
     change the grade it reads."""
     reading = tuple(str(st.ref) for st in resolved.judgments if st.component.reads_grades)
