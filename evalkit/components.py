@@ -37,13 +37,27 @@ __all__ = [
     "Preset",
     "Engine",
     "MetricOutput",
+    "RunFilter",
+    "RunFilterInput",
+    "GradeRule",
+    "NegativeRule",
+    "Refusal",
+    "Outcome",
+    "Aggregate",
+    "Divergence",
     "FAMILIES",
+    "STAGE_FAMILIES",
+    "aggregate",
     "declare",
     "declared",
     "discount",
     "gain",
+    "grade_rule",
     "idcg_strategy",
     "metric",
+    "negative_rule",
+    "outcome",
+    "run_filter",
     "tie_policy",
 ]
 
@@ -317,6 +331,168 @@ class Metric(_Component):
                  "returns values ``float64`` ``(q,)`` and ``defined`` ``bool`` ``(q,)``.")
 
 
+# ---------------------------------------------------------------------- stage families
+@dataclass(frozen=True)
+class Refusal:
+    """What a judgment rule's ``check`` returns when it refuses grades.
+
+    :param mask: ``bool`` ``(m,)`` over the judged grades it was given: the refused ones.
+    :param message: ``message(value, count) -> str``: the sentence naming the first
+        refused grade ``value`` (``float``) and the number refused, quoting the
+        library's own message where it has one.
+    :param error: the exception class raised (an :class:`~evalkit.errors.InvalidGradeError`
+        subclass; default :class:`~evalkit.errors.InvalidGradeError`).
+    """
+
+    mask: np.ndarray
+    message: Callable[[float, int], str]
+    error: type | None = None
+
+
+def _identity_grades(grades: np.ndarray) -> np.ndarray:
+    return grades
+
+
+@dataclass(frozen=True)
+class _Judgment(_Component):
+    """A judgment rule (the ``grades`` and ``negative`` families): what the qrels'
+    grades mean before anything is ranked.
+
+    * ``fn(grades, **params) -> grades``: the grade the gain function reads
+      (``float64`` ``(n,)`` in, ``float64`` ``(n,)`` out; only judged grades are
+      passed); the identity unless ``reads_grades``;
+    * ``check(grades, **params) -> Refusal | None``: the judged grades (``float64``
+      ``(m,)``, ``NaN`` unjudged) this rule refuses: the evaluation stops, naming the
+      first one (file and line) with :attr:`Refusal.message`;
+    * ``drops(grades, **params) -> bool (n,)``: the ranked positions (by their grade,
+      ``NaN`` unjudged) that leave the ranking and the ideal ranking, the documents
+      below moving up (applied with the run filter, before ``depth``);
+    * ``negative_gain``: negative grades are judgments with a negative gain (they go
+      through the gain function and may enter the ideal ranking).
+    * ``note``: the one line ``evalkit explain`` prints when a flavour uses the rule.
+    """
+
+    check: Callable[..., Refusal | None] | None = None
+    drops: Callable[..., np.ndarray] | None = None
+    negative_gain: bool = False
+    reads_grades: bool = False
+    note: str = ""
+    #: ``identify`` varies this family's components (a family whose components only
+    #: refuse data, or equal the default on the data they accept, sets it false)
+    varied = True
+
+
+@dataclass(frozen=True)
+class GradeRule(_Judgment):
+    """Grade rule (family ``grades``): which grades are accepted and the grade the gain
+    reads, as a library reads its labels (LightGBM's ``CheckLabel``...). See
+    :class:`_Judgment` for ``fn``, ``check``, ``drops``."""
+
+    family = "grades"
+    varied = False
+    signature = ("Signature: ``fn(grades, **params) -> grades``; ``grades`` ``float64`` ``(n,)`` judged "
+                 "grades; returns the grade the gain reads, ``float64`` ``(n,)``; ``check(grades)`` -> "
+                 "``Refusal`` or ``None`` over ``float64`` ``(m,)``.")
+
+
+@dataclass(frozen=True)
+class NegativeRule(_Judgment):
+    """Negative-grade rule (family ``negative``): what a negative judged grade means
+    (a judged non-relevant document, a negative gain, refused, or absent). See
+    :class:`_Judgment` for ``fn``, ``check``, ``drops``, ``negative_gain``."""
+
+    family = "negative"
+    signature = ("Signature: ``fn(grades, **params) -> grades`` (the identity), with ``check``, ``drops`` "
+                 "and ``negative_gain`` declared on the component.")
+
+
+class RunFilterInput:
+    """What a run filter receives: one run sorted under the flavour's tie policy.
+
+    :param ranked: the sorted list (:class:`evalkit.kernel.RankedList`: ``offsets``
+        ``int64`` ``(q + 1,)``, ``query`` ``int64`` ``(n,)``, ``rank`` 1-based ``int64``
+        ``(n,)``, ``grade`` ``float64`` ``(n,)`` (``NaN`` unjudged), ``docno`` codes).
+    :param problem: the joined run (engine-private; read through the properties).
+    """
+
+    def __init__(self, ranked: Any, problem: Any) -> None:
+        self.ranked = ranked
+        self._problem = problem
+
+    @property
+    def qid(self) -> np.ndarray:
+        """``object`` ``(n,)``: the query id of each position."""
+        return np.asarray(self._problem.qids, dtype=object)[self.ranked.query]
+
+    @property
+    def docno(self) -> np.ndarray:
+        """``object`` ``(n,)``: the docno of each position."""
+        return self._problem.docno_vocab[np.asarray(self.ranked.docno)]
+
+    def input_order(self) -> np.ndarray:
+        """``int64`` ``(n,)``: the position of each document when the run is sorted by
+        score descending with tied documents in the run's line order (a stable sort by
+        score, whatever the tie policy), ``0`` for each query's first."""
+        keys, order = self.ranked._keys_order()
+        by_score = keys.score_order()
+        q = keys.query[by_score]
+        head = np.ones(len(q), dtype=bool)
+        head[1:] = q[1:] != q[:-1]
+        starts = np.maximum.accumulate(np.where(head, np.arange(len(q)), 0))
+        position = np.empty(len(keys.query), dtype=np.int64)
+        position[by_score] = np.arange(len(q), dtype=np.int64) - starts
+        return position[order]
+
+
+@dataclass(frozen=True)
+class RunFilter(_Component):
+    """Run filter (family ``run_filter``): ``fn(inp, **params) -> drop``.
+
+    ``inp`` a :class:`RunFilterInput` (the run sorted under the tie policy); returns
+    ``bool`` ``(n,)``: the positions that leave the ranking (the ranks are then
+    renumbered, before ``depth`` and ``judged_only``). ``empties_query``: a query the
+    filter leaves without documents counts as absent from the run (``missing``).
+    """
+
+    empties_query: bool = False
+    note: str = ""
+    varied = True
+    family = "run_filter"
+    signature = ("Signature: ``fn(inp, **params) -> drop``; ``inp`` a :class:`RunFilterInput` (the run "
+                 "sorted, ``n`` positions); returns ``bool`` ``(n,)``.")
+
+
+@dataclass(frozen=True)
+class Outcome(_Component):
+    """Per-query outcome (family ``outcome``): ``fn(values, **params) -> values``.
+
+    ``values``: ``float64`` ``(q,)`` per-query values after ``empty`` and ``missing``
+    (``NaN``: left out, stays ``NaN``); returns ``float64`` ``(q,)``.
+    """
+
+    note: str = ""
+    varied = True
+    family = "outcome"
+    signature = ("Signature: ``fn(values, **params) -> values``; ``float64`` ``(q,)`` in and out, ``NaN`` "
+                 "(left out) stays ``NaN``.")
+
+
+@dataclass(frozen=True)
+class Aggregate(_Component):
+    """Aggregate over queries (family ``aggregate``): ``fn(values, **params) -> means``.
+
+    ``values``: ``float64`` ``(s, q)`` per-query values of ``s`` systems (``NaN``: left
+    out of the aggregate); returns ``float64`` ``(s,)`` (``NaN`` when no query is
+    included).
+    """
+
+    note: str = ""
+    varied = True
+    family = "aggregate"
+    signature = ("Signature: ``fn(values, **params) -> means``; ``values`` ``float64`` ``(s, q)`` with "
+                 "``NaN`` left out; returns ``float64`` ``(s,)``.")
+
+
 @dataclass(frozen=True)
 class Preset:
     """A named flavour, ``LIBRARY.MEASURE`` (``trec_eval.ndcg_cut``).
@@ -350,7 +526,32 @@ class Preset:
     min_documents: int = 1
     too_few_documents: str = ""
     interleaved_topics: str = ""
+    #: ``((divergence name, what the library does), ...)``: inputs on which the
+    #: library computes something other than the preset (a :class:`Divergence`
+    #: component detects them); :func:`evalkit.evaluate` then warns.
+    diverges: tuple[tuple[str, str], ...] = ()
     family = "preset"
+
+    def divergences(self) -> tuple[tuple[str, str], ...]:
+        """:attr:`diverges`, with :attr:`interleaved_topics` as the ``interleaved_topics``
+        divergence (the older spelling of the same declaration)."""
+        extra = (("interleaved_topics", self.interleaved_topics),) if self.interleaved_topics else ()
+        return tuple(self.diverges) + extra
+
+
+@dataclass(frozen=True)
+class Divergence(_Component):
+    """An input on which some library computes something other than its preset (family
+    ``divergence``): ``fn(qrels, run) -> topics``, the judged query ids (``object``
+    ``(t,)``, sorted) on which it does. ``message`` (``{topics}`` stands for them)
+    says what evalkit does instead. A preset names it in :attr:`Preset.diverges`;
+    :func:`evalkit.evaluate` calls it once per run for the presets among the evaluated
+    flavours and warns (:class:`~evalkit.errors.ReferenceDivergenceWarning`).
+    """
+
+    message: str = "{topics}"
+    family = "divergence"
+    signature = ("Signature: ``fn(qrels, run) -> topics``; returns ``object`` ``(t,)`` judged query ids.")
 
 
 @dataclass(frozen=True)
@@ -378,6 +579,22 @@ FAMILIES = {
     "metric": Metric,
     "preset": Preset,
     "engine": Engine,
+    "run_filter": RunFilter,
+    "grades": GradeRule,
+    "negative": NegativeRule,
+    "outcome": Outcome,
+    "aggregate": Aggregate,
+    "divergence": Divergence,
+}
+
+#: The stage families a flavour names besides its metric's components, with their
+#: default component, in the order of the canonical string (:mod:`evalkit.flavour`).
+STAGE_FAMILIES: dict[str, str] = {
+    "negative": "zero",
+    "grades": "any",
+    "run_filter": "none",
+    "outcome": "value",
+    "aggregate": "mean",
 }
 
 
@@ -444,6 +661,31 @@ def tie_policy(name: str | None = None, **metadata):
 def metric(name: str | None = None, **metadata):
     """``@metric(...)``: :func:`declare` a :class:`Metric`."""
     return declare(Metric, name, **metadata)
+
+
+def run_filter(name: str | None = None, **metadata):
+    """``@run_filter(...)``: :func:`declare` a :class:`RunFilter`."""
+    return declare(RunFilter, name, **metadata)
+
+
+def grade_rule(name: str | None = None, **metadata):
+    """``@grade_rule(...)``: :func:`declare` a :class:`GradeRule` (``fn`` reads a grade)."""
+    return declare(GradeRule, name, **metadata)
+
+
+def negative_rule(name: str | None = None, **metadata):
+    """``@negative_rule(...)``: :func:`declare` a :class:`NegativeRule`."""
+    return declare(NegativeRule, name, **metadata)
+
+
+def outcome(name: str | None = None, **metadata):
+    """``@outcome(...)``: :func:`declare` an :class:`Outcome`."""
+    return declare(Outcome, name, **metadata)
+
+
+def aggregate(name: str | None = None, **metadata):
+    """``@aggregate(...)``: :func:`declare` an :class:`Aggregate`."""
+    return declare(Aggregate, name, **metadata)
 
 
 def declared(module: str | Any, kind: type | None = None) -> list[tuple[Any, tuple[str, ...]]]:

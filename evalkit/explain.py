@@ -23,7 +23,7 @@ import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvaluationError, FlavourError
-from .flavour import Flavour, parse_flavour
+from .flavour import STAGE_KEYS, Flavour, parse_flavour
 
 __all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
 
@@ -230,29 +230,16 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
     if judged_only == "yes":
         notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered (trec_eval -J)"
                      + ("; negative grades are judgments here (negative=gain) and stay"
-                        if fl.convention("negative") == "gain" else
+                        if res.negative_gain else
                         "; a negative grade counts as unjudged, as in trec_eval"))
     min_grade = fl.convention("min_grade")
     if min_grade != 0:
         notes.append(f"min_grade={min_grade:g}: grades below it give gain 0 and leave the ideal ranking")
-    negative = fl.convention("negative")
-    if negative == "gain":
-        notes.append("negative=gain: negative grades go through the gain function (scikit-learn dcg_score; "
-                     "CatBoost and torchmetrics NDCG)")
-    elif negative == "error":
-        notes.append("negative=error: a negative grade in the qrels is refused (scikit-learn ndcg_score)")
-    elif negative == "drop":
-        notes.append("negative=drop: documents with a negative grade leave the ranking and the ideal, the "
-                     "documents below them move up (TF-Ranking's invalid labels, allRank's padding -1)")
-    grades = fl.convention("grades")
-    if grades == "float32":
-        notes.append("grades=float32: the gain reads each grade as a 32-bit float (XGBoost's labels)")
-    elif grades == "gdeval":
-        notes.append("grades=gdeval: a grade that is not an integer or is above 4 stops the evaluation, as "
-                     "gdeval.pl stops; the gain reads the grade itself")
-    elif grades != "any":
-        notes.append(f"grades={grades}: grades {grades} refuses as labels stop the evaluation; the gain reads "
-                     "floor(float32(grade)), the integer the library's gain reads")
+    for family in STAGE_KEYS:  # every stage component not at its default: its own note
+        ref = getattr(fl, family)
+        if ref is not None:
+            comp = registry.get(family, ref.name)
+            notes.append(f"{family}={ref}: {getattr(comp, 'note', '') or comp.description or comp.formula}")
     if res.ties.averaged:
         notes.append(f"ties={fl.ties.name}: each discount is the mean over its block of tied scores "
                      f"(expected DCG over all orderings of the ties)")

@@ -1,5 +1,5 @@
-"""Flavours: a metric composed with gain, discount, IDCG strategy, tie policy,
-conventions and a cutoff, as one immutable, hashable value.
+"""Flavours: a metric composed with gain, discount, IDCG strategy, tie policy, stage
+components, conventions and a cutoff, as one immutable, hashable value.
 
 Canonical string form (round-trips through :func:`parse_flavour`)::
 
@@ -16,7 +16,7 @@ gives this canonical value:
   they differ from their defaults;
 * ``@k`` is the cutoff; no ``@k`` means the whole ranking.
 
-Conventions:
+Conventions (the five choices that mean the same in every library):
 
 * ``empty``: what a query whose IDCG is 0 (no relevant judged document) scores:
   ``zero`` (trec_eval, scikit-learn), ``one`` (LightGBM), ``skip`` (left out of the
@@ -28,40 +28,36 @@ Conventions:
 * ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
   after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``:
   form_res_rels.c keeps ``rel >= 0``; to trec_eval a negative grade means "not in
-  the pool"). Under ``negative=gain`` a negative grade is a judgment with a negative
-  gain, so only documents without a grade are dropped.
+  the pool"). Under a negative rule with negative gains (``negative=gain``) a negative
+  grade is a judgment, so only documents without a grade are dropped.
 * ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
   (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
-* ``negative``: what a negative grade does: ``zero`` (default; trec_eval: a judged
-  non-relevant document, gain 0, out of the ideal ranking), ``gain`` (it goes through
-  the gain function like any grade, so a linear gain is negative: scikit-learn
-  ``dcg_score``, ``_dcg_sample_scores``: ``y_true[ranking] * discount``; only for
-  metrics with a gain and no IDCG), ``error`` (the evaluation raises, naming the
-  query and document: scikit-learn ``ndcg_score`` raises "ndcg_score should not be
-  used on negative y_true values."), ``drop`` (the document leaves the ranking and the
-  ideal, and the documents below it move up: TF-Ranking's invalid labels,
-  metrics_impl.py ``_prepare_and_validate_params``, utils.py ``is_label_valid``). Under
-  ``gain`` a ``min_grade`` above 0 still gives the grades below it gain 0.
-* ``grades``: which grades are accepted, as a learning-to-rank library reads its
-  labels: ``any`` (default), ``lightgbm`` (integers 0..30 as ``float32``, LightGBM's
-  ``CheckLabel``), ``xgboost`` (within 1e-6 above an integer 0..31 as ``float32``,
-  XGBoost's ``CheckNDCGLabels``), ``gdeval`` (integers at most 4, gdeval.pl's
-  ``$MAX_JUDGMENT``; the gain sees the grade itself); a grade the rule refuses stops the
-  evaluation, and under ``lightgbm`` / ``xgboost`` the gain sees the integer the library
-  computes with (:mod:`evalkit.engine.grades`);
-  ``float32`` accepts any grade and gives the gain ``float32(grade)`` (XGBoost's
-  ``ndcg_exp_gain=false``: the ``float`` label is the gain).
-* ``run_filter``: ``query_id`` drops the documents whose docno equals the qid before
-  sorting (BEIR's ``ignore_identical_ids``; the query stays in the run even if nothing
-  is left), ``first`` drops each query's first document after sorting,
-  ``first_stable`` the first by score with tied documents in the run's order (a stable
-  sort by score, as MTEB's ``skip_first_result`` does) whatever the tie policy; the ranks are
-  then renumbered (before ``depth`` and ``judged_only``); ``unjudged`` drops the
-  documents absent from the qrels, and a query left with none counts as absent from
-  the run (the ``missing`` convention), as Pyserini's ``-remove-unjudged`` does.
-* ``complement``: ``yes`` reports ``1 - value`` per query (TorchRec).
-* ``round`` / ``round_mean``: the per-query values / the mean over queries rounded to
-  that many decimals, ``rounding`` ``half_even`` (default) or ``half_up``.
+
+Stage components (docs/architecture.md): every other choice is a component of a stage
+family, registered through a hook like gains, written only when it is not the
+family's default (:data:`STAGE_KEYS`):
+
+* ``negative`` (:class:`~evalkit.components.NegativeRule`): what a negative grade
+  means: ``zero`` (default; trec_eval: judged non-relevant, gain 0), ``gain``
+  (scikit-learn ``dcg_score``, CatBoost: through the gain function; only for metrics
+  with a gain and no IDCG, or ndcg with :data:`NEGATIVE_GAIN_IDCG`), ``error``
+  (scikit-learn ``ndcg_score`` refuses it), ``drop`` (TF-Ranking: the document leaves
+  the ranking and the ideal);
+* ``grades`` (:class:`~evalkit.components.GradeRule`): which grades are accepted and
+  the grade the gain reads: ``any`` (default), ``lightgbm``, ``xgboost``, ``gdeval``,
+  ``float32`` (:mod:`evalkit.libraries.label_rules`);
+* ``run_filter`` (:class:`~evalkit.components.RunFilter`): documents removed from the
+  sorted run before ``depth``: ``none``, ``query_id`` (BEIR), ``first``,
+  ``first_stable`` (MTEB), ``unjudged`` (Pyserini; a query left empty is absent);
+* ``outcome`` (:class:`~evalkit.components.Outcome`): the per-query value reported:
+  ``value``, ``complement`` (``1 - value``, TorchRec), ``round(decimals,rounding)``
+  (OpenSearch);
+* ``aggregate`` (:class:`~evalkit.components.Aggregate`): the mean over queries:
+  ``mean``, ``round_mean(decimals,rounding)`` (BEIR, MTEB).
+
+The keys of older strings ``complement=yes``, ``round=N``, ``round_mean=N`` and
+``rounding=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
+(:data:`LEGACY_KEYS`), and :meth:`Flavour.convention` still answers them.
 
 Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
 """
@@ -77,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from .components import Param
+from .components import STAGE_FAMILIES, Param
 from .errors import FlavourError
 from .registry import registry_or_default
 
@@ -101,7 +97,9 @@ NEGATIVE_GAIN_METRICS = ("dcg", "ndcg_float32")
 #: above 1. Other strategies (``listed``, ``judged_at_returned``) are refused.
 NEGATIVE_GAIN_IDCG = ("returned", "returned_top_k", "judged")
 
-#: Flavour-level conventions, validated like component parameters.
+#: Flavour-level conventions, validated like component parameters: the five choices
+#: that mean the same in every library. Everything else a library does differently is
+#: a component of a stage family (:data:`STAGE_KEYS`).
 CONVENTIONS: dict[str, Param] = {
     "empty": Param(
         "empty", "str", "zero", "score of a query with IDCG = 0 (no relevant judged document)",
@@ -119,57 +117,79 @@ CONVENTIONS: dict[str, Param] = {
     "judged_only": Param(
         "judged_only", "str", "no",
         "drop unjudged documents after sorting, then renumber the ranks (trec_eval -J: a negative "
-        "grade counts as unjudged, except under negative=gain, where it is a judgment)",
+        "grade counts as unjudged, except under a negative rule with negative gains, where it is a judgment)",
         choices=("no", "yes"),
     ),
     "min_grade": Param(
         "min_grade", "float", 0.0,
         "grades below this give gain 0 and leave the ideal ranking (ranx rel_lvl / -l)",
     ),
-    "negative": Param(
-        "negative", "str", "zero",
-        "negative grades: zero = gain 0, judged non-relevant (trec_eval); gain = through the gain "
-        "function (sklearn dcg_score); error = refused (sklearn ndcg_score raises); drop = the "
-        "document leaves the ranking and the ideal, ranks renumbered (TF-Ranking's invalid labels)",
-        choices=("zero", "gain", "error", "drop"),
-    ),
-    "grades": Param(
-        "grades", "str", "any",
-        "grades accepted, as the reproduced library reads its labels: any; lightgbm = integers "
-        "0..30 as float32 (LightGBM CheckLabel); xgboost = within 1e-6 above an integer 0..31 as "
-        "float32 (XGBoost CheckNDCGLabels); gdeval = integers at most 4 (gdeval.pl MAX_JUDGMENT); "
-        "others stop the evaluation, the gain sees the integer; "
-        "float32 = any grade, the gain sees it rounded to float32 (XGBoost ndcg_exp_gain=false)",
-        choices=("any", "lightgbm", "xgboost", "gdeval", "float32"),
-    ),
-    "run_filter": Param(
-        "run_filter", "str", "none",
-        "drop documents from the run before sorting: query_id = those whose docno equals the "
-        "qid (BEIR ignore_identical_ids); first = the first document after sorting; first_stable = "
-        "the first by score, tied documents in the run's order (MTEB skip_first_result); unjudged = "
-        "those not in the qrels, a query left empty is then absent (Pyserini -remove-unjudged)",
-        choices=("none", "query_id", "first", "first_stable", "unjudged"),
-    ),
-    "complement": Param(
-        "complement", "str", "no",
-        "yes: each query scores 1 - value (TorchRec NDCGMetric reports 1 - NDCG)",
-        choices=("no", "yes"),
-    ),
-    "round": Param(
-        "round", "int", None,
-        "round each query's value to this many decimals (OpenSearch: 2)", minimum=0, maximum=15,
-    ),
-    "round_mean": Param(
-        "round_mean", "int", None,
-        "round the mean over queries to this many decimals (BEIR, MTEB: 5)", minimum=0, maximum=15,
-    ),
-    "rounding": Param(
-        "rounding", "str", "half_even",
-        "how round / round_mean break halves: half_even (Python round, numpy) or half_up (Java "
-        "Math.round, BigDecimal HALF_UP)",
-        choices=("half_even", "half_up"),
-    ),
 }
+
+#: The stage families a flavour names besides its metric's components, each with its
+#: default component, in the order of the canonical string (after the conventions):
+#: ``negative`` and ``grades`` (judgment rules), ``run_filter``, ``outcome`` (per
+#: query), ``aggregate`` (over queries). A family at its default is not written.
+STAGE_KEYS: tuple[str, ...] = tuple(STAGE_FAMILIES)
+DEFAULT_STAGES: dict[str, str] = dict(STAGE_FAMILIES)
+
+#: Keys of older flavour strings, still accepted: they are rewritten to the ``outcome``
+#: and ``aggregate`` components (:func:`_rewrite_legacy`): ``complement=yes`` is
+#: ``outcome=complement``, ``round=2,rounding=half_up`` is
+#: ``outcome=round(decimals=2,rounding=half_up)``, ``round_mean=5`` is
+#: ``aggregate=round_mean(decimals=5)``. :meth:`Flavour.convention` still answers them.
+LEGACY_KEYS: dict[str, Param] = {
+    "complement": Param("complement", "str", "no", "yes: each query scores 1 - value (outcome=complement)",
+                        choices=("no", "yes")),
+    "round": Param("round", "int", None, "round each query's value (outcome=round(decimals=N))",
+                   minimum=0, maximum=15),
+    "round_mean": Param("round_mean", "int", None, "round the mean (aggregate=round_mean(decimals=N))",
+                        minimum=0, maximum=15),
+    "rounding": Param("rounding", "str", "half_even", "how round / round_mean break halves",
+                      choices=("half_even", "half_up")),
+}
+
+
+def _rewrite_legacy(legacy: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"outcome": ..., "aggregate": ...}`` for the (coerced) legacy keys ``legacy``
+    (``complement``, ``round``, ``round_mean``, ``rounding``; absent = default): a
+    component value (a name or ``(name, params)``) or ``None`` for the default."""
+    complement = legacy.get("complement", "no") == "yes"
+    decimals, mean_decimals = legacy.get("round"), legacy.get("round_mean")
+    mode = legacy.get("rounding") or "half_even"
+    out: dict[str, Any] = {"outcome": None, "aggregate": None}
+    if decimals is not None:
+        params = {"decimals": decimals, "rounding": mode}
+        if complement:
+            params["complement"] = "yes"
+        out["outcome"] = ("round", params)
+    elif complement:
+        out["outcome"] = "complement"
+    if mean_decimals is not None:
+        out["aggregate"] = ("round_mean", {"decimals": mean_decimals, "rounding": mode})
+    return out
+
+
+def _legacy_view(outcome: Any, aggregate: Any) -> dict[str, Any]:
+    """The legacy keys' values that ``outcome`` / ``aggregate`` (canonical
+    :class:`ComponentRef` or ``None``) stand for (the inverse of :func:`_rewrite_legacy`
+    for the built-in components; another component leaves the keys at their defaults)."""
+    out: dict[str, Any] = {k: p.default for k, p in LEGACY_KEYS.items()}
+    o = dict(outcome.params) if isinstance(outcome, ComponentRef) else {}
+    a = dict(aggregate.params) if isinstance(aggregate, ComponentRef) else {}
+    name_o = outcome.name if isinstance(outcome, ComponentRef) else None
+    name_a = aggregate.name if isinstance(aggregate, ComponentRef) else None
+    if name_o == "complement":
+        out["complement"] = "yes"
+    elif name_o == "round":
+        out["round"] = o.get("decimals")
+        out["complement"] = o.get("complement", "no")
+        out["rounding"] = o.get("rounding", "half_even")
+    if name_a == "round_mean":
+        out["round_mean"] = a.get("decimals")
+        if name_o != "round":
+            out["rounding"] = a.get("rounding", "half_even")
+    return out
 
 Params = tuple[tuple[str, Any], ...]
 
@@ -225,6 +245,12 @@ class Flavour:
     ties: ComponentRef | None = None
     params: Params = ()
     conventions: Params = ()
+    #: stage components (``None``: the family's default, :data:`DEFAULT_STAGES`)
+    negative: ComponentRef | None = None
+    grades: ComponentRef | None = None
+    run_filter: ComponentRef | None = None
+    outcome: ComponentRef | None = None
+    aggregate: ComponentRef | None = None
 
     def __post_init__(self) -> None:
         registry = _REGISTRY.get()
@@ -242,6 +268,10 @@ class Flavour:
                 parts.append(f"{key}={ref}")
         if self.conventions:
             parts.append(_fmt_args(self.conventions))
+        for key in STAGE_KEYS:
+            ref = getattr(self, key)
+            if ref is not None:
+                parts.append(f"{key}={ref}")
         text = self.metric + (f"({','.join(parts)})" if parts else "")
         return text + (f"@{self.k}" if self.k is not None else "")
 
@@ -249,8 +279,28 @@ class Flavour:
         return f"Flavour({str(self)!r})"
 
     def convention(self, name: str) -> Any:
-        """The value of convention ``name`` (its default when not set)."""
-        return dict(self.conventions).get(name, CONVENTIONS[name].default)
+        """The value of convention ``name`` (its default when not set).
+
+        For compatibility, a stage family's key (``negative``, ``grades``,
+        ``run_filter``, ``outcome``, ``aggregate``) gives its component's name, and a
+        legacy key (``complement``, ``round``, ``round_mean``, ``rounding``) the value the
+        ``outcome`` / ``aggregate`` components stand for.
+
+        :raises KeyError: an unknown name.
+        """
+        if name in CONVENTIONS:
+            return dict(self.conventions).get(name, CONVENTIONS[name].default)
+        if name in STAGE_KEYS:
+            return self.stage(name).name
+        if name in LEGACY_KEYS:
+            return _legacy_view(self.outcome, self.aggregate)[name]
+        raise KeyError(name)
+
+    def stage(self, family: str) -> ComponentRef:
+        """The flavour's component of stage family ``family`` (:data:`STAGE_KEYS`), its
+        default when not set."""
+        ref = getattr(self, family)
+        return ComponentRef(DEFAULT_STAGES[family]) if ref is None else ref
 
     def replace(self, registry=None, **changes: Any) -> "Flavour":
         """A flavour derived from this one, validated and canonical.
@@ -273,7 +323,7 @@ class Flavour:
                 _REGISTRY.reset(token)
         fields = {"metric": self.metric, "k": self.k, "params": dict(self.params),
                   "conventions": dict(self.conventions)}
-        fields.update({key: getattr(self, key) for key in COMPONENT_KEYS})
+        fields.update({key: getattr(self, key) for key in COMPONENT_KEYS + STAGE_KEYS})
         if "metric" in changes and changes["metric"] != self.metric:
             uses = _registry(registry).metric(changes["metric"]).uses
             for key in ("gain", "discount", "idcg"):
@@ -320,9 +370,21 @@ def _build(registry, **fields: Any) -> Flavour:
 
 
 def _merge(fields: dict[str, Any], changes: dict[str, Any]) -> None:
-    """Apply :meth:`Flavour.replace`'s keywords to ``fields`` (in place)."""
+    """Apply :meth:`Flavour.replace`'s keywords to ``fields`` (in place); legacy keys
+    (:data:`LEGACY_KEYS`) are rewritten to ``outcome`` / ``aggregate`` over the values
+    the fields' components stand for."""
+    legacy = {key: value for key, value in changes.items() if key in LEGACY_KEYS}
+    if legacy:
+        view = _legacy_view(fields.get("outcome"), fields.get("aggregate"))
+        for key, value in legacy.items():
+            view[key] = LEGACY_KEYS[key].default if value is None else LEGACY_KEYS[key].coerce(value, "flavour")
+        if any(key in changes for key in ("outcome", "aggregate")):
+            raise FlavourError(f"give either outcome= / aggregate= or the older keys {', '.join(legacy)}, not both")
+        fields.update(_rewrite_legacy(view))
     for key, value in changes.items():
-        if key in ("metric", "k") or key in COMPONENT_KEYS:
+        if key in LEGACY_KEYS:
+            continue
+        if key in ("metric", "k") or key in COMPONENT_KEYS or key in STAGE_KEYS:
             fields[key] = value
         elif key in ("params", "conventions"):
             fields[key] = dict(_pairs(value, key))
@@ -375,9 +437,27 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
         if uses:
             out[key] = _component_ref(registry, key, DEFAULT_COMPONENTS[key] if value is None else value)
     given = _unique(_pairs(fl.conventions, "conventions"), owner)
+    stages = {key: getattr(fl, key) for key in STAGE_KEYS}
+    # older keys given as conventions: a stage family's key, or a legacy key
+    for key in [k for k in given if k in STAGE_KEYS]:
+        value = given.pop(key)
+        if value is not None:
+            if stages[key] is not None:
+                raise FlavourError(f"{owner}: '{key}' given twice")
+            stages[key] = value
+    legacy = {k: given.pop(k) for k in [k for k in given if k in LEGACY_KEYS]}
+    legacy = {k: LEGACY_KEYS[k].coerce(v, owner) for k, v in legacy.items() if v is not None}
+    if legacy:
+        for key, value in _rewrite_legacy(legacy).items():
+            if value is not None:
+                if stages[key] is not None:
+                    raise FlavourError(f"{owner}: give either {key}= or the older keys "
+                                       f"{', '.join(sorted(legacy))}, not both")
+                stages[key] = value
     unknown = sorted(set(given) - set(CONVENTIONS))
     if unknown:
-        raise FlavourError(f"{owner}: unknown convention '{unknown[0]}' (known: {', '.join(CONVENTIONS)})")
+        raise FlavourError(f"{owner}: unknown convention '{unknown[0]}' (known: {', '.join(CONVENTIONS)}; "
+                           f"stage components: {', '.join(STAGE_KEYS)})")
     conventions = []
     for key, param in CONVENTIONS.items():
         if key in given and given[key] is not None:  # None: the default
@@ -385,13 +465,18 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
             if value != param.default:
                 conventions.append((key, value))
     out["conventions"] = tuple(conventions)
-    if dict(conventions).get("negative") == "gain":
+    for key in STAGE_KEYS:
+        value = stages[key]
+        ref = None if value is None else _component_ref(registry, key, value)
+        out[key] = None if ref is None or ref == ComponentRef(DEFAULT_STAGES[key]) else ref
+    negative = out["negative"]
+    if negative is not None and registry.get("negative", negative.name).negative_gain:
         _check_negative_gain(fl.metric, out, registry, owner)
     try:
         out["params"] = metric.normalise_params(_unique(_pairs(fl.params, "params"), owner))
     except FlavourError as exc:
         used = {key for key in COMPONENT_KEYS if key == "ties" or key in metric.uses}
-        known = sorted(used | set(CONVENTIONS) | {p.name for p in metric.params})
+        known = sorted(used | set(CONVENTIONS) | set(STAGE_KEYS) | {p.name for p in metric.params})
         raise FlavourError(f"{exc}; flavour keys: {', '.join(known)}") from None
     ties = registry.get("ties", out["ties"].name)
     if ties.averaged and not metric.supports_averaged_ties:
@@ -627,11 +712,12 @@ def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
         given[key] = value
     fields: dict[str, Any] = {"metric": name, "k": k, "params": {}, "conventions": {}}
     for key, value in given.items():
-        if key in COMPONENT_KEYS:
+        if key in COMPONENT_KEYS or key in STAGE_KEYS:
             fields[key] = value
-        elif key in CONVENTIONS:
-            # the error names the text the user wrote
-            fields["conventions"][key] = CONVENTIONS[key].coerce(value, f"flavour {text!r}")
+        elif key in CONVENTIONS or key in LEGACY_KEYS:
+            # the error names the text the user wrote; legacy keys are rewritten by _canonical
+            param = CONVENTIONS.get(key) or LEGACY_KEYS[key]
+            fields["conventions"][key] = param.coerce(value, f"flavour {text!r}")
         else:
             fields["params"][key] = value
     return _build(registry, **fields)

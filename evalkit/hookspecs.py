@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol
 import pluggy
 
 if TYPE_CHECKING:
-    from .components import Discount, Engine, Gain, IdcgStrategy, Metric, Preset, TiePolicy
+    from .components import (Aggregate, Discount, Divergence, Engine, Gain, GradeRule, IdcgStrategy, Metric, NegativeRule,
+                              Outcome, Preset, RunFilter, TiePolicy)
 
 PROJECT_NAME = "evalkit"
 
@@ -139,3 +140,55 @@ def evalkit_register_engines(register: Register) -> Iterable[Engine | tuple[Engi
     :returns: ``None``, or an iterable of :class:`~evalkit.components.Engine` (or
         ``(engine, aliases)`` pairs) to register.
     """
+
+
+# ---------------------------------------------------------------- stage families
+# The fixed pipeline of docs/architecture.md: every stage is a family registered like
+# gains. Each hook takes ``register`` or returns components, as above.
+
+
+@hookspec
+def evalkit_register_grade_rules(
+    register: Register,
+) -> Iterable[GradeRule | tuple[GradeRule, Iterable[str]]] | None:
+    """Register grade rules (flavour key ``grades``): which judged grades are accepted
+    and the grade the gain reads (:class:`~evalkit.components.GradeRule`)."""
+
+
+@hookspec
+def evalkit_register_negative_rules(
+    register: Register,
+) -> Iterable[NegativeRule | tuple[NegativeRule, Iterable[str]]] | None:
+    """Register negative-grade rules (flavour key ``negative``): what a negative judged
+    grade means (:class:`~evalkit.components.NegativeRule`)."""
+
+
+@hookspec
+def evalkit_register_run_filters(
+    register: Register,
+) -> Iterable[RunFilter | tuple[RunFilter, Iterable[str]]] | None:
+    """Register run filters (flavour key ``run_filter``): documents that leave the
+    sorted run before the cut (:class:`~evalkit.components.RunFilter`)."""
+
+
+@hookspec
+def evalkit_register_outcomes(register: Register) -> Iterable[Outcome | tuple[Outcome, Iterable[str]]] | None:
+    """Register per-query outcomes (flavour key ``outcome``): what is reported for a
+    query's value, e.g. ``1 - value`` or the value rounded (:class:`~evalkit.components.Outcome`)."""
+
+
+@hookspec
+def evalkit_register_aggregates(
+    register: Register,
+) -> Iterable[Aggregate | tuple[Aggregate, Iterable[str]]] | None:
+    """Register aggregates over queries (flavour key ``aggregate``): the mean, a rounded
+    mean, ... (:class:`~evalkit.components.Aggregate`)."""
+
+
+@hookspec
+def evalkit_register_divergences(
+    register: Register,
+) -> Iterable[Divergence | tuple[Divergence, Iterable[str]]] | None:
+    """Register divergences (:class:`~evalkit.components.Divergence`): inputs on which a
+    library computes something other than its preset, named by presets in
+    ``Preset.diverges``."""

@@ -57,12 +57,11 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .columnar import isin_ids
-from .engine.grades import GRADE_RULES, refuses
 from .float32 import scores_as_float32
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
-from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, ComponentRef, Flavour
-from .registry import registry_or_default
+from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, STAGE_KEYS, ComponentRef, Flavour
+from .registry import Registry, registry_or_default
 
 __all__ = [
     "Reported",
@@ -453,7 +452,16 @@ def _non_default(fl: Flavour) -> int:
         ref = getattr(fl, key)
         if ref is not None and ref != ComponentRef(DEFAULT_COMPONENTS[key]):
             n += 1 + len(ref.params)
+    for key in STAGE_KEYS:  # a stage component: one choice, plus each optional parameter set
+        ref = getattr(fl, key)
+        if ref is not None:
+            n += 1 + sum(1 for name, _ in ref.params if name not in _REQUIRED.get((key, ref.name), ()))
     return n + len(fl.conventions) + len(fl.params)
+
+
+#: ``{(family, component): required parameter names}``, filled by :func:`neighbours`
+#: (a required parameter is part of the choice of the component, not one more choice)
+_REQUIRED: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def _choices(fl: Flavour) -> dict[str, str]:
@@ -468,6 +476,10 @@ def _choices(fl: Flavour) -> dict[str, str]:
         out[key] = str(fl.convention(key))
     for key, value in fl.conventions:
         out.setdefault(key, str(value))
+    for key in STAGE_KEYS:
+        ref = getattr(fl, key)
+        if ref is not None:
+            out[key] = str(ref)
     for key, value in fl.params:
         out[key] = str(value)
     return out
@@ -614,6 +626,7 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
     """
     families = {key: _component_variants(registry, key) for key in COMPONENT_KEYS}
     conventions = _convention_values(presets)
+    stages = _stage_variants(registry, presets)
     seen: set[Flavour] = set(presets)
     out: list[Flavour] = []
 
@@ -646,25 +659,70 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
                         add(base.replace(registry, **{key: value}))
                     except FlavourError:
                         continue
+        for key, refs in stages.items():
+            for ref in refs:
+                if ref != base.stage(key):
+                    try:
+                        add(base.replace(registry, **{key: ref}))
+                    except FlavourError:
+                        continue
+    return out
+
+
+def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str, list[ComponentRef]]:
+    """The components each stage family is tried at: every registered component at its
+    default parameters (those that need a parameter: at the values the presets use),
+    but the ones that refuse data (a judgment rule's ``check``: it raises, it gives no
+    number); a family whose component type is not ``varied`` (``grades``: on TREC
+    qrels its rules refuse a grade or give the number the default gives) is left at
+    each preset's value."""
+    out: dict[str, list[ComponentRef]] = {}
+    for key in STAGE_KEYS:
+        refs: list[ComponentRef] = []
+        for name in registry.names(key):
+            comp = registry.get(key, name)
+            _REQUIRED[(key, name)] = tuple(p.name for p in comp.params if p.default is None)
+            if not getattr(comp, "varied", True):
+                break
+            if getattr(comp, "check", None) is not None or registry.is_alias(key, name):
+                continue
+            if not _REQUIRED[(key, name)] and not comp.numeric_keys:
+                refs.append(ComponentRef(name))
+        else:
+            used = [p.stage(key) for p in presets]
+            out[key] = list(dict.fromkeys(refs + [r for r in used if r.params]))
     return out
 
 
 def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
     """The values each convention is tried at: every choice of a string convention
     but ``error`` (it raises, it gives no number); for a numeric one (``depth``,
-    ``min_grade``, ``round``...), its default and the values the presets use. The
-    ``grades`` convention is left at each preset's value: on TREC qrels (integer
-    grades) its rules refuse a grade or give the number ``any`` gives."""
+    ``min_grade``), its default and the values the presets use."""
     out: dict[str, list] = {}
     for key, param in CONVENTIONS.items():
-        if key == "grades":
-            continue
         if param.choices:
             out[key] = [c for c in param.choices if c != "error"]
         else:
             used = sorted({v for p in presets for name, v in p.conventions if name == key})
             out[key] = [param.default, *used]
     return out
+
+
+def _refuses(registry: Registry, fl: Flavour, grades: np.ndarray) -> bool:
+    """Whether a judgment rule of ``fl`` (``grades``, ``negative``) refuses one of
+    ``grades`` (``float64`` ``(m,)``): its ``check`` returns a non-empty refusal."""
+    grades = np.asarray(grades, dtype=np.float64)
+    for key in ("grades", "negative"):
+        ref = getattr(fl, key)
+        if ref is None:
+            continue
+        comp = registry.get(key, ref.name)
+        if comp.check is None:
+            continue
+        hit = comp.check(grades, **comp.bind(ref.params))
+        if hit is not None and np.asarray(hit.mask).any():
+            return True
+    return False
 
 
 def _data_facts(qrels: Qrels, runs: Sequence[Run], qids: np.ndarray, missing: np.ndarray) -> dict[str, bool]:
@@ -769,14 +827,10 @@ def identify(
 
     candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
                                     cutoffs=cutoffs, ranks=all(r.rank is not None for r in runs_used))
-    if len(qrels.grade) and np.nanmin(qrels.grade) < 0:
-        # a flavour with negative=error refuses these qrels (as scikit-learn's ndcg_score
-        # refuses negative labels): it cannot have produced the number
-        candidates = [c for c in candidates if c.base.convention("negative") != "error"]
-    # nor can one whose grades rule (LightGBM's, XGBoost's labels) refuses a grade
-    refusing = {rule for rule in GRADE_RULES if refuses(rule, qrels.grade)}
-    if refusing:
-        candidates = [c for c in candidates if c.base.convention("grades") not in refusing]
+    # a flavour whose judgment rule refuses a grade of these qrels (negative=error, as
+    # scikit-learn's ndcg_score refuses negative labels; LightGBM's, XGBoost's labels)
+    # cannot have produced the number
+    candidates = [c for c in candidates if not _refuses(registry, c.base, qrels.grade)]
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

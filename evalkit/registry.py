@@ -56,6 +56,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.metrics",
     "evalkit.builtins.diversity",
     "evalkit.engine.backends",
+    "evalkit.builtins.stages",
     "evalkit.libraries.trec_eval",
     "evalkit.libraries.sklearn",
     "evalkit.libraries.ranx",
@@ -68,6 +69,7 @@ DEFAULT_PLUGINS = (
     "evalkit.libraries.recsys",
     "evalkit.libraries.embedding_benchmarks",
     "evalkit.libraries.search_engines",
+    "evalkit.libraries.label_rules",
 )
 
 _HOOK_FOR_FAMILY = {
@@ -78,6 +80,12 @@ _HOOK_FOR_FAMILY = {
     "metric": "evalkit_register_metrics",
     "preset": "evalkit_register_presets",
     "engine": "evalkit_register_engines",
+    "grades": "evalkit_register_grade_rules",
+    "negative": "evalkit_register_negative_rules",
+    "run_filter": "evalkit_register_run_filters",
+    "outcome": "evalkit_register_outcomes",
+    "aggregate": "evalkit_register_aggregates",
+    "divergence": "evalkit_register_divergences",
 }
 
 BUILTIN_ORIGIN = "evalkit (built-in)"

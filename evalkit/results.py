@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ArgumentError, UnknownNameError
-from .flavour import Flavour
-from .rounding import round_means
+from .flavour import ComponentRef, Flavour
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 #: ``spec -> [Flavour, ...]`` used by :meth:`Results.flavour_index` to look a preset or
 #: measure name up (set by :mod:`evalkit.resolve`, the layer that reads presets; this
@@ -99,16 +102,23 @@ class Results:
         """Sum of included per-query values: ``float64`` ``(s, f)``."""
         return np.nansum(self.values, axis=2)
 
-    def means(self) -> np.ndarray:
-        """Mean over included queries: ``float64`` ``(s, f)``; ``NaN`` if none included.
-        A flavour with the ``round_mean`` convention has its mean rounded (BEIR, MTEB)."""
+    def means(self, registry: Registry | None = None) -> np.ndarray:
+        """Each flavour's aggregate over included queries: ``float64`` ``(s, f)``; ``NaN``
+        if none included. The mean, unless the flavour names another ``aggregate``
+        component (``round_mean``: the mean rounded, as BEIR and MTEB report it), which
+        is called once per flavour on its ``(s, q)`` values.
+
+        :param registry: where the ``aggregate`` components are looked up (default: the
+            default registry; only read for flavours with a non-default aggregate).
+        :raises ComponentOutputError: an aggregate returned a wrong shape.
+        """
         counts = self.counts()
         out = np.full(counts.shape, np.nan)
         np.divide(self.sums(), counts, out=out, where=counts > 0)
         for f, fl in enumerate(self.flavours):
-            decimals = fl.convention("round_mean") if isinstance(fl, Flavour) else None
-            if decimals is not None:
-                out[:, f] = round_means(out[:, f], decimals, fl.convention("rounding"))
+            ref = getattr(fl, "aggregate", None) if isinstance(fl, Flavour) else None
+            if ref is not None:
+                out[:, f] = _aggregate(ref, self.values[:, f], registry)
         return out
 
     def mean(self, system, flavour) -> float:
@@ -150,6 +160,19 @@ class Results:
         from .frames import results_to_df
 
         return results_to_df(self, columns)
+
+
+def _aggregate(ref: ComponentRef, values: np.ndarray, registry: Registry | None = None) -> np.ndarray:
+    """The ``aggregate`` component ``ref`` on ``values`` (``float64`` ``(s, q)``): ``(s,)``."""
+    from .errors import ComponentOutputError
+    from .registry import registry_or_default
+
+    comp = registry_or_default(registry).get("aggregate", ref.name)
+    got = np.asarray(comp.fn(values, **comp.bind(ref.params)), dtype=np.float64)
+    if got.shape != values.shape[:1]:
+        raise ComponentOutputError("aggregate", str(ref), None,
+                                   f"returned shape {got.shape}, expected {values.shape[:1]}")
+    return got
 
 
 def _index(i: int, n: int, what: str) -> int:

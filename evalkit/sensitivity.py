@@ -49,8 +49,13 @@ def _tie_variant(flavour: Flavour, policy: str, registry) -> Flavour | None:
     replaced."""
     if flavour.ties is not None and flavour.ties.name in ("input", "rank"):
         return flavour
-    # under negative=gain a negative grade has a negative gain: the bounds order it below 0
-    ties = (policy, {"negative": "gain"}) if flavour.convention("negative") == "gain" else policy
+    # under a negative rule with negative gains (negative=gain) a negative grade has a
+    # negative gain: the bounds order it below 0
+    from .registry import registry_or_default
+
+    negative = flavour.stage("negative")
+    negative_gain = registry_or_default(registry).get("negative", negative.name).negative_gain
+    ties = (policy, {"negative": "gain"}) if negative_gain else policy
     try:
         return flavour.replace(registry, ties=ties)
     except FlavourError:

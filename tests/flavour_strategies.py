@@ -85,7 +85,8 @@ def flavours(draw, registry, metrics=None, max_k: int = 8, max_depth: int = 8):
             parts["ties"] = draw(component(registry, "ties", names))
         elif family in metric.uses:
             parts[family] = draw(component(registry, family))
-    for key, conv in CONVENTIONS.items():
+    # the conventions, and the negative-grade rule (a stage family since issue 23)
+    for key, conv in [*CONVENTIONS.items(), ("negative", None)]:
         if not draw(st.booleans()):
             continue
         if key == "depth":

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import evalkit
 from evalkit import Flavour, FlavourError, build_registry, expand_spec, parse_flavour
-from evalkit.flavour import CONVENTIONS, NEGATIVE_GAIN_METRICS
+from evalkit.components import Param
+from evalkit.flavour import CONVENTIONS, LEGACY_KEYS, NEGATIVE_GAIN_METRICS, STAGE_KEYS
 
 REG = build_registry(disable_plugins=True)
 
@@ -79,7 +80,10 @@ def flavour_text(draw):
         if REG.get("ties", ties.split("(")[0]).averaged and not metric.supports_averaged_ties:
             ties = "trec_eval"
         args.append(f"ties={ties}")
-    for name, conv in CONVENTIONS.items():
+    # the conventions, the negative rule (a stage family) and the older keys rewritten to
+    # outcome= / aggregate= components (LEGACY_KEYS): all parse and round-trip
+    negative = Param("negative", "str", "zero", choices=("zero", "gain", "error", "drop"))
+    for name, conv in [*CONVENTIONS.items(), ("negative", negative), *LEGACY_KEYS.items()]:
         if draw(st.booleans()):
             value = draw(_values(conv))
             if name == "negative" and value == "gain" and metric_name not in NEGATIVE_GAIN_METRICS:
@@ -379,9 +383,10 @@ def test_every_construction_path_gives_the_same_value(f, rnd):
     conventions = list(f.conventions)
     rnd.shuffle(conventions)
     fields = {"metric": f.metric, "k": f.k, "params": f.params[::-1], "conventions": conventions,
-              "gain": f.gain, "discount": f.discount, "idcg": f.idcg, "ties": f.ties}
+              "gain": f.gain, "discount": f.discount, "idcg": f.idcg, "ties": f.ties,
+              **{key: getattr(f, key) for key in STAGE_KEYS}}  # stage components are fields too
     rebuilt = Flavour.of(f.metric, f.k, REG, **{key: fields[key] for key in ("params", "conventions", "gain",
-                                                                              "discount", "idcg", "ties")})
+                                                                              "discount", "idcg", "ties", *STAGE_KEYS)})
     assert rebuilt == f and hash(rebuilt) == hash(f)
     assert f.replace(REG, **dict(conventions)) == f
     assert f.replace(REG, k=None).replace(REG, k=f.k) == f

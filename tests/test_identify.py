@@ -517,9 +517,12 @@ def test_candidate_space_is_the_presets_and_their_one_choice_neighbours():
     reg = build_registry(disable_plugins=True)
     presets = {parse_flavour(p.spec, reg).without_cutoff() for p in reg.components["preset"].values()}
 
+    from evalkit.flavour import STAGE_KEYS
+
     def fields(fl):
         out = {key: getattr(fl, key) for key in ("metric", "gain", "discount", "idcg", "ties", "params")}
         out.update({f"convention {k}": v for k, v in fl.conventions})
+        out.update({f"stage {k}": getattr(fl, k) for k in STAGE_KEYS})  # a stage component is one choice
         return out
 
     def changes(a, b):

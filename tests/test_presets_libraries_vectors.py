@@ -329,8 +329,10 @@ def test_new_conventions_are_validated_and_canonical():
     from evalkit.flavour import parse_flavour
 
     fl = parse_flavour("ndcg(rounding=half_up,round=2,complement=yes,run_filter=query_id,round_mean=5)@10")
+    # the older keys are rewritten to the outcome / aggregate components (issue 23)
     assert str(fl) == ("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,run_filter=query_id,"
-                       "complement=yes,round=2,round_mean=5,rounding=half_up)@10")
+                       "outcome=round(complement=yes,decimals=2,rounding=half_up),"
+                       "aggregate=round_mean(decimals=5,rounding=half_up))@10")
     assert parse_flavour(str(fl)) == fl
     assert str(parse_flavour("ndcg(run_filter=none,complement=no,rounding=half_even)")) == \
         "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)"

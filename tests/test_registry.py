@@ -207,6 +207,55 @@ def test_plugin_can_implement_every_hook(site):
     assert first.values[0, :, 0].tolist() == [2.0]
 
 
+STAGE_HOOKS = """
+from evalkit.components import Aggregate, Divergence, GradeRule, NegativeRule, Outcome, Refusal, RunFilter
+
+@hookimpl
+def evalkit_register_grade_rules(register):
+    register(GradeRule(name="halved", fn=lambda g: g / 2.0, reads_grades=True, formula="the gain reads g/2"))
+
+@hookimpl
+def evalkit_register_negative_rules(register):
+    register(NegativeRule(name="refuse_all", fn=lambda g: g, formula="refuses every grade",
+                          check=lambda g: Refusal(np.isfinite(g), lambda v, n: f"{n} grades refused")))
+
+@hookimpl
+def evalkit_register_run_filters(register):
+    register(RunFilter(name="drop_top", fn=lambda inp: inp.ranked.rank == 1, formula="drop rank 1"))
+
+@hookimpl
+def evalkit_register_outcomes(register):
+    register(Outcome(name="negated", fn=lambda v: -v, formula="-v"))
+
+@hookimpl
+def evalkit_register_aggregates(register):
+    register(Aggregate(name="maximum", fn=lambda v: np.nanmax(v, axis=-1), formula="max"))
+
+@hookimpl
+def evalkit_register_divergences(register):
+    register(Divergence(name="every_topic", fn=lambda qrels, run: qrels.qids, message="{topics} differ"))
+"""
+
+
+def test_plugin_can_implement_every_stage_hook(site):
+    site.add("evalkit-stages", STAGE_HOOKS)
+    reg = build_registry(disable_plugins=False)
+    origin = "evalkit-stages 1.0 (entry point 'evalkit-stages')"
+    for family, name in [("grades", "halved"), ("negative", "refuse_all"), ("run_filter", "drop_top"),
+                         ("outcome", "negated"), ("aggregate", "maximum"), ("divergence", "every_topic")]:
+        assert reg.get(family, name).origin == origin
+    qrels = Qrels.from_rows([("q1", "a", 4), ("q1", "b", 1), ("q2", "c", 2)])
+    run = Run.from_rows([("q1", "a", 9.0), ("q1", "b", 8.0), ("q2", "c", 7.0)], name="r")
+    res = evaluate(qrels, run, ["dcg(grades=halved)@1", "dcg(run_filter=drop_top)@1",
+                                "dcg(outcome=negated)@1", "dcg(aggregate=maximum)@1"], registry=reg)
+    # dcg@1 of q1, q2: a (4) and c (2); halved grades 2, 1; without rank 1: b (1), nothing
+    assert res.values[0, :, 0].tolist() == [2.0, 1.0, -4.0, 4.0]
+    assert res.values[0, :, 1].tolist() == [1.0, 0.0, -2.0, 2.0]
+    assert res.means(reg)[0, 3] == 4.0
+    with pytest.raises(evalkit.errors.InvalidGradeError, match="3 grades refused"):
+        evaluate(qrels, run, ["dcg(negative=refuse_all)@1"], registry=reg)
+
+
 # ----------------------------------------------------------------------------- errors
 
 def test_duplicate_with_builtin_names_both_origins(site):

@@ -54,7 +54,9 @@ def _parts(flavour, registry) -> list[tuple[str, str, str]]:
     """``(family, component as written, formula)`` for the metric and each component."""
     metric = registry.metric(flavour.metric)
     out = [("metric", flavour.metric, metric.formula)]
-    for family in ("gain", "discount", "idcg", "ties"):
+    from ..flavour import STAGE_KEYS
+
+    for family in ("gain", "discount", "idcg", "ties", *STAGE_KEYS):  # stage components: when not the default
         ref = getattr(flavour, family)
         if ref is not None:
             out.append((family, str(ref), registry.get(family, ref.name).formula))

@@ -16,6 +16,11 @@ FAMILY_TITLES = {
     "idcg": "IDCG strategies (which documents form the ideal ranking)",
     "ties": "Tie policies (order of documents with equal scores)",
     "metric": "Metrics",
+    "negative": "Negative-grade rules (what a negative judged grade means)",
+    "grades": "Grade rules (which grades are accepted, and the grade the gain reads)",
+    "run_filter": "Run filters (documents removed from the sorted run)",
+    "outcome": "Outcomes (the value reported per query)",
+    "aggregate": "Aggregates (over queries)",
 }
 
 

@@ -9,25 +9,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
 from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, InvalidGradeError,
-                      NegativeGradeError, RankColumnError)
-from ..flavour import Flavour
+                      RankColumnError)
+from ..flavour import ComponentRef, Flavour
 from ..kernel import MetricInput
 from ..results import Results
 from .checks import (ComponentOutputError, EmptyEvaluationWarning, call_component, checked, checked_idcg,
                      format_number, nothing_evaluated)
-from ..rounding import round_decimals
 from .conventions import apply_conventions
-from .divergence import warn_interleaved_topics
-from .grades import GRADE_RULES, check_grades, library_grade
+from .divergence import warn_divergences
 from .memory import without_hugepage_advice
 from .problem import Problem, build_problem
-from ..registry import registry_or_default
+from ..registry import Registry, registry_or_default
+from .ranking import RankedList
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One stage component of a flavour, looked up once: the component, its bound
+    function and its canonical reference (cache keys, messages)."""
+
+    ref: ComponentRef
+    component: object
+    fn: Callable
+    kw: dict
 
 
 @dataclass(frozen=True)
@@ -40,35 +50,92 @@ class _Resolved:
     gain: object
     discount: object
     idcg: object
+    #: the judgment rules (``grades``, ``negative``) not at their default
+    judgments: tuple = ()
+    #: the run filter, ``None`` at the default (no document removed)
+    run_filter: _Stage | None = None
+    outcome: _Stage | None = None
+    #: negative grades are judgments with a negative gain (a judgment rule says so)
+    negative_gain: bool = False
 
 
-def _bound(registry, family, ref, negative_grades: bool = False, grades: str = "any"):
+def _stage(registry: Registry, family: str, ref: ComponentRef | None) -> _Stage | None:
+    if ref is None:  # the family's default: the stage does nothing
+        return None
+    comp = registry.get(family, ref.name)
+    kw = comp.bind(ref.params)
+    return _Stage(ref, comp, partial(comp.fn, **kw), kw)
+
+
+def _bound(registry, family, ref, negative_grades: bool = False, reads=()):
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
     fn = partial(call_component, family, comp, **comp.bind(ref.params))
-    if family == "gain" and grades != "any":  # the grades convention: the library's integer label
-        fn = library_grade(fn, grades)
+    if family == "gain":  # the judgment rules' reading of a grade (a library's integer label)
+        for read in reads:
+            fn = _reading(fn, read)
     if family in ("gain", "discount"):
         return checked(family, str(ref), fn, negative_grades and family == "gain")
     return checked_idcg(str(ref), fn, negative_grades) if family == "idcg" else fn
+
+
+def _reading(gain: Callable, read: Callable) -> Callable:
+    """``gain`` of the grade ``read`` gives (``float64`` ``(n,)`` in and out)."""
+    def call(grades: np.ndarray) -> np.ndarray:
+        return gain(np.asarray(read(grades), dtype=np.float64))
+    return call
 
 
 def resolve(flavour: Flavour, registry) -> _Resolved:
     """Look up a flavour's components once; returns bound, vectorised callables."""
     metric = registry.metric(flavour.metric)
     ties = registry.get("ties", flavour.ties.name)
+    judgments = tuple(st for st in (_stage(registry, family, getattr(flavour, family))
+                                    for family in ("grades", "negative")) if st is not None)
+    negative_gain = any(st.component.negative_gain for st in judgments)
+    reads = tuple(st.fn for st in judgments if st.component.reads_grades)
     return _Resolved(
         flavour=flavour,
         metric=metric,
         metric_kw=metric.bind(flavour.params),
         ties=ties,
         ties_kw=ties.bind(flavour.ties.params),
-        gain=_bound(registry, "gain", flavour.gain, flavour.convention("negative") == "gain",
-                    flavour.convention("grades")),
+        gain=_bound(registry, "gain", flavour.gain, negative_gain, reads),
         discount=_bound(registry, "discount", flavour.discount),
-        idcg=_bound(registry, "idcg", flavour.idcg, flavour.convention("negative") == "gain"),
+        idcg=_bound(registry, "idcg", flavour.idcg, negative_gain),
+        judgments=judgments,
+        run_filter=_stage(registry, "run_filter", flavour.run_filter),
+        outcome=_stage(registry, "outcome", flavour.outcome),
+        negative_gain=negative_gain,
     )
+
+
+def _drops(problem: Problem, resolved: _Resolved) -> tuple[tuple, Callable[[RankedList], np.ndarray]] | None:
+    """``(key, drop)`` for :meth:`Problem.ranked`: the positions of the sorted run that
+    the judgment rules' ``drops`` and the run filter remove (``drop(ranked) -> bool
+    (n,)``), keyed by their references; ``None`` when nothing is removed."""
+    from ..components import RunFilterInput
+
+    dropping = [st for st in resolved.judgments if st.component.drops is not None]
+    filt = resolved.run_filter
+    if not dropping and filt is None:
+        return None
+
+    def drop(ranked: RankedList) -> np.ndarray:
+        mask = None
+        for st in dropping:
+            hit = np.asarray(st.component.drops(ranked.grade, **st.kw), dtype=bool)
+            mask = hit if mask is None else mask | hit
+        if filt is not None:
+            hit = np.asarray(filt.fn(RunFilterInput(ranked, problem)), dtype=bool)
+            if hit.shape != ranked.query.shape:
+                raise ComponentOutputError("run_filter", str(filt.ref), None,
+                                           f"returned shape {hit.shape}, expected {ranked.query.shape}")
+            mask = hit if mask is None else mask | hit
+        return mask
+    key = tuple((st.component.family, str(st.ref)) for st in dropping) + ((("run_filter", str(filt.ref)),) if filt else ())
+    return key, drop
 
 
 def as_flavour(spec: Flavour | str, registry) -> Flavour:
@@ -117,9 +184,10 @@ def _located_rank(exc: RankColumnError, run: Run, problem: Problem, flavour: Fla
         return RankColumnError(f"{flavour}: run {run.name!r}: {exc}")
     a, b = (int(i) for i in exc.rows)
     where = f"{run.source}:{int(run.line[a])} and :{int(run.line[b])}"
+    # the tie policy's own words (the library it reproduces and why) after the documents
+    why = str(exc).split("(", 1)[1].rstrip(")") if "(" in str(exc) else str(exc)
     return RankColumnError(f"{flavour}: run {run.name!r} ({where}): query {run.qid[a]!r}: documents "
-                           f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; ndeval refuses "
-                           "duplicate ranks (ndeval.c:1099-1106)", exc.rows, exc.rank)
+                           f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; {why}", exc.rows, exc.rank)
 
 
 def _check_type(value, cls, name: str):
@@ -160,9 +228,8 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     fl = resolved.flavour
     ranked = problem.ranked(resolved.ties, resolved.ties_kw, depth=fl.convention("depth"),
                             judged_only=fl.convention("judged_only") == "yes",
-                            run_filter=fl.convention("run_filter"),
-                            keep_negative=fl.convention("negative") == "gain",
-                            drop_negative=fl.convention("negative") == "drop")
+                            drop=_drops(problem, resolved),
+                            keep_negative=resolved.negative_gain)
     intents = None
     if resolved.metric.needs_subtopics:
         if subtopics is None:
@@ -187,11 +254,11 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
         idcg=resolved.idcg,
         subtopics=intents,
         min_grade=fl.convention("min_grade"),
-        negative=fl.convention("negative"),
+        negative="gain" if resolved.negative_gain else "zero",
         # gains, discounts, cutoff positions and ideal rankings are shared by the
         # flavours of this run (keyed by the flavour's component references)
         _shared=problem._cache,
-        _gain_key=fl.gain if fl.convention("grades") == "any" else (fl.gain, fl.convention("grades")),
+        _gain_key=_gain_key(resolved),
         _discount_key=fl.discount,
     )
 
@@ -212,6 +279,13 @@ def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
     return values, defined
 
 
+def _gain_key(resolved: _Resolved) -> object:
+    """The key of the gains' cache: the gain's reference, with the judgment rules that
+    change the grade it reads."""
+    reading = tuple(str(st.ref) for st in resolved.judgments if st.component.reads_grades)
+    return (resolved.flavour.gain, reading) if reading else resolved.flavour.gain
+
+
 def first_judgment(problem: Problem, mask: np.ndarray) -> int:
     """Index into ``problem.judged_grade`` of the first ``True`` of ``mask`` (``bool``
     ``(m,)``, at least one) in sorted qid order, as without block order."""
@@ -224,24 +298,30 @@ def first_judgment(problem: Problem, mask: np.ndarray) -> int:
     return int(first[0])
 
 
-def refuse_negative_grades(problem: Problem, flavour: Flavour) -> None:
-    """The ``negative=error`` convention: raise if any judged grade of the problem's
-    qrels is negative, as scikit-learn ``ndcg_score`` does for any negative ``y_true``
-    (sklearn/metrics/_ranking.py ``ndcg_score``: "ndcg_score should not be used on
-    negative y_true values."). One vectorised test over the judged grades.
+def check_judgments(problem: Problem, resolved: _Resolved) -> None:
+    """The judgment rules' ``check``: raise if a rule (``grades``, ``negative``) refuses
+    a judged grade of the problem's qrels (scikit-learn ``ndcg_score``'s negative
+    labels, LightGBM's and XGBoost's labels...). One vectorised pass per rule over the
+    judged grades, before the metric runs.
 
-    :raises NegativeGradeError: naming the first such grade; :func:`evaluate` and
+    :raises InvalidGradeError: (the rule's :attr:`~evalkit.components.Refusal.error`)
+        naming the first refused grade in sorted qid order; :func:`evaluate` and
         :func:`evalkit.arrays.score` add its query and document (file and line, or row
         and column).
     """
-    neg = problem.judged_grade < 0  # False for NaN (unjudged)
-    if neg.any():
-        v = float(problem.judged_grade[first_judgment(problem, neg)])
-        raise NegativeGradeError(v, f"grade {format_number(v)} is negative and the flavour has negative=error "
-                                 f"({int(neg.sum())} negative judgment(s); scikit-learn's ndcg_score refuses negative "
-                                 "labels, and the presets that reproduce it; see the preset's description "
-                                 "in `evalkit flavours --verbose`)",
-                                 f"{flavour}: ")
+    for st in resolved.judgments:
+        check = st.component.check
+        if check is None:
+            continue
+        hit = check(problem.judged_grade, **st.kw)
+        if hit is None:
+            continue
+        mask = np.asarray(hit.mask, dtype=bool)
+        if not mask.any():
+            continue
+        v = float(problem.judged_grade[first_judgment(problem, mask)])
+        error = hit.error or InvalidGradeError
+        raise error(v, hit.message(v, int(mask.sum())), f"{resolved.flavour}: ")
 
 
 def _warn_all_left_out(run_name: str, values: np.ndarray, resolved: Sequence[_Resolved]) -> None:
@@ -265,16 +345,12 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
     built in block order back), ``NaN`` where a convention leaves the query out.
 
     :param inp: the metric's input from :func:`prepare_input` (built if ``None``).
-    :raises EvaluationError: a convention set to ``error`` is triggered
-        (:class:`~evalkit.errors.NegativeGradeError` for ``negative=error``;
-        :class:`~evalkit.errors.InvalidGradeError` for a grade ``grades=lightgbm`` or
-        ``grades=xgboost`` refuses).
+    :raises EvaluationError: a convention set to ``error`` is triggered, or a judgment
+        rule refuses a grade (:class:`~evalkit.errors.InvalidGradeError`, e.g.
+        :class:`~evalkit.errors.NegativeGradeError` for ``negative=error``).
     """
     fl = resolved.flavour
-    if fl.convention("negative") == "error":
-        refuse_negative_grades(problem, fl)
-    if fl.convention("grades") in GRADE_RULES:
-        check_grades(problem, fl, partial(first_judgment, problem))
+    check_judgments(problem, resolved)
     if inp is None:
         inp = prepare_input(problem, resolved, subtopics)
     try:
@@ -286,8 +362,8 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
                                    f"run {run_name!r}: query {problem.qids[int(exc.value)]!r}: {exc.detail}",
                                    f"{fl}: ") from None
     qids, in_run, empty_ranking = problem.qids, problem.in_run, None
-    if fl.convention("run_filter") == "unjudged":  # a query left without documents is absent
-        empty_ranking = np.diff(inp.ranked.offsets) == 0
+    if resolved.run_filter is not None and resolved.run_filter.component.empties_query:
+        empty_ranking = np.diff(inp.ranked.offsets) == 0  # a query left without documents is absent
     order = problem.sorted_queries
     if order is not None:  # queries numbered in the run's block order: back to sorted qid order
         values, defined, qids, in_run = values[order], defined[order], qids[order], in_run[order]
@@ -309,9 +385,18 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         absent = absent | empty_ranking
     out = apply_conventions(values, defined, absent, empty=fl.convention("empty"),
                             missing_rule=fl.convention("missing"), error=error)
-    if fl.convention("complement") == "yes":
-        out = 1.0 - out
-    return round_decimals(out, fl.convention("round"), fl.convention("rounding"))
+    if resolved.outcome is not None:
+        out = _outcome(resolved.outcome, out)
+    return out
+
+
+def _outcome(stage: _Stage, values: np.ndarray) -> np.ndarray:
+    """The per-query outcome component on ``values`` (``float64`` ``(q,)``), checked."""
+    out = np.asarray(stage.fn(values), dtype=np.float64)
+    if out.shape != values.shape:
+        raise ComponentOutputError("outcome", str(stage.ref), None,
+                                   f"returned shape {out.shape}, expected {values.shape}")
+    return out
 
 
 def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> EvaluationError:
@@ -417,7 +502,7 @@ def evaluate(
     values = np.empty((len(run_list), len(resolved), len(qids)))
     for run in run_list:
         _check_rank(run, resolved)
-        warn_interleaved_topics(distinct, qrels, run, registry)
+        warn_divergences(distinct, qrels, run, registry)
     for s, run in enumerate(run_list):
         problem = build_problem(qrels, run, block_order=True)
         if not problem.in_run.any():
@@ -431,7 +516,7 @@ def evaluate(
                 raise _located(exc, res.flavour, qrels) from None
             except RankColumnError as exc:
                 raise _located_rank(exc, run, problem, res.flavour) from None
-            except InvalidGradeError as exc:  # negative=error, grades=lightgbm|xgboost
+            except InvalidGradeError as exc:  # a judgment rule refused a grade
                 raise exc.at(_judgment_of(exc.value, qrels)) from None
         if problem.in_run.any():
             _warn_all_left_out(run.name, values[s], resolved)

@@ -72,8 +72,7 @@ class Problem:
         return len(self.qids)
 
     def ranked(self, policy, params: dict, *, depth: int | None = None,
-               judged_only: bool = False, run_filter: str = "none",
-               keep_negative: bool = False, drop_negative: bool = False) -> RankedList:
+               judged_only: bool = False, drop=None, keep_negative: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -82,27 +81,20 @@ class Problem:
         :param judged_only: drop unjudged documents (no grade, or a negative grade)
             after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
         :param keep_negative: with ``judged_only``, keep the documents with a negative
-            grade (the ``negative=gain`` convention: a negative grade is a judgment
-            with a negative gain, not trec_eval's "not in the pool").
-        :param run_filter: ``none``; ``query_id``: drop the documents whose docno equals
-            the qid (BEIR ``ignore_identical_ids``); ``first``: drop each query's first
-            document; ``first_stable``: drop each query's first document by score, tied
-            documents in the run's order (whatever ``policy``); ``unjudged``: drop the documents absent from the qrels. Applied
-            before ``depth`` and ``judged_only``; ranks renumbered.
-        :param drop_negative: drop the documents with a negative grade as well (the
-            ``negative=drop`` convention: TF-Ranking's invalid labels leave the list),
-            from the same sorted ranking as ``run_filter``, before ``depth``.
+            grade (a negative rule with negative gains: a negative grade is a judgment,
+            not trec_eval's "not in the pool").
+        :param drop: ``(key, fn)`` or ``None``: ``fn(ranked) -> bool (n,)`` gives the
+            positions of the sorted run that leave it (the run filter and the judgment
+            rules' drops), before ``depth`` and ``judged_only``; ranks renumbered.
+            ``key`` (hashable) names the filters in the cache.
         """
-        if run_filter != "none" or drop_negative:
-            key = (policy.name, tuple(sorted(params.items())), run_filter, bool(drop_negative))
+        if drop is not None:
+            drop_key, drop_fn = drop
+            key = (policy.name, tuple(sorted(params.items())), "drop", drop_key)
             base = self._ranked.get(key)
             if base is None:
                 base = self.ranked(policy, params)
-                drop = base.grade < 0 if drop_negative else None  # False for NaN (unjudged)
-                if run_filter != "none":
-                    filtered = self._filtered(base, run_filter)
-                    drop = filtered if drop is None else drop | filtered
-                base = self._ranked[key] = restrict(base, None, False, drop=drop)
+                base = self._ranked[key] = restrict(base, None, False, drop=drop_fn(base))
             if depth is None and not judged_only:
                 return base
             key = key + (depth, bool(judged_only), bool(judged_only and keep_negative))
@@ -149,29 +141,6 @@ class Problem:
         )
         self._ranked[cache_key] = ranked
         return ranked
-
-    def _filtered(self, ranked: RankedList, run_filter: str) -> np.ndarray:
-        """``bool`` ``(n,)``: the positions of ``ranked`` that ``run_filter`` drops."""
-        if run_filter == "first":
-            return ranked.rank == 1
-        if run_filter == "first_stable":
-            # MTEB skip_first_result: sorted(doc_scores.items(), key=score, reverse=True)[1:]
-            # (Python's sort is stable: of tied top scores, the first in the run's order goes)
-            keys, order = ranked._keys_order()
-            by_score = keys.score_order()
-            q = keys.query[by_score]
-            head = np.ones(len(q), dtype=bool)
-            head[1:] = q[1:] != q[:-1]
-            drop = np.zeros(len(keys.query), dtype=bool)
-            drop[by_score[head]] = True
-            return drop[order]
-        if run_filter == "unjudged":
-            return np.isnan(ranked.grade)
-        if run_filter == "query_id":
-            docno = self.docno_vocab[np.asarray(ranked.docno)]
-            qid = np.asarray(self.qids, dtype=object)[ranked.query]
-            return np.asarray(docno == qid, dtype=bool)
-        raise ValueError(f"unknown run_filter {run_filter!r}")
 
 def _by_query(query: np.ndarray, n_queries: int):
     """Stable layout of rows by query ascending: ``(perm, query[perm])``, or ``None``

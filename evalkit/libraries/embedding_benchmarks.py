@@ -5,7 +5,9 @@ retrieval evaluator (the last two run pytrec_eval; their quirks are the run filt
 
 from __future__ import annotations
 
-from ..components import Preset
+import numpy as np
+
+from ..components import Preset, RunFilter, RunFilterInput, declared, run_filter
 from ..hookspecs import hookimpl
 
 SBERT = ("UKPLab/sentence-transformers v6.2.0 "
@@ -98,3 +100,21 @@ def _presets():
 def evalkit_register_presets(register):
     for preset in _presets():
         register(preset)
+
+
+# ---------------------------------------------------------------- run filters (family ``run_filter``)
+@run_filter("first_stable", formula="drop each query's first document by score, ties in the run's line order",
+            description="each query's first document by score leaves the run, of tied top scores the first in "
+                        "the run's order (a stable sort by score, whatever the tie policy)",
+            source="embeddings-benchmark/mteb v2.26.24 mteb/_evaluators/retrieval_metrics.py:597-601 "
+                   "(skip_first_result: sorted(doc_scores.items(), key=score, reverse=True)[1:], Python's stable "
+                   "sort)",
+            note="each query's first document by score (ties in the run's order) is dropped (MTEB "
+                 "skip_first_result)")
+def first_stable(inp: RunFilterInput) -> np.ndarray:
+    return inp.input_order() == 0
+
+
+@hookimpl
+def evalkit_register_run_filters():
+    return declared(__name__, RunFilter)

@@ -5,7 +5,11 @@ definitions, which other tools reuse."""
 
 from __future__ import annotations
 
-from ..components import Preset
+from typing import Any
+
+import numpy as np
+
+from ..components import Divergence, Preset
 from ..hookspecs import hookimpl
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"
@@ -84,3 +88,36 @@ def evalkit_register_presets(register):
             interleaved_topics=PYNDEVAL_INTERLEAVED,
             **common,
         ))
+
+
+# ---------------------------------------------------------------- divergences (family ``divergence``)
+def interleaved_topics(qrels: Any, run: Any) -> np.ndarray:
+    """Judged query ids whose lines in ``run`` are not contiguous (another query's lines
+    come between two of theirs), in sorted order.
+
+    :param qrels: :class:`~evalkit.data.Qrels` (or any object with ``qids``).
+    :param run: :class:`~evalkit.data.Run`; its rows in the order they were read.
+    :returns: ``object`` array of ``str`` ``(m,)``; empty when every judged query's
+        lines form one block. O(rows), no sort of the rows.
+    """
+    from ..columnar import isin_ids
+
+    codes, vocab = run._qid_codes()
+    heads = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) else codes[:0]
+    blocks = np.bincount(codes[heads], minlength=len(vocab))  # the runs of equal query codes of each query
+    split = np.flatnonzero(blocks > 1)
+    if len(split) == 0:
+        return vocab[:0]
+    names = vocab[split]
+    return names[isin_ids(names, qrels.qids)]
+
+
+@hookimpl
+def evalkit_register_divergences():
+    return [Divergence(
+        name="interleaved_topics", fn=interleaved_topics,
+        message="the lines of topic(s) {topics} are not contiguous; evalkit scores each topic whole",
+        description="a topic whose lines are not contiguous in the run: pyndeval (and ir_measures' alpha_nDCG, "
+                    "ERR_IA, nERR_IA, which run it on a TREC file's lines in order) starts a topic at every change "
+                    "of query id and scores each contiguous part as a topic",
+        source="pyndeval/__init__.py:140-167")]

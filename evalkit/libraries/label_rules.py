@@ -1,5 +1,8 @@
-"""The ``grades`` convention: the judged grades a flavour accepts, and the grade its
-gain sees, as a learning-to-rank library reads its labels.
+"""How learning-to-rank libraries and gdeval.pl read relevance labels: the grade rules
+(family ``grades``) of the LightGBM, XGBoost and gdeval presets.
+
+Grade rules (``grades=``): the judged grades a flavour accepts, and the grade its gain
+sees, as a learning-to-rank library reads its labels.
 
 LightGBM and XGBoost store labels as 32-bit floats and refuse, with a fatal error,
 labels their exponential gain has no value for; a preset that reproduces them must
@@ -41,12 +44,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..components import GradeRule, Refusal, declared, grade_rule
 from ..errors import InvalidGradeError
 from ..float32 import scores_as_float32
-from .checks import format_number
-
-#: The values of the ``grades`` convention that refuse grades.
-GRADE_RULES = ("lightgbm", "xgboost", "gdeval")
+from ..hookspecs import hookimpl
 
 _LIGHTGBM = "microsoft/LightGBM v4.7.0 src/metric/dcg_calculator.cpp:155-171 CheckLabel"
 _XGBOOST = "dmlc/xgboost v3.2.0 src/common/ranking_utils.h:356-376 CheckNDCGLabels"
@@ -91,64 +92,79 @@ def _gdeval_refusals(grade: np.ndarray) -> list[tuple[np.ndarray, str]]:
     return [(~ok, 'format error on line {line} of "QRELS"')]
 
 
-def refused(rule: str, grades: np.ndarray) -> tuple[np.ndarray, str] | None:
-    """The grades ``rule`` refuses and the library's message: ``(mask, message)`` for
-    the first reason that applies to any grade, or ``None`` when every grade passes.
 
-    :param grades: ``float64`` ``(m,)`` judged grades (``NaN``: unjudged, never refused).
-    """
+
+def _format(v: float) -> str:
+    """A grade for a message: an integer without a decimal point or exponent (as the
+    engine's messages write grades)."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
+
+
+def _refusal(rule: str, tests: list[tuple[np.ndarray, str]], grades: np.ndarray) -> Refusal | None:
+    """The first reason of ``tests`` that applies to a judged grade, as a :class:`Refusal`
+    whose message names the grade, the rule and the library's own message."""
     judged = ~np.isnan(grades)
-    if rule == "gdeval":
-        tests = _gdeval_refusals(grades)
-    else:
-        label = scores_as_float32(grades)  # both libraries hold labels as float32
-        tests = _lightgbm_refusals(label) if rule == "lightgbm" else _xgboost_refusals(label)
     for mask, message in tests:
         mask = mask & judged
         if mask.any():
-            return mask, message
+            def describe(v: float, count: int, message: str = message) -> str:
+                label = scores_as_float32(np.float64(v))[()]  # the float32 label; beyond its range: inf
+                shown = str(int(label)) if message.startswith("Label {v}") else f"{label:f}"  # %zu, else %f
+                return (f"grade {_format(v)} is refused under grades={rule}: {_SOURCES[rule]} stops with "
+                        f"\"{message.format(v=shown, line='N')}\" ({count} such judgment(s))")
+            return Refusal(mask, describe, InvalidGradeError)
     return None
 
 
-def refuses(rule: str, grades: np.ndarray) -> bool:
-    """Whether ``rule`` refuses any of ``grades`` (``float64``, ``NaN`` unjudged);
-    ``any`` refuses nothing."""
-    return rule in GRADE_RULES and refused(rule, np.asarray(grades, dtype=np.float64)) is not None
+def _check_lightgbm(grades: np.ndarray) -> Refusal | None:
+    return _refusal("lightgbm", _lightgbm_refusals(scores_as_float32(grades)), grades)
 
 
-def check_grades(problem, flavour, first_of) -> None:
-    """Raise if the flavour's ``grades`` rule refuses a judged grade of ``problem``.
-
-    :param first_of: ``first_of(mask) -> index`` of the first flagged judged grade in
-        sorted qid order (:func:`evalkit.engine.evaluate.first_judgment`).
-    :raises InvalidGradeError: naming the grade, the rule and the library's own
-        message; :func:`evalkit.evaluate` and :func:`evalkit.arrays.score` add where it
-        was judged.
-    """
-    rule = flavour.convention("grades")
-    if rule not in GRADE_RULES:
-        return
-    hit = refused(rule, problem.judged_grade)
-    if hit is None:
-        return
-    mask, message = hit
-    v = float(problem.judged_grade[first_of(mask)])
-    label = scores_as_float32(np.float64(v))[()]  # the float32 label; beyond its range: inf
-    shown = str(int(label)) if message.startswith("Label {v}") else f"{label:f}"  # %zu, else %f
-    raise InvalidGradeError(
-        v, f"grade {format_number(v)} is refused under grades={rule}: {_SOURCES[rule]} stops with "
-           f"\"{message.format(v=shown, line='N')}\" ({int(mask.sum())} such judgment(s))", f"{flavour}: ")
+def _check_xgboost(grades: np.ndarray) -> Refusal | None:
+    return _refusal("xgboost", _xgboost_refusals(scores_as_float32(grades)), grades)
 
 
-def library_grade(gain, rule: str):
-    """``gain`` given the grade as the library reads it: unchanged under ``gdeval``;
-    ``float32(grade)`` under ``float32``; ``floor(float32(grade))`` under ``lightgbm`` / ``xgboost``, the integer
-    LightGBM (whose accepted ``float32`` labels are integers) and XGBoost (``uint32``
-    conversion) compute their gain from, for grades the rule accepts (>= 0, below 2^32)."""
-    if rule == "gdeval":  # Perl reads the integer text: the gain sees the grade itself
-        return gain
+def _check_gdeval(grades: np.ndarray) -> Refusal | None:
+    return _refusal("gdeval", _gdeval_refusals(grades), grades)
 
-    def read(grade: np.ndarray) -> np.ndarray:
-        label = scores_as_float32(grade)
-        return gain((label if rule == "float32" else np.floor(label)).astype(np.float64))
-    return read
+
+_INTEGER_LABEL = ("grades the library refuses as labels stop the evaluation; the gain reads floor(float32(grade)), "
+                  "the integer the library's gain reads")
+
+
+@grade_rule("lightgbm", formula="integers 0..30 as float32; the gain reads floor(float32(grade))",
+            description="LightGBM's labels: integers 0..30 (as float32), others refused",
+            source=_LIGHTGBM, check=_check_lightgbm, reads_grades=True, note=_INTEGER_LABEL)
+def lightgbm(grades: np.ndarray) -> np.ndarray:
+    return np.floor(scores_as_float32(grades)).astype(np.float64)
+
+
+@grade_rule("xgboost", formula="within 1e-6 above an integer 0..31 as float32; the gain reads floor(float32(grade))",
+            description="XGBoost's labels with ndcg_exp_gain=true: within 1e-6 above an integer 0..31",
+            source=_XGBOOST, check=_check_xgboost, reads_grades=True, note=_INTEGER_LABEL)
+def xgboost(grades: np.ndarray) -> np.ndarray:
+    return np.floor(scores_as_float32(grades)).astype(np.float64)
+
+
+@grade_rule("gdeval", formula="integers at most 4; the gain reads the grade",
+            description="gdeval.pl's judgments: integers at most 4 ($MAX_JUDGMENT), others refused",
+            source=_GDEVAL, check=_check_gdeval,
+            note="a grade that is not an integer or is above 4 stops the evaluation, as gdeval.pl stops; the "
+                 "gain reads the grade itself")
+def gdeval(grades: np.ndarray) -> np.ndarray:
+    return grades
+
+
+@grade_rule("float32", formula="any grade; the gain reads float32(grade)",
+            description="every grade accepted, the gain reads it rounded to float32 (XGBoost ndcg_exp_gain=false)",
+            source="dmlc/xgboost v3.2.0 src/metric/rank_metric.cc:386-389, src/common/ranking_utils.cc:104-106",
+            reads_grades=True, note="the gain reads each grade as a 32-bit float (XGBoost's labels)")
+def float32(grades: np.ndarray) -> np.ndarray:
+    return scores_as_float32(grades).astype(np.float64)
+
+
+
+@hookimpl
+def evalkit_register_grade_rules():
+    return declared(__name__, GradeRule)
