@@ -60,6 +60,9 @@ Conventions:
   documents absent from the qrels, and a query left with none counts as absent from
   the run (the ``missing`` convention), as Pyserini's ``-remove-unjudged`` does.
 * ``complement``: ``yes`` reports ``1 - value`` per query (TorchRec).
+* ``summary``: how a run's value combines its queries' values: ``mean`` (default),
+  ``gmean`` (trec_eval's ``gm_map``, ``gm_bpref``: ``exp(mean(log(max(v, 1e-5))))``)
+  or ``sum`` (trec_eval's ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``).
 * ``round`` / ``round_mean``: the per-query values / the mean over queries rounded to
   that many decimals, ``rounding`` ``half_even`` (default) or ``half_up``.
 
@@ -162,6 +165,13 @@ CONVENTIONS: dict[str, Param] = {
     "round_mean": Param(
         "round_mean", "int", None,
         "round the mean over queries to this many decimals (BEIR, MTEB: 5)", minimum=0, maximum=15,
+    ),
+    "summary": Param(
+        "summary", "str", "mean",
+        "how the per-query values combine into the run's value: mean (default), gmean (trec_eval's "
+        "gm_map, gm_bpref: exp(mean(log(max(v, 1e-5)))), meas_avg.c te_calc_avg_meas_s_gm) or sum "
+        "(trec_eval's num_q, num_ret, num_rel, num_rel_ret: te_calc_avg_meas_empty)",
+        choices=("mean", "gmean", "sum"),
     ),
     "rounding": Param(
         "rounding", "str", "half_even",

@@ -46,6 +46,8 @@ DEFAULT_PLUGINS = (
     "evalkit.engine.backends",
     "evalkit.builtins.library_components",
     "evalkit.builtins.presets_libraries",
+    "evalkit.builtins.trec_eval_measures",
+    "evalkit.builtins.presets_trec_eval_measures",
 )
 
 _HOOK_FOR_FAMILY = {

@@ -85,11 +85,20 @@ class Results:
 
     def means(self) -> np.ndarray:
         """Mean over included queries: ``float64`` ``(s, f)``; ``NaN`` if none included.
-        A flavour with the ``round_mean`` convention has its mean rounded (BEIR, MTEB)."""
+        A flavour with the ``round_mean`` convention has its mean rounded (BEIR, MTEB);
+        one with ``summary=sum`` gives the sum, ``summary=gmean`` the geometric mean of
+        ``max(v, 1e-5)`` (trec_eval's ``num_*`` and ``gm_*`` summaries)."""
         counts = self.counts()
         out = np.full(counts.shape, np.nan)
         np.divide(self.sums(), counts, out=out, where=counts > 0)
         for f, fl in enumerate(self.flavours):
+            summary = fl.convention("summary") if isinstance(fl, Flavour) else "mean"
+            if summary == "sum":
+                out[:, f] = np.where(counts[:, f] > 0, self.sums()[:, f], np.nan)
+            elif summary == "gmean":  # trec_eval meas_avg.c te_calc_avg_meas_s_gm, MIN_GEO_MEAN
+                logs = np.log(np.maximum(self.values[:, f], 1e-5))
+                with np.errstate(invalid="ignore"):
+                    out[:, f] = np.exp(np.nansum(logs, axis=1) / counts[:, f])
             decimals = fl.convention("round_mean") if isinstance(fl, Flavour) else None
             if decimals is not None:
                 out[:, f] = round_means(out[:, f], decimals, fl.convention("rounding"))

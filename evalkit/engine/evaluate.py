@@ -292,6 +292,8 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
     absent = ~in_run
+    if resolved.metric.scores_missing and fl.convention("missing") == "zero":
+        absent = np.zeros_like(absent)  # the kernel scored the empty ranking (trec_eval -c)
     if empty_ranking is not None:
         absent = absent | empty_ranking
     out = apply_conventions(values, defined, absent, empty=fl.convention("empty"),

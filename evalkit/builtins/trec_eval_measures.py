@@ -1,0 +1,465 @@
+"""trec_eval's measures beyond NDCG, as metric kernels vectorised over queries.
+
+Each kernel reproduces one ``m_*.c`` file of trec_eval 10.0 (usnistgov/trec_eval,
+tag v10.0, commit f4253652c8efd0d86ddffd0d163cc0a0f813111a) on the engine's sorted
+arrays: no Python loop over queries. The quantities are trec_eval's ``RES_RELS``
+(form_res_rels.c): per ranked position the judgment ``rel`` (the qrels grade
+truncated to an integer, as ``atol`` reads it; a document absent from the qrels is
+"not in the pool", one judged below 0 "in the pool but unjudged"), and per query
+
+* ``num_ret``: documents ranked (after ``-M`` and ``-J``: the ``depth`` and
+  ``judged_only`` conventions);
+* ``num_rel``: judged documents with ``rel >= level`` (``level`` = ``threshold``,
+  trec_eval ``-l``, default 1; judgments below 0 never count);
+* ``num_nonrel``: judged documents with ``0 <= rel < level``;
+* ``num_rel_ret``: ranked documents with ``rel >= level``.
+
+Every kernel returns ``defined`` true for every query: trec_eval scores a topic
+without a relevant judgment as its formula gives (0 mostly) and averages it in. A
+qrels topic missing from the run is scored by the kernel on an empty ranking
+(``Metric.scores_missing``): under ``missing=zero`` (trec_eval ``-c``, whose bogus
+one-document ranking is then cleaned of ``num_ret``, ``utility``, ``unj`` and
+``rbp_resid``) that gives ``num_rel`` its count and every other measure 0.
+
+Arrays: ``n`` ranked positions over all queries, ``m`` judged documents, ``q``
+queries; kernels return ``float64`` ``(q,)`` values. Bad parameters are refused
+when the flavour is parsed (:class:`~evalkit.errors.FlavourError`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..components import Metric, MetricOutput, Param, declared, metric
+from ..hookspecs import hookimpl
+from ..kernel import MetricInput, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
+
+_TE = "usnistgov/trec_eval v10.0 (f4253652c8efd0d86ddffd0d163cc0a0f813111a)"
+_LEVEL = Param("threshold", "float", 1.0,
+               "relevance level: a judgment >= it is relevant (trec_eval -l; the grade is truncated "
+               "to an integer as atol reads it)")
+_P = Param("p", "float", 0.9, "persistence (trec_eval's rbp.p=, default 0.9)", minimum=0.0,
+           exclusive_minimum=True, maximum=1.0, exclusive_maximum=True)
+_ROUNDING = Param("cutoff_rounding", "str", "round",
+                  "how recall * num_rel becomes a count: round (trec_eval 10.0, lround) or "
+                  "plus_0.9 (trec_eval 9.0.8 and earlier, (long)(x + 0.9))",
+                  choices=("round", "plus_0.9"))
+
+
+@dataclass(frozen=True)
+class _Rels:
+    """trec_eval's RES_RELS for every query at once (see the module docstring).
+
+    Per position (``(n,)``): ``rel`` (``bool``: judged ``>= level``), ``nonrel``
+    (judged, ``0 <= rel < level``), ``unjudged`` (absent from the qrels or judged
+    below 0), ``pool_unjudged`` (judged below 0). Per query (``float64`` ``(q,)``):
+    ``num_ret``, ``num_rel``, ``num_nonrel``, ``num_rel_ret``.
+    """
+
+    rel: np.ndarray
+    nonrel: np.ndarray
+    unjudged: np.ndarray
+    pool_unjudged: np.ndarray
+    num_ret: np.ndarray
+    num_rel: np.ndarray
+    num_nonrel: np.ndarray
+    num_rel_ret: np.ndarray
+
+
+def _level(threshold: float) -> float:
+    return float(np.trunc(threshold))
+
+
+def res_rels(inp: MetricInput, threshold: float = 1.0) -> _Rels:
+    """trec_eval's ``te_form_res_rels`` (form_res_rels.c) for all queries of ``inp``."""
+    r = inp.ranked
+    level = max(_level(threshold), 0.0)
+    g = np.trunc(r.grade)  # NaN: not in the pool
+    judged = g >= 0
+    rel = g >= level
+    nonrel = judged & ~rel
+    pool_unjudged = g < 0
+    unjudged = ~judged
+    jg = np.trunc(inp.judged_grade)
+    jseg = segment_ids(inp.judged_offsets)
+    nq = inp.n_queries
+    num_rel = segment_sum((jg >= level).astype(np.float64), jseg, nq)
+    num_nonrel = segment_sum(((jg >= 0) & (jg < level)).astype(np.float64), jseg, nq)
+    return _Rels(rel, nonrel, unjudged, pool_unjudged, r.length.astype(np.float64), num_rel, num_nonrel,
+                 inp.per_query(rel.astype(np.float64)))
+
+
+def _all(n: int) -> np.ndarray:
+    return np.ones(n, dtype=bool)
+
+
+def _out(values: np.ndarray) -> MetricOutput:
+    return MetricOutput(np.asarray(values, dtype=np.float64), _all(len(values)))
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _exclusive(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per-segment cumulative sum of the positions before each one."""
+    return segment_cumsum(x, offsets) - x if len(x) else np.zeros(0)
+
+
+def _counts(inp: MetricInput) -> dict:
+    return {}
+
+
+_COUNT_SRC = f"{_TE} form_res_rels.c (te_form_res_rels)"
+
+
+@metric("num_q", formula="1 per evaluated query; summary: the sum (number of queries)",
+        source=f"{_TE} m_num_q.c", description="number of queries evaluated (summary=sum)")
+def num_q(inp: MetricInput) -> MetricOutput:
+    return _out(np.ones(inp.n_queries))
+
+
+@metric("num_ret", formula="num_ret = documents ranked", source=f"{_TE} m_num_ret.c",
+        description="number of documents retrieved (summary=sum)")
+def num_ret(inp: MetricInput) -> MetricOutput:
+    return _out(inp.ranked.length.astype(np.float64))
+
+
+@metric("num_rel", params=(_LEVEL,), formula="num_rel = judged documents with rel >= level",
+        source=f"{_TE} m_num_rel.c", description="number of relevant judged documents (summary=sum)")
+def num_rel(inp: MetricInput, threshold: float) -> MetricOutput:
+    return _out(res_rels(inp, threshold).num_rel)
+
+
+@metric("num_rel_ret", params=(_LEVEL,), formula="num_rel_ret = retrieved documents with rel >= level",
+        source=f"{_TE} m_num_rel_ret.c", description="number of relevant documents retrieved (summary=sum)")
+def num_rel_ret(inp: MetricInput, threshold: float) -> MetricOutput:
+    return _out(res_rels(inp, threshold).num_rel_ret)
+
+
+@metric("num_nonrel_judged_ret", params=(_LEVEL,),
+        formula="retrieved documents judged with 0 <= rel < level",
+        source=f"{_TE} m_num_nonrel_judged_ret.c",
+        description="number of judged non-relevant documents retrieved (summary=sum)")
+def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
+    return _out(inp.per_query(res_rels(inp, threshold).nonrel.astype(np.float64)))
+
+
+@metric("rprec", params=(_LEVEL,),
+        formula="R-prec = |relevant in the first min(num_ret, R)| / R, R = num_rel (0 if R = 0)",
+        source=f"{_TE} m_Rprec.c (te_calc_Rprec)", description="precision after R documents")
+def rprec(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    r = inp.ranked
+    inside = rr.rel & (r.rank <= rr.num_rel[r.query])
+    return _out(_ratio(inp.per_query(inside.astype(np.float64)), rr.num_rel))
+
+
+def _bpref_terms(inp: MetricInput, rr: _Rels) -> np.ndarray:
+    """Per-query bpref before the division by R (m_bpref.c)."""
+    r = inp.ranked
+    nonrel_before = segment_cumsum(rr.nonrel.astype(np.float64), r.offsets) if len(r.query) else np.zeros(0)
+    q = r.query
+    R = rr.num_rel[q]
+    denom = np.minimum(rr.num_nonrel, rr.num_rel)[q]
+    frac = np.zeros(len(q))
+    np.divide(np.minimum(nonrel_before, R), denom, out=frac, where=denom > 0)
+    term = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
+    return inp.per_query(np.where(rr.rel, term, 0.0))
+
+
+@metric("bpref", params=(_LEVEL,),
+        formula="bpref = (1/R) sum_{relevant retrieved d} (1 - min(N_d, R) / min(N, R)), N_d = judged "
+                "non-relevant ranked above d, N = num_nonrel (a term is 1 when N_d = 0)",
+        source=f"{_TE} m_bpref.c (te_calc_bpref); Buckley & Voorhees, SIGIR 2004",
+        description="binary preference")
+def bpref(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(_ratio(_bpref_terms(inp, rr), rr.num_rel))
+
+
+@metric("infap", params=(_LEVEL,),
+        formula="infAP = (1/R) sum_{relevant d at 0-based rank j} (j = 0: 1; else 1/(j+1) + j/(j+1) * "
+                "((r+n+u)/j) * ((r + eps)/(r + n + 2 eps))), r/n/u = relevant/non-relevant/pooled-"
+                "unjudged ranked above d (documents not in the pool skipped), eps = 1e-5",
+        source=f"{_TE} m_infap.c (te_calc_infap); Yilmaz & Aslam, CIKM 2006",
+        description="inferred average precision")
+def infap(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    r = inp.ranked
+    eps = 1e-5
+    rel_b = _exclusive(rr.rel.astype(np.float64), r.offsets)
+    non_b = _exclusive(rr.nonrel.astype(np.float64), r.offsets)
+    unj_b = _exclusive(rr.pool_unjudged.astype(np.float64), r.offsets)
+    j = (r.rank - 1).astype(np.float64)
+    safe_j = np.where(j > 0, j, 1.0)
+    term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_b + non_b + unj_b) / safe_j)
+            * ((rel_b + eps) / (rel_b + non_b + 2 * eps)))
+    term = np.where(j == 0, 1.0, term)
+    return _out(_ratio(inp.per_query(np.where(rr.rel, term, 0.0)), rr.num_rel))
+
+
+def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(suffix_max, rel_pos, rel_off)``: interpolated precision at every position
+    (max over this rank and below of relevant-so-far / rank), the positions of the
+    relevant documents and their ``(q + 1,)`` offsets."""
+    r = inp.ranked
+    n, nq = len(r.query), inp.n_queries
+    if n == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(nq + 1, dtype=np.int64)
+    prec = segment_cumsum(rr.rel.astype(np.float64), r.offsets) / r.rank
+    shift = 2.0 * (nq - r.query)  # increasing along the reversed array, resets each query
+    rev = (prec + shift)[::-1]
+    suffix = (np.maximum.accumulate(rev) - shift[::-1])[::-1]
+    rel_pos = np.flatnonzero(rr.rel)
+    return suffix, rel_pos, offsets_from_sorted(r.query[rel_pos], nq)
+
+
+def _count_cut(x: np.ndarray, rule: str) -> np.ndarray:
+    return np.floor(x + 0.5) if rule == "round" else np.trunc(x + 0.9)
+
+
+def _iprec(inp: MetricInput, rr: _Rels, recall: float, rule: str, pre=None) -> np.ndarray:
+    suffix, rel_pos, rel_off = pre if pre is not None else _interpolated(inp, rr)
+    cut = _count_cut(recall * rr.num_rel, rule)
+    c = np.maximum(cut, 1.0)  # cutoff 0 takes the first relevant document's value
+    ok = (cut <= rr.num_rel_ret) & (rr.num_rel_ret > 0)
+    out = np.zeros(inp.n_queries)
+    qs = np.flatnonzero(ok)
+    out[qs] = suffix[rel_pos[rel_off[qs] + c[qs].astype(np.int64) - 1]]
+    return out
+
+
+@metric("iprec_at_recall", params=(Param("recall", "float", 0.0, "recall level (0..1)", minimum=0.0),
+                                   _LEVEL, _ROUNDING),
+        formula="max_{rank >= rank of the c-th relevant} (relevant so far / rank), c = round(recall * R) "
+                "(c = 0: the first relevant's); 0 if c > num_rel_ret",
+        source=f"{_TE} m_iprec_at_recall.c (te_calc_iprec_at_recall: lround; 9.0.8: (long)(x + 0.9))",
+        description="interpolated precision at a recall level")
+def iprec_at_recall(inp: MetricInput, recall: float, threshold: float, cutoff_rounding: str) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(_iprec(inp, rr, recall, cutoff_rounding))
+
+
+_DEFAULT_11PT = "0:0.1:0.2:0.3:0.4:0.5:0.6:0.7:0.8:0.9:1"
+
+
+def parse_levels(text: str) -> list[float]:
+    """``"0.25:0.5:0.75"`` -> ``[0.25, 0.5, 0.75]`` (``pt_avg``'s ``levels``).
+
+    :raises FlavourError: an empty list or a value that is not a number.
+    """
+    from ..errors import FlavourError
+
+    try:
+        out = [float(t) for t in str(text).split(":") if t.strip()]
+    except ValueError:
+        raise FlavourError(f"metric 'pt_avg': levels must be numbers separated by ':', got {text!r}") from None
+    if not out:
+        raise FlavourError("metric 'pt_avg': needs at least one recall level")
+    return out
+
+
+@metric("pt_avg", params=(Param("levels", "str", _DEFAULT_11PT, "recall levels separated by ':' "
+                                "(trec_eval 11pt_avg's parameters)"), _LEVEL, _ROUNDING),
+        formula="mean over the recall levels of iprec_at_recall(level)",
+        source=f"{_TE} m_11pt_avg.c (te_calc_11ptavg)",
+        description="interpolated precision averaged over recall levels (11pt_avg)")
+def pt_avg(inp: MetricInput, levels: str, threshold: float, cutoff_rounding: str) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    pre = _interpolated(inp, rr)
+    values = parse_levels(levels)
+    total = sum(_iprec(inp, rr, x, cutoff_rounding, pre) for x in values)
+    return _out(total / len(values))
+
+
+@metric("rprec_mult", params=(Param("mult", "float", 1.0, "multiple of R", minimum=0.0), _LEVEL),
+        formula="P@c, c = (long)(mult * R + 0.9): relevant in the first c / c (num_rel_ret / c if "
+                "c > num_ret; 0 if c = 0)",
+        source=f"{_TE} m_Rprec_mult.c (te_calc_Rprec_mult)",
+        description="precision at a multiple of R")
+def rprec_mult(inp: MetricInput, mult: float, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    r = inp.ranked
+    c = np.trunc(mult * rr.num_rel + 0.9)
+    hits = inp.per_query((rr.rel & (r.rank <= c[r.query])).astype(np.float64))
+    return _out(_ratio(hits, c))
+
+
+@metric("utility", params=(Param("a", "float", 1.0, "worth of a relevant retrieved document"),
+                           Param("b", "float", -1.0, "worth of a non-relevant retrieved document"),
+                           Param("c", "float", 0.0, "worth of a relevant document not retrieved"),
+                           Param("d", "float", 0.0, "worth of a non-relevant document not retrieved"),
+                           Param("num_docs", "float", 0.0, "documents in the collection (trec_eval -N)"),
+                           _LEVEL),
+        formula="a * num_rel_ret + b * (num_ret - num_rel_ret) + c * (num_rel - num_rel_ret) + "
+                "d * (N + num_rel_ret - num_ret - num_rel)",
+        source=f"{_TE} m_utility.c (te_calc_utility)", description="set utility")
+def utility(inp: MetricInput, a: float, b: float, c: float, d: float, num_docs: float,
+            threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(a * rr.num_rel_ret + b * (rr.num_ret - rr.num_rel_ret) + c * (rr.num_rel - rr.num_rel_ret)
+                + d * (num_docs + rr.num_rel_ret - rr.num_ret - rr.num_rel))
+
+
+@metric("bing", params=(_LEVEL,),
+        formula="binG = (1/R) sum_{relevant d} 1 / log2(2 + documents not relevant ranked above d)",
+        source=f"{_TE} m_binG.c (te_calc_binG)", description="binary G (experimental)")
+def bing(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    r = inp.ranked
+    rel_so_far = segment_cumsum(rr.rel.astype(np.float64), r.offsets) if len(r.query) else np.zeros(0)
+    i = (r.rank - 1).astype(np.float64)
+    term = np.where(rr.rel, 1.0 / np.log2(3.0 + i - np.where(rr.rel, rel_so_far, 0.0)), 0.0)
+    return _out(_ratio(inp.per_query(term), rr.num_rel))
+
+
+@metric("g_gain", uses=frozenset({"gain"}),
+        formula="G = (1/sum ideal) sum_i gain_i / log2(2 + C_i - S_i), S_i = gains retrieved up to i, "
+                "C_i = sum_{t<=i} max(ideal gain at t, 1)",
+        source=f"{_TE} m_G.c (te_calc_G)", description="normalised gain G (experimental)")
+def g_gain(inp: MetricInput) -> MetricOutput:
+    r = inp.ranked
+    nq = inp.n_queries
+    gains = inp.ranked_gain()
+    jg = inp.judged_gain()
+    seg = segment_ids(inp.judged_offsets)
+    pos = jg > 0
+    ig, iseg = jg[pos], seg[pos]
+    order = np.lexsort((-ig, iseg))
+    ig, iseg = ig[order], iseg[order]
+    ioff = offsets_from_sorted(iseg, nq)
+    sum_ideal = segment_sum(ig, iseg, nq)
+    # C_i: the ideal gain at rank i (max with 1), 1 past the ideal ranking
+    icum = segment_cumsum(np.maximum(ig, 1.0), ioff) if len(ig) else np.zeros(0)
+    ilen = np.diff(ioff)[r.query]
+    inside = np.minimum(r.rank, ilen)
+    c = np.zeros(len(r.query))
+    has = inside > 0
+    c[has] = icum[ioff[r.query[has]] + inside[has] - 1]
+    c += np.maximum(r.rank - ilen, 0)
+    s = segment_cumsum(gains, r.offsets) if len(gains) else np.zeros(0)
+    term = np.zeros(len(gains))
+    nz = gains != 0
+    term[nz] = gains[nz] / np.log2(2.0 + c[nz] - s[nz])
+    return _out(_ratio(inp.per_query(term), sum_ideal))
+
+
+@metric("relative_precision", params=(_LEVEL,),
+        formula="relative P@k = |relevant in top k| / min(k, R) (0 if R = 0)",
+        source=f"{_TE} m_rel_P.c (te_calc_rel_P)", description="precision relative to the best possible at k")
+def relative_precision(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    hits = inp.per_query((rr.rel & inp.in_cutoff()).astype(np.float64))
+    k = np.inf if inp.k is None else float(inp.k)
+    return _out(_ratio(hits, np.minimum(k, rr.num_rel)))
+
+
+@metric("success", params=(_LEVEL,), formula="success@k = 1 if a relevant document is in the top k",
+        source=f"{_TE} m_success.c (te_calc_success)", description="success at k")
+def success(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    hits = inp.per_query((rr.rel & inp.in_cutoff()).astype(np.float64))
+    return _out((hits > 0).astype(np.float64))
+
+
+@metric("set_p", params=(_LEVEL,), formula="set_P = num_rel_ret / num_ret",
+        source=f"{_TE} m_set_P.c", description="precision of the retrieved set")
+def set_p(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(_ratio(rr.num_rel_ret, rr.num_ret))
+
+
+@metric("set_recall", params=(_LEVEL,), formula="set_recall = num_rel_ret / num_rel",
+        source=f"{_TE} m_set_recall.c", description="recall of the retrieved set")
+def set_recall(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(_ratio(rr.num_rel_ret, rr.num_rel))
+
+
+@metric("set_relative_p", params=(_LEVEL,), formula="num_rel_ret / min(num_ret, num_rel)",
+        source=f"{_TE} m_set_rel_P.c", description="relative precision of the retrieved set")
+def set_relative_p(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    den = np.where(rr.num_rel > 0, np.minimum(rr.num_ret, rr.num_rel), 0.0)
+    return _out(_ratio(rr.num_rel_ret, den))
+
+
+@metric("set_map", params=(_LEVEL,), formula="num_rel_ret^2 / (num_ret * num_rel)",
+        source=f"{_TE} m_set_map.c", description="unranked set MAP (set P x set recall)")
+def set_map(inp: MetricInput, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    return _out(_ratio(rr.num_rel_ret * rr.num_rel_ret, rr.num_ret * rr.num_rel))
+
+
+@metric("set_f", params=(Param("beta", "float", 1.0, "weight of recall (trec_eval set_F's parameter)"), _LEVEL),
+        formula="(beta + 1) P R / (beta P + R), P = set_P, R = set_recall (0 if num_rel_ret = 0)",
+        source=f"{_TE} m_set_F.c", description="F measure of the retrieved set")
+def set_f(inp: MetricInput, beta: float, threshold: float) -> MetricOutput:
+    rr = res_rels(inp, threshold)
+    p = _ratio(rr.num_rel_ret, rr.num_ret)
+    rc = _ratio(rr.num_rel_ret, rr.num_rel)
+    return _out(_ratio((beta + 1.0) * p * rc, np.where(rr.num_rel_ret > 0, beta * p + rc, 0.0)))
+
+
+@metric("unjudged", formula="unj@k = documents not judged (absent, or judged below 0) in the top k / k",
+        source=f"{_TE} m_unjudged.c (te_calc_unj)", description="fraction of unjudged documents in the top k")
+def unjudged(inp: MetricInput) -> MetricOutput:
+    g = inp.ranked.grade
+    unj = ~(np.trunc(g) >= 0)
+    hits = inp.per_query((unj & inp.in_cutoff()).astype(np.float64))
+    den = inp.ranked.length.astype(np.float64) if inp.k is None else np.full(inp.n_queries, float(inp.k))
+    return _out(_ratio(hits, den))
+
+
+def _graded(inp: MetricInput) -> np.ndarray:
+    """m_rbp.c: a judgment's gain is its level, min-max normalised to [0, 1] with
+    minimum 0 when a level exceeds 1: ``rel / max(1, max judged level of the query)``."""
+    r = inp.ranked
+    g = np.trunc(r.grade)
+    g = np.where(g > 0, g, 0.0)
+    top = np.ones(inp.n_queries)
+    if len(inp.judged_grade):
+        np.maximum.at(top, segment_ids(inp.judged_offsets), np.trunc(inp.judged_grade))
+    return g / top[r.query]
+
+
+@metric("trec_rbp", params=(_P,),
+        formula="RBP = (1 - p) sum_r rel_r p^(r-1), rel_r = level / max(1, max judged level)",
+        source=f"{_TE} m_rbp.c (te_calc_rbp); Moffat & Zobel, ACM TOIS 27(1), 2008",
+        description="rank-biased precision as trec_eval's rbp (graded)")
+def trec_rbp(inp: MetricInput, p: float) -> MetricOutput:
+    r = inp.ranked
+    w = np.where(inp.in_cutoff(), np.power(p, (r.rank - 1).astype(np.float64)), 0.0)
+    return _out((1.0 - p) * inp.per_query(_graded(inp) * w))
+
+
+@metric("rbp_resid", params=(_P,),
+        formula="p^num_ret + (1 - p) sum_{unjudged r} p^(r-1) if a ranked document is unjudged, else 0",
+        source=f"{_TE} m_rbp_resid.c (te_calc_rbp_resid)",
+        description="RBP residual: the weight of the unjudged and unseen documents")
+def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
+    r = inp.ranked
+    unj = ~(np.trunc(r.grade) >= 0)
+    w = np.power(p, (r.rank - 1).astype(np.float64))
+    total = inp.per_query(np.where(unj, w, 0.0))
+    count = inp.per_query(unj.astype(np.float64))
+    values = np.where(count > 0, np.power(p, r.length.astype(np.float64)) + (1.0 - p) * total, 0.0)
+    return _out(values)
+
+
+#: the kernels of this module: a qrels topic missing from the run is scored on an
+#: empty ranking under missing=zero (trec_eval -c)
+def _scoring_missing(components):
+    import dataclasses
+
+    return [(dataclasses.replace(c, scores_missing=True), aliases) for c, aliases in components]
+
+
+@hookimpl
+def evalkit_register_metrics():
+    return _scoring_missing(declared(__name__, Metric))
