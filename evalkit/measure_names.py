@@ -88,6 +88,11 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
 
     :raises FlavourError: a trec_eval measure with a bad cutoff list.
     """
+    from .trec_eval_compat import parse_name  # every measure of trec_eval 10.0 (issue 26)
+
+    named = parse_name(text)
+    if named is not None:
+        return [NamedMeasure(n.label, n.preset, n.k, n.params) for n in named]
     m = _TREC_EVAL_NAME.match(text.strip())
     if not m:
         return None
@@ -158,8 +163,10 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
 def known_names(registry) -> list[str]:
     """Every name a measure spec may start with: presets, metrics, trec_eval's and
     ir_measures' names (for "did you mean")."""
+    from .builtins.presets_trec_eval_measures import BY_NAME, NICKNAMES
+
     return sorted(set(registry.names("preset")) | set(registry.names("metric")) | set(TREC_EVAL_MEASURES)
-                  | {"all_trec"} | set(_IR_MEASURES))
+                  | {"all_trec"} | set(_IR_MEASURES) | set(BY_NAME) | set(NICKNAMES))
 
 
 def did_you_mean(text: str, registry, n: int = 4) -> str:

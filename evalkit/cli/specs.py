@@ -51,7 +51,13 @@ def expand_measure(spec: str, registry) -> list[Measure]:
 
     :raises FlavourError: unknown name (with the closest known ones), component or parameter.
     """
-    return [Measure(label, native_name(preset, fl), fl) for label, preset, fl in expand_labelled(spec, registry)]
+    out = [Measure(label, native_name(preset, fl), fl) for label, preset, fl in expand_labelled(spec, registry)]
+    from ..trec_eval_compat import parse_name  # trec_eval's printed names (iprec_at_recall_0.10)
+
+    named = parse_name(spec) if isinstance(spec, str) else None
+    if named is not None and len(named) == len(out):
+        out = [Measure(m.label, n.native, m.flavour) for m, n in zip(out, named)]
+    return out
 
 
 def expand_measures(specs, registry) -> list[Measure]:
