@@ -288,8 +288,8 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
     seen: set = set()
     order = []
     for f, m in enumerate(measures):  # a value asked for twice (P.10 and P_10) is printed once
-        if m.native not in seen:
-            seen.add(m.native)
+        if (m.native, m.flavour) not in seen:
+            seen.add((m.native, m.flavour))
             order.append(f)
     if all(i is not None for i in info):  # trec_eval prints in its own measure order
         order.sort(key=lambda f: ORDER[info[f].name])
