@@ -311,10 +311,6 @@ class Metric(_Component):
     uses: frozenset[str] = frozenset()
     supports_averaged_ties: bool = False
     needs_subtopics: bool = False
-    #: under ``missing=zero`` a qrels query absent from the run keeps the kernel's value
-    #: on its empty ranking instead of 0 (trec_eval ``-c`` scores such a topic on a bogus
-    #: ranking: ``num_rel`` keeps its count; evalkit/builtins/trec_eval_measures.py)
-    scores_missing: bool = False
     family = "metric"
     signature = ("Signature: ``fn(inp, **params) -> MetricOutput``; ``inp`` a "
                  ":class:`evalkit.kernel.MetricInput` covering all ``q`` queries of a run; "

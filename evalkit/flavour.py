@@ -22,7 +22,9 @@ Conventions:
   ``zero`` (trec_eval, scikit-learn), ``one`` (LightGBM), ``skip`` (left out of the
   mean), ``error``.
 * ``missing``: what a qrels query absent from the run scores: ``skip`` (trec_eval's
-  default), ``zero`` (trec_eval ``-c``), ``error``.
+  default), ``zero`` (trec_eval ``-c``), ``error``, ``score`` (the metric's own value
+  on an empty ranking: trec_eval 10.0 ``-c`` scores the topic on a bogus ranking, so
+  ``num_rel`` keeps its count and ``num_q`` counts it).
 * ``depth``: keep only the first ``n`` documents of each query, in ranking order
   after sorting (trec_eval ``-M n``, form_res_rels.c); default: all.
 * ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
@@ -111,8 +113,9 @@ CONVENTIONS: dict[str, Param] = {
         choices=("zero", "one", "skip", "error"),
     ),
     "missing": Param(
-        "missing", "str", "skip", "score of a qrels query that is absent from the run",
-        choices=("zero", "skip", "error"),
+        "missing", "str", "skip", "score of a qrels query that is absent from the run (score: the "
+        "metric's value on an empty ranking, trec_eval 10.0 -c for its counts: num_rel keeps its count)",
+        choices=("zero", "skip", "error", "score"),
     ),
     "depth": Param(
         "depth", "int", None,

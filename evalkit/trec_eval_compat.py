@@ -194,6 +194,25 @@ def as_trec_eval_asks(specs, measures):
     return out
 
 
+#: measures trec_eval 10.0 added (9.0.8's measures.c has no te_meas_unj, te_meas_rbp, te_meas_rbp_resid)
+NEW_IN_10 = ("unj", "rbp", "rbp_resid")
+
+
+def only_in_version(specs, measures, version: str):
+    """``measures`` without those trec_eval ``version`` lacks (9.0.8: ``unj``, ``rbp``,
+    ``rbp_resid``, left out of its ``all_trec``).
+
+    :raises FlavourError: one of them was asked for by name (trec_eval 9.0.8: "illegal measure").
+    """
+    if version != "9.0.8":
+        return measures
+    for spec in specs:
+        hit = _lookup(spec) if isinstance(spec, str) else None
+        if hit is not None and hit[0] in NEW_IN_10:
+            raise FlavourError(f"-m {spec!r}: trec_eval 9.0.8 has no measure '{hit[0]}' (added in 10.0)")
+    return [m for m in measures if (measure_of(m.native) is None or measure_of(m.native).name not in NEW_IN_10)]
+
+
 def measure_of(native: str) -> TrecMeasure | None:
     """The trec_eval measure a printed name belongs to (``P_10`` -> ``P``), or ``None``."""
     hit = _lookup(native)
@@ -206,19 +225,24 @@ def with_flags(flavour, registry, *, complete: bool = False, depth: int | None =
     """``flavour`` under trec_eval's flags (see the module docstring); flags a flavour's
     metric does not take (``-l`` for NDCG, ``-N`` but for utility) leave it unchanged.
 
+    ``-c``: ``missing=score`` for trec_eval's own kernels under 10.0 (a missing topic is
+    evaluated on a bogus ranking; the kernels score it on an empty one), ``missing=zero``
+    for the others; under 9.0.8, which evaluates only the run's topics, sums the values
+    and divides by the number of qrels topics, ``missing=zero``, ``skip`` for the counts
+    ``num_ret``, ``num_rel_ret``, ``num_nonrel_judged_ret`` and ``score`` for ``num_q``
+    and ``num_rel`` (summaries recounted over the qrels: m_num_q.c, m_num_rel.c).
+
     ``version="9.0.8"``: scores compared as C ``float`` (``ties=trec_eval(score=float32)``
     for a flavour with ``ties=trec_eval``), recall levels counted as ``(long)(x + 0.9)``
-    (``iprec_at_recall``, ``11pt_avg``), and under ``-c`` the counts (``summary=sum``)
-    leave a missing topic out, as 9.0.8 evaluates only the run's topics and divides the
-    other measures' sums by the number of qrels topics (trec_eval.c, meas_avg.c)."""
+    (``iprec_at_recall``, ``11pt_avg``)."""
     changes: dict = {}
     if version == "9.0.8":
         if flavour.ties.name == "trec_eval" and not flavour.ties.params:
             changes["ties"] = ("trec_eval", {"score": "float32"})
         if flavour.metric in ("iprec_at_recall", "pt_avg"):
             changes["cutoff_rounding"] = "plus_0.9"
-    if complete and not (version == "9.0.8" and flavour.convention("summary") == "sum"):
-        changes["missing"] = "zero"
+    if complete:
+        changes["missing"] = _complete(flavour, version)
     if depth is not None:
         changes["depth"] = int(depth)
     if judged_only:
@@ -232,6 +256,21 @@ def with_flags(flavour, registry, *, complete: bool = False, depth: int | None =
     if num_docs is not None and metric.param("num_docs") is not None:
         changes["num_docs"] = float(num_docs)
     return flavour.replace(registry, **changes) if changes else flavour
+
+
+_OWN_KERNELS = frozenset({
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rprec", "bpref", "infap",
+    "iprec_at_recall", "pt_avg", "rprec_mult", "utility", "bing", "g_gain", "relative_precision", "success",
+    "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "trec_rbp", "rbp_resid"})
+
+
+def _complete(flavour, version: str) -> str:
+    """The ``missing`` convention of trec_eval ``-c`` for ``flavour`` (see :func:`with_flags`)."""
+    if version == "9.0.8":
+        if flavour.metric in ("num_q", "num_rel"):
+            return "score"
+        return "skip" if flavour.metric in ("num_ret", "num_rel_ret", "num_nonrel_judged_ret") else "zero"
+    return "score" if flavour.metric in _OWN_KERNELS else "zero"
 
 
 def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only: bool = False,

@@ -16,10 +16,10 @@ truncated to an integer, as ``atol`` reads it; a document absent from the qrels 
 
 Every kernel returns ``defined`` true for every query: trec_eval scores a topic
 without a relevant judgment as its formula gives (0 mostly) and averages it in. A
-qrels topic missing from the run is scored by the kernel on an empty ranking
-(``Metric.scores_missing``): under ``missing=zero`` (trec_eval ``-c``, whose bogus
-one-document ranking is then cleaned of ``num_ret``, ``utility``, ``unj`` and
-``rbp_resid``) that gives ``num_rel`` its count and every other measure 0.
+qrels topic missing from the run is scored on an empty ranking under the
+``missing=score`` convention (trec_eval 10.0 ``-c``, whose bogus one-document ranking
+is then cleaned of ``num_ret``, ``utility``, ``unj`` and ``rbp_resid``): ``num_rel``
+keeps its count, ``num_q`` counts the topic, every other measure scores 0.
 
 Arrays: ``n`` ranked positions over all queries, ``m`` judged documents, ``q``
 queries; kernels return ``float64`` ``(q,)`` values. Bad parameters are refused
@@ -108,10 +108,6 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def _exclusive(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per-segment cumulative sum of the positions before each one."""
     return segment_cumsum(x, offsets) - x if len(x) else np.zeros(0)
-
-
-def _counts(inp: MetricInput) -> dict:
-    return {}
 
 
 _COUNT_SRC = f"{_TE} form_res_rels.c (te_form_res_rels)"
@@ -452,14 +448,6 @@ def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
     return _out(values)
 
 
-#: the kernels of this module: a qrels topic missing from the run is scored on an
-#: empty ranking under missing=zero (trec_eval -c)
-def _scoring_missing(components):
-    import dataclasses
-
-    return [(dataclasses.replace(c, scores_missing=True), aliases) for c, aliases in components]
-
-
 @hookimpl
 def evalkit_register_metrics():
-    return _scoring_missing(declared(__name__, Metric))
+    return declared(__name__, Metric)

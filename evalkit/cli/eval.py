@@ -217,9 +217,11 @@ def _trec_eval_flags(measures, args, registry):
     """Every measure's flavour under trec_eval's flags ``-c -M -J -l -N`` and
     ``--trec-eval-version`` (:func:`evalkit.trec_eval_compat.with_flags`)."""
     from .specs import Measure
-    from ..trec_eval_compat import as_trec_eval_asks, with_flags
+    from ..trec_eval_compat import as_trec_eval_asks, only_in_version, with_flags
 
     measures = as_trec_eval_asks(args.measures, measures)
+    if args.trec_eval_version == "9.0.8":
+        measures = only_in_version(args.measures, measures, "9.0.8")
 
     flags = dict(complete=args.complete, depth=args.max_docs, judged_only=args.judged_only,
                  level=args.rel_level, num_docs=args.num_docs, version=args.trec_eval_version)
