@@ -129,6 +129,12 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
             raise FlavourError(f"trec_eval measure {text!r}: '{name}' takes no parameters")
         return [TrecName(name, text, m, preset)]
     if m.kind == "cut":
+        if params is not None:
+            for t in params.split(","):
+                try:
+                    float(t)
+                except ValueError:
+                    raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be numbers ({name}.5,10)") from None
         ks = m.defaults if params is None else sorted({_atol(t) for t in _split(name, params)})
         if any(k < 1 for k in ks):
             raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be positive")
@@ -188,7 +194,8 @@ def as_trec_eval_asks(specs, measures):
     out = []
     for m in measures:
         t = measure_of(m.native)
-        if t is not None and t.name in explicit and m.native not in explicit[t.name]:
+        from_name = _lookup(m.label) is not None  # asked for by a trec_eval name, not a preset
+        if from_name and t is not None and t.name in explicit and m.native not in explicit[t.name]:
             continue
         out.append(m)
     return out
