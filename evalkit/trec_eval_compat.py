@@ -30,6 +30,7 @@ m_runid.c, trec_eval.c.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,10 +83,24 @@ def _split(name: str, text: str) -> list[str]:
     return parts
 
 
+#: what the parameters of each kind of measure look like (a printed name's suffix
+#: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one)
+_PARAMS = {
+    "cut": re.compile(r"[-+0-9.,]+"),
+    "values": re.compile(r"[-+0-9.,eE]+"),
+    "params": re.compile(r"[-+0-9.,eE]+"),
+    "gains": re.compile(r"[-+0-9.,eE=]+"),
+    "pairs": re.compile(r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*"),
+    "string": re.compile(r"[-+0-9.]+"),
+}
+
+
 def _lookup(text: str) -> tuple[str, str | None, bool] | None:
     """``(measure, params or None, printed)`` of a name as typed (``P.10``) or printed
     (``P_10``); ``None`` if it is no trec_eval measure."""
     text = text.strip()
+    if any(c in text for c in "()@ "):  # a flavour string, a preset with a cutoff
+        return None
     if text in BY_NAME:
         return text, None, False
     head, dot, rest = text.partition(".")
@@ -94,7 +109,9 @@ def _lookup(text: str) -> tuple[str, str | None, bool] | None:
     # a printed name: the longest measure name followed by '_' and its parameters
     for i in range(len(text) - 1, 0, -1):
         if text[i] == "_" and text[:i] in BY_NAME and i + 1 < len(text):
-            return text[:i], text[i + 1:], True
+            pattern = _PARAMS.get(BY_NAME[text[:i]].kind)
+            if pattern is not None and pattern.fullmatch(text[i + 1:]):
+                return text[:i], text[i + 1:], True
     return None
 
 
@@ -119,7 +136,7 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
         return None
     name, params, printed = hit
     m = BY_NAME[name]
-    preset = f"{VERSIONS[version]}.{name}"
+    preset = f"{VERSIONS[version]}.{m.preset or name}"
     if m.kind == "string":  # relstring: printed by tsv_lines, evaluated as num_ret
         length = m.defaults[0] if params is None else int(_atof(params))
         native = name if params is None else f"{name}_{params}"

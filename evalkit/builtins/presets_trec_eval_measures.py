@@ -9,6 +9,7 @@ output in :mod:`evalkit.trec_eval_compat`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..components import Preset
@@ -54,6 +55,9 @@ class TrecMeasure:
     source: str = ""
     description: str = ""
     new: bool = True  # its preset is registered here (else by builtins/presets.py)
+    #: the preset's name after ``trec_eval.`` when it is not ``name`` (``rbp``: the
+    #: evalkit-rbp plugin registers ``trec_eval.rbp``, on its own metric)
+    preset: str = ""
 
 
 _F = "{ties}"
@@ -118,7 +122,8 @@ MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("num_nonrel_judged_ret", f"num_nonrel_judged_ret({_F},summary=sum)", integer=True,
                 source="m_num_nonrel_judged_ret.c", description="judged non-relevant documents retrieved (summary: the sum)"),
     TrecMeasure("rbp", f"trec_rbp({_F})", kind="pairs", param="p", level="", source="m_rbp.c",
-                description="rank-biased precision, p = 0.9, graded: level / max(1, top level)"),
+                description="rank-biased precision, p = 0.9, graded: level / max(1, top level)",
+                preset="rank_biased_precision"),
     TrecMeasure("rbp_resid", f"rbp_resid({_F})", kind="pairs", param="p", level="", source="m_rbp_resid.c",
                 description="RBP residual (weight of unjudged and unseen documents)"),
     TrecMeasure("unj", f"unjudged({_F})", kind="cut", defaults=(5, 10, 20), level="", source="m_unjudged.c",
@@ -160,11 +165,15 @@ def _presets() -> list[Preset]:
             what = "trec_eval 10.0" if version == "10.0" else "trec_eval 9.0.8 (scores compared as C float)"
             k = "_{k}" if m.kind == "cut" else ""
             out.append(Preset(
-                name=f"{prefix}.{m.name}", spec=spec(m, version),
+                name=f"{prefix}.{m.preset or m.name}", spec=spec(m, version),
                 description=f"{what} '{m.name}': {m.description}",
                 source=f"{src} {m.source}" + ("" if version == "10.0" else f"; {_TE} {m.source} for the formula"),
                 requires_cutoff=m.kind == "cut", default_cutoffs=m.defaults if m.kind == "cut" else (),
                 native_name=f"{m.name}{k}"))
+        if m.preset:
+            out[-2:] = [dataclasses.replace(p, description=p.description + f" (the evalkit-rbp plugin's preset "
+                                            f"trec_eval.{m.name} computes the same with its own metric)")
+                        for p in out[-2:]]
     return out
 
 
