@@ -177,7 +177,48 @@ def _presets() -> list[Preset]:
     return out
 
 
+_IRM = ("terrierteam/ir_measures 0.4.3 providers/pytrec_eval_provider.py (pytrec_eval: trec_eval 9.0.8, "
+        "scores as C float); providers/base.py Evaluator.iter_calc (qrels queries not reported: measure.DEFAULT = 0)")
+_IRM_F32 = "ties=trec_eval(score=float32),missing=zero"
+
+#: ir_measures' names of trec_eval's measures: (ir_measures name, evalkit flavour, measure.NAME -> trec_eval name)
+IR_MEASURES = (
+    ("Rprec", f"rprec({_IRM_F32})", "Rprec"),
+    ("Bpref", f"bpref({_IRM_F32})", "bpref"),
+    ("infAP", f"infap({_IRM_F32})", "infAP"),
+    ("NumQ", f"num_q({_IRM_F32},summary=sum)", "num_q"),
+    ("NumRet", f"num_ret({_IRM_F32},summary=sum)", "num_ret"),
+    ("NumRelRet", f"num_rel_ret({_IRM_F32},summary=sum)", "num_rel_ret (NumRet(rel=1))"),
+    ("NumRel", f"num_rel({_IRM_F32},summary=sum)", "num_rel"),
+    ("SetP", f"set_p({_IRM_F32})", "set_P"),
+    ("SetRelP", f"set_relative_p({_IRM_F32})", "set_relative_P (SetP(relative=True))"),
+    ("SetR", f"set_recall({_IRM_F32})", "set_recall"),
+    ("SetF", f"set_f({_IRM_F32})", "set_F"),
+    ("SetAP", f"set_map({_IRM_F32})", "set_map"),
+    ("Success", f"success({_IRM_F32})", "success_k"),
+    ("IPrec", f"iprec_at_recall({_IRM_F32},cutoff_rounding=plus_0.9)", "iprec_at_recall_r"),
+)
+
+
+def _ir_measures_presets() -> list[Preset]:
+    out = [Preset(name=f"ir_measures.{name}", spec=spec_, native_name=f"{name}@{{k}}" if name == "Success" else name,
+                  description=f"ir_measures {name}: pytrec_eval's {te} (trec_eval 9.0.8, float scores); qrels "
+                              "queries missing from the run score 0",
+                  source=_IRM, requires_cutoff=name == "Success", default_cutoffs=(1, 5, 10) if name == "Success" else ())
+           for name, spec_, te in IR_MEASURES]
+    out.append(Preset(
+        name="ir_measures.Judged", spec="judged(ties=docno_ascending,missing=zero)", native_name="Judged@{k}",
+        description="ir_measures Judged@k: the fraction of the top k (score descending, docno ascending, float64 "
+                    "scores) found in the qrels, over min(k, documents retrieved); qrels queries missing from "
+                    "the run score 0",
+        source="terrierteam/ir_measures 0.4.3 providers/judged_provider.py (JudgedEvaluator: sorted by "
+               "(-score, docno), judged_c / min(cutoff, len(run)))"))
+    return out
+
+
 @hookimpl
 def evalkit_register_presets(register):
     for p in _presets():
+        register(p)
+    for p in _ir_measures_presets():
         register(p)

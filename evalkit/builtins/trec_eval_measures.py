@@ -412,6 +412,18 @@ def unjudged(inp: MetricInput) -> MetricOutput:
     return _out(_ratio(hits, den))
 
 
+@metric("judged", formula="Judged@k = |documents in the qrels (any grade) in the top k| / min(k, num_ret)",
+        source="terrierteam/ir_measures 0.4.3 providers/judged_provider.py (JudgedEvaluator, after "
+               "OpenNIR onir/metrics/judged.py); its ranking: score descending, docno ascending",
+        description="fraction of the top k that is judged (ir_measures Judged@k)")
+def judged(inp: MetricInput) -> MetricOutput:
+    r = inp.ranked
+    hits = inp.per_query((~np.isnan(r.grade) & inp.in_cutoff()).astype(np.float64))
+    length = r.length.astype(np.float64)
+    den = length if inp.k is None else np.minimum(length, float(inp.k))
+    return _out(_ratio(hits, den))
+
+
 def _graded(inp: MetricInput) -> np.ndarray:
     """m_rbp.c: a judgment's gain is its level, min-max normalised to [0, 1] with
     minimum 0 when a level exceeds 1: ``rel / max(1, max judged level of the query)``."""
