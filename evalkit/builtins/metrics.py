@@ -299,9 +299,13 @@ def recall(inp: MetricInput, threshold: float) -> MetricOutput:
     description="average precision",
 )
 def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
+    from .trec_eval_measures import count_cumsum
+
     r = inp.ranked
     rel = inp.relevant(threshold) * inp.in_cutoff()
-    prec = segment_cumsum(rel, r.offsets) / r.rank
+    # relevant-so-far as an integer running count (exact: the same values as a float
+    # cumulative sum of 0/1, computed without padding each query)
+    prec = count_cumsum(rel > 0, r.offsets, r.query) / r.rank
     total = inp.per_query(prec * rel)
     n_rel = inp.num_relevant(threshold)
     defined = n_rel > 0

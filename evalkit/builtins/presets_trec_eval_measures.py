@@ -162,6 +162,8 @@ def _presets() -> list[Preset]:
         if not m.new:
             continue
         for prefix, version, src in (("trec_eval", "10.0", _TE), ("trec_eval9", "9.0.8", _TE9)):
+            if version == "9.0.8" and m.name in ("unj", "rbp", "rbp_resid"):
+                continue  # measures trec_eval 10.0 added
             what = "trec_eval 10.0" if version == "10.0" else "trec_eval 9.0.8 (scores compared as C float)"
             k = "_{k}" if m.kind == "cut" else ""
             out.append(Preset(

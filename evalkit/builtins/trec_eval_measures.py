@@ -53,15 +53,18 @@ class _Rels:
     """trec_eval's RES_RELS for every query at once (see the module docstring).
 
     Per position (``(n,)``): ``rel`` (``bool``: judged ``>= level``), ``nonrel``
-    (judged, ``0 <= rel < level``), ``unjudged`` (absent from the qrels or judged
-    below 0), ``pool_unjudged`` (judged below 0). Per query (``float64`` ``(q,)``):
-    ``num_ret``, ``num_rel``, ``num_nonrel``, ``num_rel_ret``.
+    (judged, ``0 <= rel < level``), ``pool_unjudged`` (judged below 0); ``cum_rel``,
+    ``cum_nonrel``, ``cum_pool`` (``int64``: how many of each up to and including the
+    position, within its query). Per query (``float64`` ``(q,)``): ``num_ret``,
+    ``num_rel``, ``num_nonrel``, ``num_rel_ret``.
     """
 
     rel: np.ndarray
     nonrel: np.ndarray
-    unjudged: np.ndarray
     pool_unjudged: np.ndarray
+    cum_rel: np.ndarray
+    cum_nonrel: np.ndarray
+    cum_pool: np.ndarray
     num_ret: np.ndarray
     num_rel: np.ndarray
     num_nonrel: np.ndarray
@@ -72,23 +75,70 @@ def _level(threshold: float) -> float:
     return float(np.trunc(threshold))
 
 
+def count_cumsum(mask: np.ndarray, offsets: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Per-segment inclusive running count of ``mask`` (``bool`` ``(n,)``): ``int64``
+    ``(n,)``. Integer arithmetic, so exact and independent of the other segments."""
+    if len(mask) == 0:
+        return np.zeros(0, dtype=np.int64)
+    cum = np.cumsum(mask, dtype=np.int64)
+    before = np.zeros(len(offsets), dtype=np.int64)
+    before[1:] = cum[np.maximum(offsets[1:] - 1, 0)]
+    before[1:][offsets[1:] == 0] = 0
+    return cum - before[:-1][query]
+
+
+def at_rank(cum: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:
+    """``cum`` at rank ``min(k, length)`` of every query (``k`` a number or ``(q,)``; 0
+    where that rank is 0): ``float64`` ``(q,)``."""
+    length = np.diff(offsets)
+    r = np.minimum(np.asarray(k, dtype=np.float64), length).astype(np.int64)
+    out = np.zeros(len(length))
+    ok = r > 0
+    out[ok] = cum[offsets[:-1][ok] + r[ok] - 1]
+    return out
+
+
+def _store(inp: MetricInput) -> dict:
+    """The dict shared by the flavours of one run (the engine's), else the input's own."""
+    return inp._shared if inp._shared is not None else inp._cache
+
+
+def _cached(inp: MetricInput, key: tuple, compute):
+    """``compute()`` kept for every flavour evaluated on the same ranked list and qrels."""
+    store, anchors = _store(inp), (inp.ranked, inp.judged_grade)
+    hit = store.get(key)
+    if hit is not None and hit[0][0] is anchors[0] and hit[0][1] is anchors[1]:
+        return hit[1]
+    value = compute()
+    store[key] = (anchors, value)
+    return value
+
+
 def res_rels(inp: MetricInput, threshold: float = 1.0) -> _Rels:
-    """trec_eval's ``te_form_res_rels`` (form_res_rels.c) for all queries of ``inp``."""
-    r = inp.ranked
+    """trec_eval's ``te_form_res_rels`` (form_res_rels.c) for all queries of ``inp``,
+    computed once per ranked list and relevance level."""
     level = max(_level(threshold), 0.0)
+    return _cached(inp, ("trec_eval_res_rels", id(inp.ranked), id(inp.judged_grade), level),
+                   lambda: _res_rels(inp, level))
+
+
+def _res_rels(inp: MetricInput, level: float) -> _Rels:
+    r = inp.ranked
     g = np.trunc(r.grade)  # NaN: not in the pool
     judged = g >= 0
     rel = g >= level
     nonrel = judged & ~rel
     pool_unjudged = g < 0
-    unjudged = ~judged
     jg = np.trunc(inp.judged_grade)
     jseg = segment_ids(inp.judged_offsets)
     nq = inp.n_queries
     num_rel = segment_sum((jg >= level).astype(np.float64), jseg, nq)
     num_nonrel = segment_sum(((jg >= 0) & (jg < level)).astype(np.float64), jseg, nq)
-    return _Rels(rel, nonrel, unjudged, pool_unjudged, r.length.astype(np.float64), num_rel, num_nonrel,
-                 inp.per_query(rel.astype(np.float64)))
+    cum_rel = count_cumsum(rel, r.offsets, r.query)
+    cum_nonrel = count_cumsum(nonrel, r.offsets, r.query)
+    cum_pool = count_cumsum(pool_unjudged, r.offsets, r.query)
+    return _Rels(rel, nonrel, pool_unjudged, cum_rel, cum_nonrel, cum_pool, r.length.astype(np.float64),
+                 num_rel, num_nonrel, at_rank(cum_rel, r.offsets, np.inf))
 
 
 def _all(n: int) -> np.ndarray:
@@ -103,11 +153,6 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(len(num))
     np.divide(num, den, out=out, where=den > 0)
     return out
-
-
-def _exclusive(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per-segment cumulative sum of the positions before each one."""
-    return segment_cumsum(x, offsets) - x if len(x) else np.zeros(0)
 
 
 _COUNT_SRC = f"{_TE} form_res_rels.c (te_form_res_rels)"
@@ -142,7 +187,8 @@ def num_rel_ret(inp: MetricInput, threshold: float) -> MetricOutput:
         source=f"{_TE} m_num_nonrel_judged_ret.c",
         description="number of judged non-relevant documents retrieved (summary=sum)")
 def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
-    return _out(inp.per_query(res_rels(inp, threshold).nonrel.astype(np.float64)))
+    rr = res_rels(inp, threshold)
+    return _out(at_rank(rr.cum_nonrel, inp.ranked.offsets, np.inf))
 
 
 @metric("rprec", params=(_LEVEL,),
@@ -150,15 +196,13 @@ def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
         source=f"{_TE} m_Rprec.c (te_calc_Rprec)", description="precision after R documents")
 def rprec(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    r = inp.ranked
-    inside = rr.rel & (r.rank <= rr.num_rel[r.query])
-    return _out(_ratio(inp.per_query(inside.astype(np.float64)), rr.num_rel))
+    return _out(_ratio(at_rank(rr.cum_rel, inp.ranked.offsets, rr.num_rel), rr.num_rel))
 
 
 def _bpref_terms(inp: MetricInput, rr: _Rels) -> np.ndarray:
     """Per-query bpref before the division by R (m_bpref.c)."""
     r = inp.ranked
-    nonrel_before = segment_cumsum(rr.nonrel.astype(np.float64), r.offsets) if len(r.query) else np.zeros(0)
+    nonrel_before = rr.cum_nonrel.astype(np.float64)  # at a relevant position: those above it
     q = r.query
     R = rr.num_rel[q]
     denom = np.minimum(rr.num_nonrel, rr.num_rel)[q]
@@ -188,9 +232,9 @@ def infap(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     r = inp.ranked
     eps = 1e-5
-    rel_b = _exclusive(rr.rel.astype(np.float64), r.offsets)
-    non_b = _exclusive(rr.nonrel.astype(np.float64), r.offsets)
-    unj_b = _exclusive(rr.pool_unjudged.astype(np.float64), r.offsets)
+    rel_b = (rr.cum_rel - rr.rel).astype(np.float64)
+    non_b = (rr.cum_nonrel - rr.nonrel).astype(np.float64)
+    unj_b = (rr.cum_pool - rr.pool_unjudged).astype(np.float64)
     j = (r.rank - 1).astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
     term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_b + non_b + unj_b) / safe_j)
@@ -202,17 +246,24 @@ def infap(inp: MetricInput, threshold: float) -> MetricOutput:
 def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(suffix_max, rel_pos, rel_off)``: interpolated precision at every position
     (max over this rank and below of relevant-so-far / rank), the positions of the
-    relevant documents and their ``(q + 1,)`` offsets."""
+    relevant documents and their ``(q + 1,)`` offsets; once per ranked list and level."""
+    return _cached(inp, ("trec_eval_interpolated", id(inp.ranked), id(rr)), lambda: _interpolate(inp, rr))
+
+
+def _interpolate(inp: MetricInput, rr: _Rels):
     r = inp.ranked
     n, nq = len(r.query), inp.n_queries
     if n == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(nq + 1, dtype=np.int64)
-    prec = segment_cumsum(rr.rel.astype(np.float64), r.offsets) / r.rank
-    shift = 2.0 * (nq - r.query)  # increasing along the reversed array, resets each query
-    rev = (prec + shift)[::-1]
-    suffix = (np.maximum.accumulate(rev) - shift[::-1])[::-1]
     rel_pos = np.flatnonzero(rr.rel)
-    return suffix, rel_pos, offsets_from_sorted(r.query[rel_pos], nq)
+    rel_off = offsets_from_sorted(r.query[rel_pos], nq)
+    # only the relevant positions matter: the maximum below a relevant document is
+    # reached at a relevant document (precision drops between them)
+    prec = rr.cum_rel[rel_pos] / r.rank[rel_pos]
+    shift = 2.0 * (nq - r.query[rel_pos])  # increasing along the reversed array, resets each query
+    rev = (prec + shift)[::-1]
+    suffix = (np.maximum.accumulate(rev) - shift[::-1])[::-1] if len(rev) else rev
+    return suffix, np.arange(len(rel_pos)), rel_off
 
 
 def _count_cut(x: np.ndarray, rule: str) -> np.ndarray:
@@ -280,10 +331,8 @@ def pt_avg(inp: MetricInput, levels: str, threshold: float, cutoff_rounding: str
         description="precision at a multiple of R")
 def rprec_mult(inp: MetricInput, mult: float, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    r = inp.ranked
     c = np.trunc(mult * rr.num_rel + 0.9)
-    hits = inp.per_query((rr.rel & (r.rank <= c[r.query])).astype(np.float64))
-    return _out(_ratio(hits, c))
+    return _out(_ratio(at_rank(rr.cum_rel, inp.ranked.offsets, c), c))
 
 
 @metric("utility", params=(Param("a", "float", 1.0, "worth of a relevant retrieved document"),
@@ -308,10 +357,9 @@ def utility(inp: MetricInput, a: float, b: float, c: float, d: float, num_docs: 
 def bing(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     r = inp.ranked
-    rel_so_far = segment_cumsum(rr.rel.astype(np.float64), r.offsets) if len(r.query) else np.zeros(0)
-    i = (r.rank - 1).astype(np.float64)
-    term = np.where(rr.rel, 1.0 / np.log2(3.0 + i - np.where(rr.rel, rel_so_far, 0.0)), 0.0)
-    return _out(_ratio(inp.per_query(term), rr.num_rel))
+    pos = np.flatnonzero(rr.rel)
+    term = 1.0 / np.log2(3.0 + (r.rank[pos] - 1) - rr.cum_rel[pos])
+    return _out(_ratio(segment_sum(term, r.query[pos], inp.n_queries), rr.num_rel))
 
 
 @metric("g_gain", uses=frozenset({"gain"}),
@@ -350,8 +398,8 @@ def g_gain(inp: MetricInput) -> MetricOutput:
         source=f"{_TE} m_rel_P.c (te_calc_rel_P)", description="precision relative to the best possible at k")
 def relative_precision(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    hits = inp.per_query((rr.rel & inp.in_cutoff()).astype(np.float64))
     k = np.inf if inp.k is None else float(inp.k)
+    hits = at_rank(rr.cum_rel, inp.ranked.offsets, k)
     return _out(_ratio(hits, np.minimum(k, rr.num_rel)))
 
 
@@ -359,7 +407,7 @@ def relative_precision(inp: MetricInput, threshold: float) -> MetricOutput:
         source=f"{_TE} m_success.c (te_calc_success)", description="success at k")
 def success(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    hits = inp.per_query((rr.rel & inp.in_cutoff()).astype(np.float64))
+    hits = at_rank(rr.cum_rel, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
     return _out((hits > 0).astype(np.float64))
 
 
@@ -405,10 +453,11 @@ def set_f(inp: MetricInput, beta: float, threshold: float) -> MetricOutput:
 @metric("unjudged", formula="unj@k = documents not judged (absent, or judged below 0) in the top k / k",
         source=f"{_TE} m_unjudged.c (te_calc_unj)", description="fraction of unjudged documents in the top k")
 def unjudged(inp: MetricInput) -> MetricOutput:
-    g = inp.ranked.grade
-    unj = ~(np.trunc(g) >= 0)
-    hits = inp.per_query((unj & inp.in_cutoff()).astype(np.float64))
-    den = inp.ranked.length.astype(np.float64) if inp.k is None else np.full(inp.n_queries, float(inp.k))
+    r = inp.ranked
+    cum = _cached(inp, ("trec_eval_unjudged", id(r), id(inp.judged_grade)),
+                  lambda: count_cumsum(~(np.trunc(r.grade) >= 0), r.offsets, r.query))
+    hits = at_rank(cum, r.offsets, np.inf if inp.k is None else inp.k)
+    den = r.length.astype(np.float64) if inp.k is None else np.full(inp.n_queries, float(inp.k))
     return _out(_ratio(hits, den))
 
 
@@ -418,7 +467,9 @@ def unjudged(inp: MetricInput) -> MetricOutput:
         description="fraction of the top k that is judged (ir_measures Judged@k)")
 def judged(inp: MetricInput) -> MetricOutput:
     r = inp.ranked
-    hits = inp.per_query((~np.isnan(r.grade) & inp.in_cutoff()).astype(np.float64))
+    cum = _cached(inp, ("ir_measures_judged", id(r), id(inp.judged_grade)),
+                  lambda: count_cumsum(~np.isnan(r.grade), r.offsets, r.query))
+    hits = at_rank(cum, r.offsets, np.inf if inp.k is None else inp.k)
     length = r.length.astype(np.float64)
     den = length if inp.k is None else np.minimum(length, float(inp.k))
     return _out(_ratio(hits, den))

@@ -567,3 +567,8 @@ ENTRIES: list[Entry] = [
           JK2002, ("jarvelin2002/example",), 5e-3 + 1e-12, "the paper prints 2 decimals",
           cutoffs=tuple(range(1, 11))),
 ]
+
+# trec_eval's measures beyond NDCG and their ir_measures names (issue 26)
+import cf_trec_measures  # noqa: E402
+
+ENTRIES += cf_trec_measures.entries(Entry)
