@@ -5,7 +5,11 @@ padded to 22 characters, 4 decimals, ``all`` for the mean), per-query lines firs
 with ``-q``, as ``trec_eval -q`` prints them; the measure name is the preset's
 native name (trec_eval's own for trec_eval presets and names: ``ndcg_cut_10``,
 ``P_10``, ``map``) or else the canonical flavour string. With more than
-one run every line starts with the run name and a tab.
+one run every line starts with the run name and a tab. trec_eval's measures print as
+trec_eval prints them (:mod:`evalkit.trec_eval_compat`): in its measure order, counts as
+integers, ``runid`` with ``all_trec``/``official``/``set``, ``relstring`` per query;
+trec_eval's flags ``-c -M -J -l -N`` and ``--trec-eval-version`` apply to every measure,
+and without ``-m`` the measures are trec_eval's ``official`` ones.
 """
 
 from __future__ import annotations
@@ -14,8 +18,6 @@ import argparse
 import json
 import math
 import os
-
-import numpy as np
 
 from .argtypes import DIGITS
 
@@ -265,7 +267,7 @@ def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
 
     hidden = None
     if args.complete and args.trec_eval_version == "9.0.8" and runs is not None:
-        hidden = {r.name: set(map(str, qrels.qids)) - set(map(str, np.unique(r.qid))) for r in runs}
+        hidden = {r.name: set(map(str, qrels.qids)) - set(map(str, r.qid.tolist())) for r in runs}
     runids = getattr(args, "runids", None) if asks_runid else None
     if asks_runid and runids is None:
         runids = {s: s for s in results.systems}
