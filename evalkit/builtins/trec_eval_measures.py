@@ -200,16 +200,23 @@ def rprec(inp: MetricInput, threshold: float) -> MetricOutput:
 
 
 def _bpref_terms(inp: MetricInput, rr: _Rels) -> np.ndarray:
-    """Per-query bpref before the division by R (m_bpref.c)."""
+    """Per-query bpref before the division by R (m_bpref.c): a term per relevant
+    retrieved document, summed per query in rank order."""
     r = inp.ranked
-    nonrel_before = rr.cum_nonrel.astype(np.float64)  # at a relevant position: those above it
-    q = r.query
+    pos = _rel_positions(inp, rr)
+    nonrel_before = rr.cum_nonrel[pos].astype(np.float64)  # at a relevant position: those above it
+    q = r.query[pos]
     R = rr.num_rel[q]
     denom = np.minimum(rr.num_nonrel, rr.num_rel)[q]
     frac = np.zeros(len(q))
     np.divide(np.minimum(nonrel_before, R), denom, out=frac, where=denom > 0)
     term = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
-    return inp.per_query(np.where(rr.rel, term, 0.0))
+    return segment_sum(term, q, inp.n_queries)
+
+
+def _rel_positions(inp: MetricInput, rr: _Rels) -> np.ndarray:
+    """The positions of the relevant retrieved documents (``int64``), once per level."""
+    return _cached(inp, ("trec_eval_rel_positions", id(inp.ranked), id(rr)), lambda: np.flatnonzero(rr.rel))
 
 
 @metric("bpref", params=(_LEVEL,),
@@ -232,15 +239,16 @@ def infap(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     r = inp.ranked
     eps = 1e-5
-    rel_b = (rr.cum_rel - rr.rel).astype(np.float64)
-    non_b = (rr.cum_nonrel - rr.nonrel).astype(np.float64)
-    unj_b = (rr.cum_pool - rr.pool_unjudged).astype(np.float64)
-    j = (r.rank - 1).astype(np.float64)
+    pos = _rel_positions(inp, rr)  # a term per relevant document; the others add nothing
+    rel_b = (rr.cum_rel[pos] - 1).astype(np.float64)
+    non_b = rr.cum_nonrel[pos].astype(np.float64)
+    unj_b = rr.cum_pool[pos].astype(np.float64)
+    j = (r.rank[pos] - 1).astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
     term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_b + non_b + unj_b) / safe_j)
             * ((rel_b + eps) / (rel_b + non_b + 2 * eps)))
     term = np.where(j == 0, 1.0, term)
-    return _out(_ratio(inp.per_query(np.where(rr.rel, term, 0.0)), rr.num_rel))
+    return _out(_ratio(segment_sum(term, r.query[pos], inp.n_queries), rr.num_rel))
 
 
 def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -380,17 +388,19 @@ def g_gain(inp: MetricInput) -> MetricOutput:
     sum_ideal = segment_sum(ig, iseg, nq)
     # C_i: the ideal gain at rank i (max with 1), 1 past the ideal ranking
     icum = segment_cumsum(np.maximum(ig, 1.0), ioff) if len(ig) else np.zeros(0)
-    ilen = np.diff(ioff)[r.query]
-    inside = np.minimum(r.rank, ilen)
-    c = np.zeros(len(r.query))
+    # only the positions with gain_i != 0 add a term; S_i, the running sum over those
+    # positions (the others add 0), has the same values as over every position
+    nz = np.flatnonzero(gains != 0)
+    gz, qz, rz = gains[nz], r.query[nz], r.rank[nz]
+    ilen = np.diff(ioff)[qz]
+    inside = np.minimum(rz, ilen)
+    c = np.zeros(len(nz))
     has = inside > 0
-    c[has] = icum[ioff[r.query[has]] + inside[has] - 1]
-    c += np.maximum(r.rank - ilen, 0)
-    s = segment_cumsum(gains, r.offsets) if len(gains) else np.zeros(0)
-    term = np.zeros(len(gains))
-    nz = gains != 0
-    term[nz] = gains[nz] / np.log2(2.0 + c[nz] - s[nz])
-    return _out(_ratio(inp.per_query(term), sum_ideal))
+    c[has] = icum[ioff[qz[has]] + inside[has] - 1]
+    c += np.maximum(rz - ilen, 0)
+    s = segment_cumsum(gz, offsets_from_sorted(qz, nq)) if len(nz) else np.zeros(0)
+    term = gz / np.log2(2.0 + c - s)
+    return _out(_ratio(segment_sum(term, qz, nq), sum_ideal))
 
 
 @metric("relative_precision", params=(_LEVEL,),
