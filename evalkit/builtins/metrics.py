@@ -145,7 +145,18 @@ def _at(cum: np.ndarray, offsets: np.ndarray, query: np.ndarray, r: np.ndarray) 
 
 def _ranked_prefix(inp: MetricInput):
     """DCG prefix sums over the ranked list (cutoff applied) and the effective length
-    of each query's ranking (``min(length, k)``)."""
+    of each query's ranking (``min(length, k)``); computed once per ranked list, gain,
+    discount and cutoff (``ndcg_rel`` and ``Rndcg`` of one run share it)."""
+    if inp._shared is None or inp._gain_key is None or inp._discount_key is None:
+        return _compute_ranked_prefix(inp)
+    from .trec_eval_measures import _cached
+
+    return _cached(inp, ("ranked_prefix", id(inp.ranked), inp._gain_key, inp._discount_key, inp.k, inp.min_grade,
+                         inp.negative),
+                   lambda: _compute_ranked_prefix(inp))
+
+
+def _compute_ranked_prefix(inp: MetricInput):
     r = inp.ranked
     inside = inp.in_cutoff()
     contrib = np.where(inside, inp.ranked_gain() * inp.discount(r.rank), 0.0)
