@@ -109,6 +109,8 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
     """
     from .trec_eval_compat import parse_name  # every measure of trec_eval 10.0 (issue 26)
 
+    if _plugin_metric(text.strip()):
+        return None  # a plugin's metric of that name (evalkit-rbp's 'rbp') keeps its name
     named = parse_name(text)
     if named is not None:
         return [NamedMeasure(n.label, n.preset, n.k, n.params) for n in named]
@@ -134,6 +136,17 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
         raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be >= 1")
     single = params is not None and len(ks) == 1
     return [NamedMeasure(text.strip() if single else f"{name}.{k}", preset, k) for k in ks]
+
+
+def _plugin_metric(name: str) -> bool:
+    """Whether an installed plugin registers a metric named ``name`` (a bare trec_eval
+    name such as ``rbp`` is then the plugin's metric, as before the name existed)."""
+    if not name.isidentifier():
+        return False
+    from .registry import registry_or_default
+
+    registry = registry_or_default(None)
+    return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
 
 
 def _ir_measures_args(text: str, args: str) -> dict:
