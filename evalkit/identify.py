@@ -96,8 +96,12 @@ LIBRARY_ORDER: tuple[str, ...] = (
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
-#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out.
-_BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"})
+#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out, and
+#: trec_eval's other measures (counts, bpref, infAP, set measures...: not NDCG's family).
+_BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"}) | frozenset({
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rprec", "bpref", "infap",
+    "iprec_at_recall", "pt_avg", "rprec_mult", "utility", "bing", "g_gain", "relative_precision", "success",
+    "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "judged", "trec_rbp", "rbp_resid"})
 
 #: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
 #: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
@@ -654,13 +658,15 @@ def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
     but ``error`` (it raises, it gives no number); for a numeric one (``depth``,
     ``min_grade``, ``round``...), its default and the values the presets use. The
     ``grades`` convention is left at each preset's value: on TREC qrels (integer
-    grades) its rules refuse a grade or give the number ``any`` gives."""
+    grades) its rules refuse a grade or give the number ``any`` gives. ``summary`` (a
+    geometric mean or a sum of NDCG is reported by no library) and ``missing=score``
+    (an NDCG kernel scores an empty ranking 0: ``missing=zero``'s number) are not tried."""
     out: dict[str, list] = {}
     for key, param in CONVENTIONS.items():
-        if key == "grades":
+        if key in ("grades", "summary"):
             continue
         if param.choices:
-            out[key] = [c for c in param.choices if c != "error"]
+            out[key] = [c for c in param.choices if c not in ("error", "score")]
         else:
             used = sorted({v for p in presets for name, v in p.conventions if name == key})
             out[key] = [param.default, *used]
