@@ -22,7 +22,9 @@ Conventions (the five choices that mean the same in every library):
   ``zero`` (trec_eval, scikit-learn), ``one`` (LightGBM), ``skip`` (left out of the
   mean), ``error``.
 * ``missing``: what a qrels query absent from the run scores: ``skip`` (trec_eval's
-  default), ``zero`` (trec_eval ``-c``), ``error``.
+  default), ``zero`` (trec_eval ``-c``), ``error``, ``score`` (the metric's own value
+  on an empty ranking: trec_eval 10.0 ``-c`` scores the topic on a bogus ranking, so
+  ``num_rel`` keeps its count and ``num_q`` counts it).
 * ``depth``: keep only the first ``n`` documents of each query, in ranking order
   after sorting (trec_eval ``-M n``, form_res_rels.c); default: all.
 * ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
@@ -53,10 +55,11 @@ family's default (:data:`STAGE_KEYS`):
   ``value``, ``complement`` (``1 - value``, TorchRec), ``round(decimals,rounding)``
   (OpenSearch);
 * ``aggregate`` (:class:`~evalkit.components.Aggregate`): the mean over queries:
-  ``mean``, ``round_mean(decimals,rounding)`` (BEIR, MTEB).
+  ``mean``, ``round_mean(decimals,rounding)`` (BEIR, MTEB), ``gmean`` (trec_eval's
+  ``gm_map``, ``gm_bpref``), ``sum`` (trec_eval's ``num_q``, ``num_ret``...).
 
-The keys of older strings ``complement=yes``, ``round=N``, ``round_mean=N`` and
-``rounding=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
+The keys of older strings ``complement=yes``, ``round=N``, ``round_mean=N``,
+``rounding=...`` and ``summary=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
 (:data:`LEGACY_KEYS`), and :meth:`Flavour.convention` still answers them.
 
 Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
@@ -106,8 +109,9 @@ CONVENTIONS: dict[str, Param] = {
         choices=("zero", "one", "skip", "error"),
     ),
     "missing": Param(
-        "missing", "str", "skip", "score of a qrels query that is absent from the run",
-        choices=("zero", "skip", "error"),
+        "missing", "str", "skip", "score of a qrels query that is absent from the run (score: the "
+        "metric's value on an empty ranking, trec_eval 10.0 -c for its counts: num_rel keeps its count)",
+        choices=("zero", "skip", "error", "score"),
     ),
     "depth": Param(
         "depth", "int", None,
@@ -137,7 +141,8 @@ DEFAULT_STAGES: dict[str, str] = dict(STAGE_FAMILIES)
 #: and ``aggregate`` components (:func:`_rewrite_legacy`): ``complement=yes`` is
 #: ``outcome=complement``, ``round=2,rounding=half_up`` is
 #: ``outcome=round(decimals=2,rounding=half_up)``, ``round_mean=5`` is
-#: ``aggregate=round_mean(decimals=5)``. :meth:`Flavour.convention` still answers them.
+#: ``aggregate=round_mean(decimals=5)``, ``summary=gmean`` is ``aggregate=gmean``.
+#: :meth:`Flavour.convention` still answers them.
 LEGACY_KEYS: dict[str, Param] = {
     "complement": Param("complement", "str", "no", "yes: each query scores 1 - value (outcome=complement)",
                         choices=("no", "yes")),
@@ -147,6 +152,8 @@ LEGACY_KEYS: dict[str, Param] = {
                         minimum=0, maximum=15),
     "rounding": Param("rounding", "str", "half_even", "how round / round_mean break halves",
                       choices=("half_even", "half_up")),
+    "summary": Param("summary", "str", "mean", "how the run's value combines its queries' values "
+                     "(aggregate=mean, gmean or sum)", choices=("mean", "gmean", "sum")),
 }
 
 
@@ -165,8 +172,13 @@ def _rewrite_legacy(legacy: Mapping[str, Any]) -> dict[str, Any]:
         out["outcome"] = ("round", params)
     elif complement:
         out["outcome"] = "complement"
+    summary = legacy.get("summary") or "mean"
     if mean_decimals is not None:
+        if summary != "mean":
+            raise FlavourError(f"round_mean={mean_decimals} rounds a mean; it cannot go with summary={summary}")
         out["aggregate"] = ("round_mean", {"decimals": mean_decimals, "rounding": mode})
+    elif summary != "mean":
+        out["aggregate"] = summary
     return out
 
 
@@ -185,6 +197,8 @@ def _legacy_view(outcome: Any, aggregate: Any) -> dict[str, Any]:
         out["round"] = o.get("decimals")
         out["complement"] = o.get("complement", "no")
         out["rounding"] = o.get("rounding", "half_even")
+    if name_a in ("gmean", "sum"):
+        out["summary"] = name_a
     if name_a == "round_mean":
         out["round_mean"] = a.get("decimals")
         if name_o != "round":

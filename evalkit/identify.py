@@ -95,8 +95,12 @@ LIBRARY_ORDER: tuple[str, ...] = (
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
-#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out.
-_BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"})
+#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out, and
+#: trec_eval's other measures (counts, bpref, infAP, set measures...: not NDCG's family).
+_BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"}) | frozenset({
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rprec", "bpref", "infap",
+    "iprec_at_recall", "pt_avg", "rprec_mult", "utility", "bing", "g_gain", "relative_precision", "success",
+    "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "judged", "trec_rbp", "rbp_resid"})
 
 #: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
 #: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
@@ -697,11 +701,12 @@ def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str,
 def _convention_values(presets: Sequence[Flavour]) -> dict[str, list]:
     """The values each convention is tried at: every choice of a string convention
     but ``error`` (it raises, it gives no number); for a numeric one (``depth``,
-    ``min_grade``), its default and the values the presets use."""
+    ``min_grade``), its default and the values the presets use. ``missing=score`` (an NDCG
+    kernel scores an empty ranking 0: ``missing=zero``'s number) is not tried."""
     out: dict[str, list] = {}
     for key, param in CONVENTIONS.items():
         if param.choices:
-            out[key] = [c for c in param.choices if c != "error"]
+            out[key] = [c for c in param.choices if c not in ("error", "score")]
         else:
             used = sorted({v for p in presets for name, v in p.conventions if name == key})
             out[key] = [param.default, *used]

@@ -52,7 +52,7 @@ TREC_EVAL_MEASURES: dict[str, tuple[str, bool]] = {
 ALL_TREC = ("map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg")
 
 _TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\.(?P<params>[0-9.,]+))?$")
-_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>\d+))?$", re.S)
+_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>\d+|\d*\.\d+))?$", re.S)
 
 #: ir_measures measure -> {parameters: preset}; parameters as a sorted tuple of items.
 _IR_MEASURES: dict[str, dict[tuple, str]] = {
@@ -67,9 +67,28 @@ _IR_MEASURES: dict[str, dict[tuple, str]] = {
     "R": {(): "ir_measures.R"},
     "AP": {(): "ir_measures.AP"},
     "RR": {(): "ir_measures.RR"},
+    # trec_eval's other measures (issue 26: libraries/trec_eval_measures.py)
+    "Rprec": {(): "ir_measures.Rprec"},
+    "Bpref": {(): "ir_measures.Bpref"},
+    "infAP": {(): "ir_measures.infAP"},
+    "NumQ": {(): "ir_measures.NumQ"},
+    "NumRet": {(): "ir_measures.NumRet", (("rel", 1),): "ir_measures.NumRelRet"},
+    "NumRelRet": {(): "ir_measures.NumRelRet"},
+    "NumRel": {(): "ir_measures.NumRel"},
+    "SetP": {(): "ir_measures.SetP", (("relative", True),): "ir_measures.SetRelP"},
+    "SetRelP": {(): "ir_measures.SetRelP"},
+    "SetR": {(): "ir_measures.SetR"},
+    "SetF": {(): "ir_measures.SetF"},
+    "SetAP": {(): "ir_measures.SetAP"},
+    "Success": {(): "ir_measures.Success"},
+    "IPrec": {(): "ir_measures.IPrec"},
+    "Judged": {(): "ir_measures.Judged"},
 }
 #: ir_measures' ``rel`` (minimum relevant grade) is evalkit's ``threshold``.
-_REL_MEASURES = ("P", "R", "AP", "RR")
+_REL_MEASURES = ("P", "R", "AP", "RR", "Rprec", "Bpref", "infAP", "SetP", "SetRelP", "SetR", "SetF", "SetAP",
+                 "Success", "NumRelRet")
+#: ir_measures parameters passed on as the metric's own (SetF's beta)
+_METRIC_PARAMS = {"SetF": ("beta",)}
 
 
 @dataclass(frozen=True)
@@ -88,6 +107,13 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
 
     :raises FlavourError: a trec_eval measure with a bad cutoff list.
     """
+    from .trec_eval_compat import parse_name  # every measure of trec_eval 10.0 (issue 26)
+
+    if _plugin_metric(text.strip()):
+        return None  # a plugin's metric of that name (evalkit-rbp's 'rbp') keeps its name
+    named = parse_name(text)
+    if named is not None:
+        return [NamedMeasure(n.label, n.preset, n.k, n.params) for n in named]
     m = _TREC_EVAL_NAME.match(text.strip())
     if not m:
         return None
@@ -110,6 +136,17 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
         raise FlavourError(f"trec_eval measure {text!r}: cutoffs must be >= 1")
     single = params is not None and len(ks) == 1
     return [NamedMeasure(text.strip() if single else f"{name}.{k}", preset, k) for k in ks]
+
+
+def _plugin_metric(name: str) -> bool:
+    """Whether an installed plugin registers a metric named ``name`` (a bare trec_eval
+    name such as ``rbp`` is then the plugin's metric, as before the name existed)."""
+    if not name.isidentifier():
+        return False
+    from .registry import registry_or_default
+
+    registry = registry_or_default(None)
+    return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
 
 
 def _ir_measures_args(text: str, args: str) -> dict:
@@ -144,6 +181,17 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
         if isinstance(rel, bool) or not isinstance(rel, int):
             raise FlavourError(f"ir_measures measure {text!r}: rel must be an integer")
         params = (("threshold", rel),)
+    for key_ in _METRIC_PARAMS.get(name, ()):
+        if key_ in args:
+            params += ((key_, args.pop(key_)),)
+    k_text = m.group("k")
+    if name == "IPrec":  # IPrec@0.1: the @ value is the recall level
+        if k_text is None:
+            raise FlavourError(f"ir_measures measure {text!r}: IPrec needs a recall level (IPrec@0.1)")
+        params += (("recall", float(k_text)),)
+        k_text = None
+    elif k_text is not None and "." in k_text:
+        raise FlavourError(f"ir_measures measure {text!r}: the cutoff must be an integer")
     key = tuple(sorted(args.items()))
     preset = _IR_MEASURES[name].get(key)
     if preset is None:
@@ -151,15 +199,17 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
                           for k in _IR_MEASURES[name])
         raise FlavourError(f"ir_measures measure {text!r}: no preset reproduces these parameters "
                            f"(supported: {known})")
-    k = int(m.group("k")) if m.group("k") else None
+    k = int(k_text) if k_text else None
     return [NamedMeasure(text.strip(), preset, k, params)]
 
 
 def known_names(registry) -> list[str]:
     """Every name a measure spec may start with: presets, metrics, trec_eval's and
     ir_measures' names (for "did you mean")."""
+    from .libraries.trec_eval_measures import BY_NAME, NICKNAMES
+
     return sorted(set(registry.names("preset")) | set(registry.names("metric")) | set(TREC_EVAL_MEASURES)
-                  | {"all_trec"} | set(_IR_MEASURES))
+                  | {"all_trec"} | set(_IR_MEASURES) | set(BY_NAME) | set(NICKNAMES))
 
 
 def did_you_mean(text: str, registry, n: int = 4) -> str:

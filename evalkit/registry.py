@@ -70,6 +70,8 @@ DEFAULT_PLUGINS = (
     "evalkit.libraries.embedding_benchmarks",
     "evalkit.libraries.search_engines",
     "evalkit.libraries.label_rules",
+    "evalkit.builtins.trec_eval_measures",
+    "evalkit.libraries.trec_eval_measures",
 )
 
 _HOOK_FOR_FAMILY = {

@@ -176,7 +176,6 @@ def test_errors_name_the_id_and_exit_2(datasets, te_dir, capsys):
         (["eval", "irds:no-such/dataset", run, "-m", "nDCG@10"], "ir_datasets has no dataset 'no-such/dataset'"),
         (["eval", datasets["offline"], run, "-m", "official"], "FileNotFoundError"),
         (["eval", datasets["no_official"], run, "-m", "official"], "states no official measures"),
-        (["eval", te_dir / "qrels.rel_level", run, "-m", "official"], "give the qrels as irds:DATASET_ID"),
         (["eval", datasets["unsupported"], run, "-m", "official"], "official measure 'Judged@10'"),
         (["eval", datasets["graded"], run, "--subtopic-qrels", datasets["graded"], "-m", "nDCG@10"],
          "have no subtopics"),
@@ -190,6 +189,9 @@ def test_errors_name_the_id_and_exit_2(datasets, te_dir, capsys):
             assert str(argv[1]) in err
     with pytest.raises(DatasetError, match="not available offline"):
         evalkit.read_qrels(datasets["offline"])
+    # with qrels from a file, official is trec_eval's official measure set (trec_eval -m official)
+    code, out, err = cli(capsys, "eval", te_dir / "qrels.test", run, "-m", "official", "--format", "tsv")
+    assert code == 0 and out.splitlines()[0].split()[0] == "runid" and "ndcg_cut_10" not in out
 
 
 def test_missing_ir_datasets_is_a_clear_error(monkeypatch):

@@ -85,7 +85,18 @@ def _at(cum: np.ndarray, offsets: np.ndarray, query: np.ndarray, r: np.ndarray) 
 
 def _ranked_prefix(inp: MetricInput):
     """DCG prefix sums over the ranked list (cutoff applied) and the effective length
-    of each query's ranking (``min(length, k)``)."""
+    of each query's ranking (``min(length, k)``); computed once per ranked list, gain,
+    discount and cutoff (``ndcg_rel`` and ``Rndcg`` of one run share it)."""
+    if inp._shared is None or inp._gain_key is None or inp._discount_key is None:
+        return _compute_ranked_prefix(inp)
+    from .trec_eval_measures import _cached
+
+    return _cached(inp, ("ranked_prefix", id(inp.ranked), inp._gain_key, inp._discount_key, inp.k, inp.min_grade,
+                         inp.negative),
+                   lambda: _compute_ranked_prefix(inp))
+
+
+def _compute_ranked_prefix(inp: MetricInput):
     r = inp.ranked
     inside = inp.in_cutoff()
     contrib = np.where(inside, inp.ranked_gain() * inp.discount(r.rank), 0.0)
@@ -193,6 +204,35 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     return MetricOutput(inp.per_query(contrib), defined)
 
 
+def _relevant_so_far(inp: MetricInput, threshold: float):
+    """``(cum, rel_pos, rel_offsets, ap_cum)`` of the ranked list, once per ranked list
+    and threshold (shared by every flavour of a run: trec_eval's P, recall, map and
+    map_cut at all their cutoffs): the running count of relevant documents (``int64``
+    ``(n,)``), the positions of the relevant ones with their ``(q + 1,)`` offsets, and
+    the running sum of precision at those positions (each query summed in rank order,
+    as a sum over all positions adds them: the same values)."""
+    from .trec_eval_measures import _cached, count_cumsum
+
+    def compute():
+        r = inp.ranked
+        cum = count_cumsum(r.grade >= threshold, r.offsets, r.query)
+        pos = np.flatnonzero(r.grade >= threshold)
+        rel_off = offsets_from_sorted(r.query[pos], inp.n_queries)
+        ap_cum = segment_cumsum(cum[pos] / r.rank[pos], rel_off) if len(pos) else np.zeros(0)
+        return cum, pos, rel_off, ap_cum
+
+    return _cached(inp, ("relevant_so_far", id(inp.ranked), id(inp.judged_grade), float(threshold)), compute)
+
+
+def _hits_at_k(inp: MetricInput, threshold: float) -> np.ndarray:
+    """Relevant documents within the cutoff per query (``float64`` ``(q,)``), without
+    the averaged-ties weights (callers use it only when the ranking is not averaged)."""
+    from .trec_eval_measures import at_rank
+
+    cum = _relevant_so_far(inp, threshold)[0]
+    return at_rank(cum, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
+
+
 @metric(
     "precision",
     params=(_THRESHOLD,),
@@ -202,8 +242,11 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     description="precision; relevant = grade >= threshold",
 )
 def precision(inp: MetricInput, threshold: float) -> MetricOutput:
-    rel = inp.relevant(threshold)
-    hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
+    if not inp.ranked.averaged:
+        hits = _hits_at_k(inp, threshold)
+    else:
+        rel = inp.relevant(threshold)
+        hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
     if inp.k is not None:
         denom = np.full(inp.n_queries, float(inp.k))
     else:
@@ -222,8 +265,11 @@ def precision(inp: MetricInput, threshold: float) -> MetricOutput:
     description="recall; relevant = grade >= threshold",
 )
 def recall(inp: MetricInput, threshold: float) -> MetricOutput:
-    rel = inp.relevant(threshold)
-    hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
+    if not inp.ranked.averaged:
+        hits = _hits_at_k(inp, threshold)
+    else:
+        rel = inp.relevant(threshold)
+        hits = inp.per_query(rel * inp.position_weights(np.ones(len(rel))))
     n_rel = inp.num_relevant(threshold)
     defined = n_rel > 0
     values = np.zeros(inp.n_queries)
@@ -239,10 +285,15 @@ def recall(inp: MetricInput, threshold: float) -> MetricOutput:
     description="average precision",
 )
 def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
-    r = inp.ranked
-    rel = inp.relevant(threshold) * inp.in_cutoff()
-    prec = segment_cumsum(rel, r.offsets) / r.rank
-    total = inp.per_query(prec * rel)
+    from .trec_eval_measures import at_rank
+
+    # the running sum of precision at the relevant documents, read at the last one
+    # within the cutoff (shared by map and map_cut at every k)
+    cum, _, rel_off, ap_cum = _relevant_so_far(inp, threshold)
+    n_in = at_rank(cum, inp.ranked.offsets, np.inf if inp.k is None else inp.k).astype(np.int64)
+    total = np.zeros(inp.n_queries)
+    has = n_in > 0
+    total[has] = ap_cum[rel_off[:-1][has] + n_in[has] - 1]
     n_rel = inp.num_relevant(threshold)
     defined = n_rel > 0
     values = np.zeros(inp.n_queries)

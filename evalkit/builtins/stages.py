@@ -170,6 +170,29 @@ def round_mean(values: np.ndarray, decimals: int, rounding: str = "half_even") -
     return round_means(_mean(values), decimals, rounding)
 
 
+@aggregate("gmean", formula="exp(mean(log(max(v, 1e-5))))",
+           description="the geometric mean over the included queries, each value floored at 1e-5",
+           source="usnistgov/trec_eval v10.0 meas_avg.c te_calc_avg_meas_s_gm (MIN_GEO_MEAN 0.00001): "
+                  "gm_map, gm_bpref",
+           note="the run's value is the geometric mean of max(v, 1e-5) over queries")
+def gmean(values: np.ndarray) -> np.ndarray:
+    counts = (~np.isnan(values)).sum(axis=-1)
+    logs = np.log(np.maximum(values, 1e-5))  # NaN (left out) stays NaN
+    out = np.full(counts.shape, np.nan)
+    np.divide(np.nansum(logs, axis=-1), counts, out=out, where=counts > 0)
+    return np.exp(out)
+
+
+@aggregate("sum", formula="sum of included values",
+           description="the sum over the included queries (NaN when none is included)",
+           source="usnistgov/trec_eval v10.0 meas_avg.c te_calc_avg_meas_empty: num_q, num_ret, num_rel, "
+                  "num_rel_ret",
+           note="the run's value is the sum over queries")
+def sum_(values: np.ndarray) -> np.ndarray:
+    counts = (~np.isnan(values)).sum(axis=-1)
+    return np.where(counts > 0, np.nansum(values, axis=-1), np.nan)
+
+
 @hookimpl
 def evalkit_register_grade_rules():
     return declared(__name__, GradeRule)

@@ -5,7 +5,11 @@ padded to 22 characters, 4 decimals, ``all`` for the mean), per-query lines firs
 with ``-q``, as ``trec_eval -q`` prints them; the measure name is the preset's
 native name (trec_eval's own for trec_eval presets and names: ``ndcg_cut_10``,
 ``P_10``, ``map``) or else the canonical flavour string. With more than
-one run every line starts with the run name and a tab.
+one run every line starts with the run name and a tab. trec_eval's measures print as
+trec_eval prints them (:mod:`evalkit.trec_eval_compat`): in its measure order, counts as
+integers, ``runid`` with ``all_trec``/``official``/``set``, ``relstring`` per query;
+trec_eval's flags ``-c -M -J -l -N`` and ``--trec-eval-version`` apply to every measure,
+and without ``-m`` the measures are trec_eval's ``official`` ones.
 """
 
 from __future__ import annotations
@@ -16,6 +20,16 @@ import math
 import os
 
 from .argtypes import DIGITS
+
+
+def POSITIVE_INT(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 HELP = "evaluate runs against qrels under one or more measure specs"
@@ -34,8 +48,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz), or irds:DATASET_ID (the qrels "
                                                   "ir_datasets provides; -m official: its official measures)")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) (plain or .gz; - reads standard input)")
-    p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append", required=True,
-                   help="measure spec; repeat for several")
+    p.add_argument("-m", "--measure", dest="measures", metavar="SPEC", action="append",
+                   help="measure spec; repeat for several (default: trec_eval's 'official' measures)")
     p.add_argument("--subtopic-qrels", metavar="FILE",
                    help="subtopic qrels (ndeval's 'topic subtopic docno grade') for the diversity "
                         "measures (ndeval.alpha_ndcg, ndeval.err_ia, ...; see `evalkit flavours`)")
@@ -43,6 +57,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="table (default), tsv (trec_eval lines) or json")
     p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the table format (0-17, default 4)")
+    te = p.add_argument_group("trec_eval's flags (a trec_eval command line works with 'trec_eval' replaced by "
+                              "'evalkit eval'; evalkit/trec_eval_compat.py)")
+    te.add_argument("-c", dest="complete", action="store_true",
+                    help="average over every qrels topic; a topic missing from the run scores 0 (missing=zero)")
+    te.add_argument("-M", dest="max_docs", type=POSITIVE_INT, metavar="N",
+                    help="only the first N ranked documents of each topic (depth=N)")
+    te.add_argument("-J", dest="judged_only", action="store_true",
+                    help="drop unjudged documents before evaluating (judged_only=yes)")
+    te.add_argument("-l", dest="rel_level", type=int, metavar="N",
+                    help="relevance level: a judgment >= N is relevant (the binary measures' threshold)")
+    te.add_argument("-N", dest="num_docs", type=int, metavar="N", help="documents in the collection (utility)")
+    te.add_argument("--trec-eval-version", choices=("10.0", "9.0.8"), default="10.0",
+                    help="whose numbers: trec_eval 10.0 (default) or 9.0.8 (scores read as C float, "
+                         "as pytrec_eval)")
     p.add_argument("--engine", default="columnar", metavar="NAME",
                    help="evaluation backend from the registry: columnar (alias local; the default, in process) "
                         "or spark (evalkit.spark; QRELS and RUN may then also be directories, globs or Parquet)")
@@ -150,7 +178,10 @@ def run(args: argparse.Namespace) -> int:
     from ..ecosystem.ir_datasets import expand_official
 
     registry = registry_for(args)
+    if not args.measures:  # trec_eval without -m: its official measures
+        args.measures = ["official"]
     measures = expand_measures(expand_official(args.measures, args.qrels, registry), registry)
+    measures = _trec_eval_flags(measures, args, registry)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
     if engine.name == "spark":
         from ..spark import files, parse_conf
@@ -164,20 +195,85 @@ def run(args: argparse.Namespace) -> int:
         subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
         keep_rank = needs_rank([m.flavour for m in measures], registry)  # ndeval.*: the rank column
         runs = [read_run(p, keep_rank=keep_rank) for p in args.runs]
+        runids = [r.name for r in runs]
         from ..engine.checks import require_common_queries
 
         require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
         runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
+        args.runids = {r.name: rid for r, rid in zip(runs, runids)}
         run_engine = evaluate if engine.name == "columnar" else engine.fn
         results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
                              subtopics=subtopics, registry=registry)
     if args.format == "tsv":
-        text = "\n".join(tsv_lines(results, measures, args.per_query))
+        text = "\n".join(_trec_tsv(results, measures, args, runs if engine.name != "spark" else None, qrels
+                                   if engine.name != "spark" else None))
     elif args.format == "json":
+        results, measures = _without_relstring(results, measures)
         text = json_text(results, measures, args.per_query)
     else:
+        results, measures = _without_relstring(results, measures)
         from ..report.text import terminal_width
 
         text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
     print(text)
     return 0
+
+
+def _trec_eval_flags(measures, args, registry):
+    """Every measure's flavour under trec_eval's flags ``-c -M -J -l -N`` and
+    ``--trec-eval-version`` (:func:`evalkit.trec_eval_compat.with_flags`)."""
+    from .specs import Measure
+    from ..trec_eval_compat import as_trec_eval_asks, only_in_version, with_flags
+
+    measures = as_trec_eval_asks(args.measures, measures)
+    if args.trec_eval_version == "9.0.8":
+        measures = only_in_version(args.measures, measures, "9.0.8")
+
+    flags = dict(complete=args.complete, depth=args.max_docs, judged_only=args.judged_only,
+                 level=args.rel_level, num_docs=args.num_docs, version=args.trec_eval_version)
+    if not any((args.complete, args.max_docs, args.judged_only, args.rel_level is not None,
+                args.num_docs is not None, args.trec_eval_version != "10.0")):
+        return measures
+    return [Measure(m.label, m.native, with_flags(m.flavour, registry, **flags)) for m in measures]
+
+
+def _is_relstring(m) -> bool:
+    return m.native == "relstring" or m.native.startswith("relstring_")
+
+
+def _without_relstring(results, measures):
+    """``relstring`` is text, printed by ``--format tsv`` only: left out of the other formats."""
+    keep = [f for f, m in enumerate(measures) if not _is_relstring(m)]
+    if len(keep) == len(measures):
+        return results, measures
+    from ..results import Results
+
+    sub = Results(results.qids, results.systems, tuple(results.flavours[f] for f in keep),
+                  tuple(results.labels[f] for f in keep), results.values[:, keep])
+    return sub, [measures[f] for f in keep]
+
+
+def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
+    """trec_eval's lines (:func:`evalkit.trec_eval_compat.tsv_lines`): its measure order,
+    counts as integers, ``runid`` when asked for (``-m runid``, ``all_trec``, ``official``,
+    ``set``), ``relstring`` per query."""
+    from ..report.escape import text_escape as _t
+    from ..trec_eval_compat import relstrings, tsv_lines as trec_lines
+
+    asks_runid = any(s.strip() in ("runid", "all_trec", "official", "set") for s in args.measures)
+    by_name = {r.name: r for r in runs} if runs is not None else {}
+
+    def relstring_text(system, length):
+        if system not in by_name:
+            return {}
+        return relstrings(qrels, by_name[system], length, depth=args.max_docs, judged_only=args.judged_only,
+                          version=args.trec_eval_version)
+
+    hidden = None
+    if args.complete and args.trec_eval_version == "9.0.8" and runs is not None:
+        hidden = {r.name: set(map(str, qrels.qids)) - set(map(str, r.qid.tolist())) for r in runs}
+    runids = getattr(args, "runids", None) if asks_runid else None
+    if asks_runid and runids is None:
+        runids = {s: s for s in results.systems}
+    return trec_lines(results, measures, args.per_query, runids=runids, relstring_text=relstring_text,
+                      escape=_t, hidden=hidden)

@@ -55,7 +55,13 @@ def expand_measure(spec: str, registry) -> list[Measure]:
     :raises RegistryError: the spec names a preset whose own spec is broken (naming the
         preset and its plugin).
     """
-    return [Measure(label, native_name(preset, fl), fl) for label, preset, fl in resolve_measures(spec, registry)]
+    out = [Measure(label, native_name(preset, fl), fl) for label, preset, fl in resolve_measures(spec, registry)]
+    from ..trec_eval_compat import parse_name  # trec_eval's printed names (iprec_at_recall_0.10)
+
+    named = parse_name(spec) if isinstance(spec, str) else None
+    if named is not None and len(named) == len(out):
+        out = [Measure(m.label, n.native, m.flavour) for m, n in zip(out, named)]
+    return out
 
 
 def expand_measures(specs, registry) -> list[Measure]:

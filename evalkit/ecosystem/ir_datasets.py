@@ -209,18 +209,18 @@ def dataset_info(source: str) -> dict:
 def expand_official(specs: Iterable[str], qrels_source: Any, registry=None) -> list[str]:
     """``specs`` with ``official`` replaced by the official measures of the ``irds:``
     qrels (each kept once); ``specs`` unchanged, and ir_datasets not imported, when no spec
-    is ``official``.
+    is ``official`` or the qrels are not ``irds:`` (then ``official`` is trec_eval's
+    official measure set, as ``trec_eval -m official``: :mod:`evalkit.trec_eval_compat`).
 
-    :raises FlavourError: ``official`` with qrels that are not ``irds:``, or an official
-        measure evalkit has no preset for (naming it and the dataset).
+    :raises FlavourError: an official measure evalkit has no preset for (naming it and
+        the dataset).
     :raises DatasetError: as :func:`official_measures`.
     """
     specs = list(specs)
     if OFFICIAL not in specs:
         return specs
-    if not is_dataset_id(qrels_source):
-        raise FlavourError(f"-m {OFFICIAL} evaluates the official measures of an ir_datasets dataset: give the "
-                           f"qrels as irds:DATASET_ID (got {str(qrels_source)!r})")
+    if not is_dataset_id(qrels_source):  # trec_eval's official set
+        return specs
     from ..presets import expand_spec
 
     official = official_measures(qrels_source)

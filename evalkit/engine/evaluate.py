@@ -381,10 +381,13 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
         return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
     absent = ~in_run
+    missing_rule = fl.convention("missing")
+    if missing_rule == "score":  # the kernel's value on the empty ranking (trec_eval 10.0 -c)
+        absent, missing_rule = np.zeros_like(absent), "skip"
     if empty_ranking is not None:
         absent = absent | empty_ranking
     out = apply_conventions(values, defined, absent, empty=fl.convention("empty"),
-                            missing_rule=fl.convention("missing"), error=error)
+                            missing_rule=missing_rule, error=error)
     if resolved.outcome is not None:
         out = _outcome(resolved.outcome, out)
     return out

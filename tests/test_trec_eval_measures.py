@@ -1,0 +1,140 @@
+"""Every measure of trec_eval 10.0 (issue 26) against trec_eval itself.
+
+* trec_eval's own test suite (``../shared/data/trec_eval_test``): for every ``out.test*``
+  file that takes qrels and a run, ``evalkit eval`` with the file's command line
+  (``trec_eval`` replaced by ``evalkit eval``, ``--format tsv``) prints the file line
+  for line (the Makefile's ``quicktest`` commands; ``/work/shared/data/README.md`` §1).
+* Generated qrels and runs with tied scores, scores equal only in float32, negative
+  grades (-1, -2), large grades (12, 1000), topics without a relevant judgment, a qrels
+  topic missing from the run and a run topic missing from the qrels: per query, every
+  printed value equals the trec_eval 9.0.8 and 10.0 binaries built from
+  ``../shared/references`` (``tests/reference_programs.py``) under the flags ``-c``,
+  ``-M``, ``-J``, ``-l``, ``-N`` (9.0.8 through ``--trec-eval-version 9.0.8``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalkit.cli import main
+from evalkit.trec_eval_compat import parse_name
+
+from conftest import shared_path
+from reference_programs import parse_trec_eval_q, run_trec_eval
+
+#: (expected file, flags, qrels, run): trec_eval's Makefile target quicktest
+SUITE = [
+    ("out.test", [], "qrels.test", "results.test"),
+    ("out.test", [], "qrels.test.with-comments", "results.test"),
+    ("out.comment.test", [], "qrels.comment.test", "results.comment.test"),
+    ("out.test.a", ["-m", "all_trec"], "qrels.test", "results.test"),
+    ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
+    ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100"], "qrels.test", "results.trunc"),
+    ("out.test.aql", ["-m", "all_trec", "-mrelstring.20", "-q", "-l2"], "qrels.rel_level", "results.test"),
+    ("out.test.meas_params", ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+                              "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+                              "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20"],
+     "qrels.test", "results.test"),
+]
+
+
+def _evalkit(capsys, args) -> str:
+    code = main(["eval", *map(str, args), "--format", "tsv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("expected, flags, qrels, run", SUITE, ids=[f"{s[0]}-{s[2]}" for s in SUITE])
+def test_trec_eval_suite_line_for_line(capsys, expected, flags, qrels, run):
+    d = shared_path("trec_eval_test")
+    out = _evalkit(capsys, [*flags, d / qrels, d / run])
+    assert out.splitlines() == (d / expected).read_text().splitlines()
+
+
+# --------------------------------------------------------------------------- generated data
+def _generated(tmp_path, seed: int):
+    """Qrels and two runs (all qrels topics; one topic missing) with the hard cases."""
+    rng = np.random.default_rng(seed)
+    grades = np.array([-2, -1, 0, 0, 0, 0, 1, 1, 2, 3, 4, 12, 1000])
+    qrels, full = [], []
+    topics = [f"t{i:02d}" for i in range(1, 11)]
+    for t, topic in enumerate(topics):
+        n_judged = int(rng.integers(3, 40))
+        docs = [f"d{j:03d}" for j in rng.choice(300, n_judged + 30, replace=False)]
+        judged = docs[:n_judged]
+        g = rng.choice(grades, n_judged)
+        if t == 3:
+            g = np.where(g > 0, 0, g)  # a topic without a relevant judgment
+        qrels += [f"{topic} 0 {d} {int(x)}" for d, x in zip(judged, g)]
+        depth = int(rng.integers(1, len(docs)))
+        ranked = list(rng.permutation(docs)[:depth])
+        base = np.round(rng.random(depth), 1)  # many ties
+        for i, d in enumerate(ranked):
+            score = float(base[i])
+            if i % 7 == 3:
+                score += 1e-12  # equal to another score only in float32 (trec_eval 9)
+            full.append(f"{topic} Q0 {d} {i + 1} {score!r} gen{seed}")
+    full += [f"zz Q0 d001 1 0.5 gen{seed}"]  # a run topic the qrels do not judge
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "full").write_text("\n".join(full) + "\n")
+    partial = [line for line in full if not line.startswith("t05 ")]
+    (tmp_path / "partial").write_text("\n".join(partial) + "\n")
+    return tmp_path / "qrels", tmp_path / "full", tmp_path / "partial"
+
+
+MEASURES = ["-m", "all_trec", "-m", "P.3,7", "-miprec_at_recall..15,.33", "-m", "Rprec_mult.0.5,3",
+            "-mutility.2,-1,1,0.5", "-m", "11pt_avg..2,.5,.8", "-mndcg.1=3,2=9,4=4.5", "-mG.0=0.5,2=7",
+            "-mset_F.0.5", "-mrbp.p=0.5", "-mrbp_resid.p=0.7", "-msuccess.2,50", "-munj.3,100",
+            "-mrelative_P.4,40", "-mrelstring.15"]
+FLAGS = [[], ["-c"], ["-J"], ["-l2"], ["-M8"], ["-c", "-J", "-l3", "-M20", "-N", "500"]]
+
+
+def _same(ours: dict, theirs: dict, where: str) -> None:
+    # trec_eval divides 0 by 0 when -J leaves a topic no document (iprec_at_recall,
+    # 11pt_avg: '-nan', and so its mean); evalkit scores 0 there (docs/trec_eval.md)
+    nan = {name for (name, _), v in theirs.items() if "nan" in v}
+    ours = {k: v for k, v in ours.items() if k[0] not in nan}
+    theirs = {k: v for k, v in theirs.items() if k[0] not in nan}
+    assert set(ours) == set(theirs), (where, sorted(set(ours) ^ set(theirs))[:10])
+    bad = [(k, ours[k], theirs[k]) for k in theirs if ours[k] != theirs[k]]
+    assert not bad, (where, bad[:10])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "none")
+@pytest.mark.parametrize("version", ["10.0", "9.0.8"])
+def test_generated_against_both_binaries(capsys, tmp_path, seed, flags, version):
+    qrels, full, partial = _generated(tmp_path, seed)
+    runs = [full, partial] if ("-c" in flags or version == "9.0.8") else [full]
+    for run in runs:
+        measures = MEASURES
+        if run is partial and "-c" in flags and version == "10.0":
+            # trec_eval 10.0 -c scores a missing topic on a bogus one-document ranking and
+            # then zeroes the values named exactly utility, rbp_resid, relstring (trec_eval.c,
+            # strcmp); under another name (utility_2,-1,1,0.5) the bogus document counts:
+            # not reproduced (docs/trec_eval.md)
+            measures = [m for m in MEASURES if not m.startswith(("-mutility", "-mrbp_resid", "-mrelstring"))]
+        if version == "9.0.8":  # measures trec_eval 10.0 added
+            measures = [m for m in measures if not m.startswith(("-mrbp", "-munj"))]
+        args = [*measures, "-q", *flags, qrels, run]
+        want = parse_trec_eval_q(run_trec_eval(version, args).stdout)
+        ours = parse_trec_eval_q(_evalkit(capsys, [*args, "--trec-eval-version", version]))
+        if "-c" in flags and any(f.startswith("-l") for f in flags):
+            # the num_rel summary under -c counts the judgments > 0 of the whole qrels
+            # file, whatever -l says (m_num_rel.c te_calc_avg_num_rel): not reproduced
+            ours.pop(("num_rel", "all")), want.pop(("num_rel", "all"))
+        _same(ours, want, f"trec_eval {version} {' '.join(flags)} {run.name}")
+
+
+def test_printed_names_are_accepted_back():
+    """The names trec_eval (and --format tsv) prints parse back to the same values."""
+    for typed in ("P.5,10", "iprec_at_recall..1,.25", "utility.2,-1,0,0", "ndcg.1=3,2=9", "Rprec_mult.0.2",
+                  "ndcg_cut.23.4", "11pt_avg..25,.5", "num_rel_ret", "set_F.0.5"):
+        for n in parse_name(typed):
+            back = parse_name(n.native)
+            assert [(b.native, b.preset, b.k, b.params) for b in back] == [(n.native, n.preset, n.k, n.params)]
+    assert parse_name("unknown_measure") is None
