@@ -1,0 +1,233 @@
+"""Bounds on every number for the documents nobody judged (issue 30).
+
+A run retrieves documents that the judgment pool never saw. Every flavour scores
+them as non-relevant; :func:`unjudged_bounds` says what they could do to the number.
+For each run, flavour and query it evaluates the flavour three more times through
+the public :func:`evalkit.evaluate`, with no metric-specific code (plugin metrics
+included):
+
+* ``at_low``: augmented qrels in which every *unjudged retrieved* document (below)
+  is judged with the lowest grade ``low`` (default 0): today's value for every
+  flavour that reads unjudged documents as non-relevant;
+* ``at_high``: the same documents judged with the highest grade ``high`` (default:
+  the largest grade of the qrels; ``"query"``: each query's own largest judged
+  grade, at least 1), so the ideal ranking is recomputed from the judged pool plus
+  those documents exactly as the flavour's IDCG strategy builds it (and AP's number
+  of relevant documents, ERR's and RBP's grade normalisation, ... move with them);
+* ``condensed``: the flavour with ``judged_only=yes`` (unjudged documents removed,
+  ranks closed up: trec_eval ``-J``, form_res_rels.c).
+
+``lower``/``upper`` are the per-query minimum/maximum of ``at_low`` and ``at_high``
+(NaN only where both are NaN), so ``lower <= value <= upper`` whenever ``value``
+equals ``at_low`` (every flavour that does not drop unjudged documents itself).
+
+**Unjudged** documents: absent from the qrels, or judged with a negative grade
+(to trec_eval a negative grade means "not in the pool", form_res_rels.c) unless
+the flavour has ``negative=gain``. **Retrieved**: the run's documents of a qrels
+query that can sit within the first ``min(k, depth)`` ranks: those with fewer than
+``min(k, depth)`` documents of a strictly higher ``float32`` score (a superset of
+the top ``k`` under every score-ordered tie policy, tied documents at the boundary
+included; one more rank under ``run_filter=first``/``first_stable``). Documents
+below the cutoff cannot change an @k value but would enter the ideal DCG under
+``idcg=judged`` and lower it: they keep their judgment state, so the bounds are
+those of the documents the value reads. Under the ``input`` and ``rank`` tie
+policies, whose order is not the score's, every retrieved document is substituted.
+
+**Not the extremes in general.** The substitution is the extreme of every metric
+that is non-decreasing in each grade with a fixed normaliser: DCG, P, RR, ERR
+(``max_grade`` given: ``dERR/dR_j >= 0`` since ``sum_{r>j} R_r/r prod (1-R_i) < 1/j``)
+and RBP with ``high="query"``. It is **not** the extreme of NDCG, whose ideal moves
+with the grades, nor of AP, whose denominator does. Counterexamples (linear gain,
+log2 discount, ``idcg=judged``; exhaustive enumeration in
+``tests/test_bounds.py``):
+
+* upper: run ``[d1 (grade 1), u]``, ``u`` unjudged, highest grade 3. ``u = 0``:
+  NDCG@2 = 1; ``u = 3``: DCG = 1 + 3/log2 3 = 2.893, IDCG = 3 + 1/log2 3 = 3.631,
+  NDCG = 0.797. ``at_high`` is *below* today's value: the maximum over assignments
+  (1) is ``at_low``, the reported ``upper`` (hull) is right here.
+* upper, strictly inside: run ``[d1 (3), u1, u2, ..., ]`` with judged relevant
+  documents not retrieved: judging only the earliest unjudged documents relevant
+  beats judging all (the later ones add little DCG but a full ideal position).
+  The true maximum over ``{low, high}`` assignments is, for every metric whose
+  ideal depends only on the multiset of grades, the best of ``n + 1``
+  assignments: the first ``i`` unjudged documents (by rank) at ``high``
+  (``i = 0..n``); the minimum, the last ``i``. :func:`unjudged_bounds` does not
+  search these (cost ``n + 1`` evaluations); the tests do, exhaustively, and show
+  by how much the hull misses.
+
+Cost: three evaluations per run and distinct ``(cutoff, tie order, negative)``
+group of flavours, besides the value; no per-query Python loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .data import Qrels
+from .errors import ArgumentError
+from .results import Results
+
+__all__ = ["UnjudgedBounds", "unjudged_bounds"]
+
+#: tie policies whose order is not by score: every retrieved document is substituted
+_UNORDERED_TIES = ("input", "rank")
+
+
+@dataclass(frozen=True, eq=False)
+class UnjudgedBounds:
+    """Per-query values (every :class:`Results` of shape ``(s, f, q)``, same axes).
+
+    :param value: the flavours as evaluated today.
+    :param at_low: unjudged retrieved documents judged ``low``.
+    :param at_high: unjudged retrieved documents judged ``high``.
+    :param lower: ``fmin(at_low, at_high)``; :param upper: ``fmax(at_low, at_high)``.
+    :param condensed: the flavours with ``judged_only=yes`` (trec_eval ``-J``).
+    :param unjudged: ``int64`` ``(s, f, q)``, number of documents substituted.
+    """
+
+    value: Results
+    at_low: Results
+    at_high: Results
+    lower: Results
+    upper: Results
+    condensed: Results
+    unjudged: np.ndarray
+
+
+def _keys(qid: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """``qid \\x00 docno`` as a fixed-width unicode array (exact pair keys)."""
+    if len(qid) == 0:
+        return np.zeros(0, dtype="U1")
+    return np.char.add(np.char.add(qid.astype(str), "\x00"), docno.astype(str))
+
+
+def _cut_of(flavour) -> tuple[int | None, bool, bool]:
+    """``(ranks that count or None for all, substitute everything, negative counts as judged)``."""
+    ties = flavour.ties.name if flavour.ties is not None else "trec_eval"
+    negative_judged = flavour.convention("negative") == "gain"
+    if ties in _UNORDERED_TIES:
+        return None, True, negative_judged
+    cuts = [c for c in (flavour.k, flavour.convention("depth")) if c is not None]
+    cut = min(cuts) if cuts else None
+    if cut is not None and flavour.convention("run_filter") in ("first", "first_stable"):
+        cut += 1
+    return cut, False, negative_judged
+
+
+def _within(qcode: np.ndarray, score: np.ndarray, cut: int | None) -> np.ndarray:
+    """Rows with fewer than ``cut`` rows of the same query with a strictly higher
+    ``float32`` score: boolean ``(n,)``."""
+    n = len(score)
+    if cut is None or n == 0:
+        return np.ones(n, dtype=bool)
+    s32 = score.astype(np.float32).astype(np.float64)
+    order = np.lexsort((-s32, qcode))
+    q, s = qcode[order], s32[order]
+    new_block = np.ones(n, dtype=bool)
+    new_block[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+    new_query = np.ones(n, dtype=bool)
+    new_query[1:] = q[1:] != q[:-1]
+    pos = np.arange(n)
+    query_start = np.maximum.accumulate(np.where(new_query, pos, 0))
+    block_start = np.maximum.accumulate(np.where(new_block, pos, 0))
+    out = np.empty(n, dtype=bool)
+    out[order] = (block_start - query_start) < cut
+    return out
+
+
+def _high_grades(qrels: Qrels, high, qid: np.ndarray) -> np.ndarray:
+    if high is None:
+        return np.full(len(qid), float(np.max(qrels.grade)) if len(qrels) else 1.0)
+    if isinstance(high, str):
+        if high != "query":
+            raise ArgumentError(f"unjudged_bounds: high={high!r}: a grade, None or 'query'")
+        codes, vocab = qrels._qid_codes()
+        top = np.full(len(vocab), -np.inf)
+        np.maximum.at(top, codes, qrels.grade)
+        pos = np.searchsorted(vocab, qid)
+        return np.maximum(top[pos], 1.0)
+    return np.full(len(qid), float(high))
+
+
+def _augmented(qrels: Qrels, run, cut, everything, negative_judged, grade_of) -> tuple[Qrels, np.ndarray]:
+    """Qrels in which the run's unjudged retrieved documents are judged
+    ``grade_of(qids)``, and the number of them per qrels query."""
+    vocab = qrels.qids
+    in_qrels = np.isin(run.qid.astype(str), vocab.astype(str)) if len(run) else np.zeros(0, bool)
+    rq, rd, rs = run.qid[in_qrels], run.docno[in_qrels], np.asarray(run.score, np.float64)[in_qrels]
+    rcode = np.searchsorted(vocab, rq)
+    judged_rows = qrels.grade >= 0 if not negative_judged else np.ones(len(qrels), bool)
+    qkeys = _keys(qrels.qid, qrels.docno)
+    rkeys = _keys(rq, rd)
+    unjudged = ~np.isin(rkeys, qkeys[judged_rows])
+    pick = unjudged & (everything | _within(rcode, rs, cut))
+    keep = ~np.isin(qkeys, rkeys[pick])  # negative-graded rows replaced
+    qid = np.concatenate([qrels.qid[keep], rq[pick]])
+    docno = np.concatenate([qrels.docno[keep], rd[pick]])
+    grade = np.concatenate([np.asarray(qrels.grade, np.float64)[keep], grade_of(rq[pick])])
+    count = np.bincount(rcode[pick], minlength=len(vocab))
+    return Qrels(qid.astype(object), docno.astype(object), grade, None, qrels.source), count
+
+
+def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float = 0.0, high=None, labels=None,
+                    registry=None) -> UnjudgedBounds:
+    """Lower/upper bounds and the condensed value of every flavour (module docstring).
+
+    :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run` or a list of
+        runs with distinct names; :param flavours: as :func:`evalkit.evaluate`.
+    :param low: the grade of an unjudged document in ``at_low`` (default 0).
+    :param high: the grade in ``at_high``: ``None`` (the qrels' largest grade), a
+        number, or ``"query"`` (each query's largest judged grade, at least 1).
+    :returns: :class:`UnjudgedBounds`; every array ``(n_runs, n_flavours, n_queries)``.
+    :raises ArgumentError: a bad ``high``; intent-aware (subtopic) metrics, whose
+        grades are per subtopic, are refused (not substituted here).
+    :raises FlavourError, EvaluationError: as :func:`evalkit.evaluate`.
+    """
+    from .data import Run
+    from .engine.evaluate import evaluate
+    from .presets import expand_spec
+
+    run_list = [runs] if isinstance(runs, Run) else list(runs.values()) if isinstance(runs, dict) else list(runs)
+    specs = [flavours] if isinstance(flavours, str) or not hasattr(flavours, "__iter__") else list(flavours)
+    flist, lab = [], []
+    for spec in specs:
+        for f in (expand_spec(spec, registry) if isinstance(spec, str) else [spec]):
+            flist.append(f)
+            lab.append(str(spec) if isinstance(spec, str) and len(expand_spec(spec, registry)) == 1 else str(f))
+    labels = tuple(labels) if labels is not None else tuple(lab)
+    from .registry import registry_or_default
+
+    reg = registry_or_default(registry)
+    for f in flist:
+        if "subtopic" in " ".join(getattr(reg.metric(f.metric), "uses", ())) or f.metric in (
+                "alpha_ndcg", "err_ia", "ia_ndcg"):
+            raise ArgumentError(f"unjudged_bounds: {f}: intent-aware metrics are not supported "
+                                "(their grades are per subtopic)")
+    value = evaluate(qrels, run_list, flist, labels=list(labels), registry=registry)
+    s, nf, nq = value.values.shape
+    lo = np.full((s, nf, nq), np.nan)
+    hi = np.full((s, nf, nq), np.nan)
+    count = np.zeros((s, nf, nq), dtype=np.int64)
+    groups: dict[tuple, list[int]] = {}
+    for i, f in enumerate(flist):
+        groups.setdefault(_cut_of(f), []).append(i)
+    for r, run in enumerate(run_list):
+        for (cut, everything, negative_judged), idx in groups.items():
+            sub = [flist[i] for i in idx]
+            for grade_of, out in ((lambda q: np.full(len(q), float(low)), lo),
+                                  (lambda q: _high_grades(qrels, high, q), hi)):
+                aug, n = _augmented(qrels, run, cut, everything, negative_judged, grade_of)
+                res = evaluate(aug, [run], sub, registry=registry)
+                assert list(res.qids) == list(value.qids)  # noqa: S101 - same qrels queries
+                out[r, idx] = res.values[0]
+                count[r, idx] = n
+    cond_fl = [f.replace(registry, judged_only="yes") for f in flist]
+    condensed = evaluate(qrels, run_list, cond_fl, labels=list(labels), registry=registry)
+
+    def wrap(values):
+        return Results(value.qids, value.systems, value.flavours, value.labels, values)
+
+    return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(np.fmin(lo, hi)),
+                          upper=wrap(np.fmax(lo, hi)), condensed=wrap(condensed.values), unjudged=count)
