@@ -6,9 +6,10 @@ For each run, flavour and query it evaluates the flavour three more times throug
 the public :func:`evalkit.evaluate`, with no metric-specific code (plugin metrics
 included):
 
-* ``at_low``: augmented qrels in which every *unjudged retrieved* document (below)
-  is judged with the lowest grade ``low`` (default 0): today's value for every
-  flavour that reads unjudged documents as non-relevant;
+* ``at_low``: today's value (every flavour reads an unjudged document as
+  non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
+  judged grade 0 is relevant); with ``low`` given, augmented qrels in which every
+  *unjudged retrieved* document (below) is judged ``low``;
 * ``at_high``: the same documents judged with the highest grade ``high`` (default:
   the largest grade of the qrels; ``"query"``: each query's own largest judged
   grade, at least 1), so the ideal ranking is recomputed from the judged pool plus
@@ -55,12 +56,13 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   search these (cost ``n + 1`` evaluations); the tests do, exhaustively, and show
   by how much the hull misses.
 
-Cost: three evaluations per run and distinct ``(cutoff, tie order, negative)``
+Cost: two evaluations (three with ``low``) per run and distinct ``(cutoff, tie order, negative)``
 group of flavours, besides the value; no per-query Python loop.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,13 +173,14 @@ def _augmented(qrels: Qrels, run, cut, everything, negative_judged, grade_of) ->
     return Qrels(qid.astype(object), docno.astype(object), grade, None, qrels.source), count
 
 
-def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float = 0.0, high=None, labels=None,
+def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, high=None, labels=None,
                     registry=None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
     :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run` or a list of
         runs with distinct names; :param flavours: as :func:`evalkit.evaluate`.
-    :param low: the grade of an unjudged document in ``at_low`` (default 0).
+    :param low: ``None`` (default): ``at_low`` is today's value; a grade: the grade of
+        an unjudged retrieved document in ``at_low``.
     :param high: the grade in ``at_high``: ``None`` (the qrels' largest grade), a
         number, or ``"query"`` (each query's largest judged grade, at least 1).
     :returns: :class:`UnjudgedBounds`; every array ``(n_runs, n_flavours, n_queries)``.
@@ -216,15 +219,23 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float = 0.0, high=None
     for r, run in enumerate(run_list):
         for (cut, everything, negative_judged), idx in groups.items():
             sub = [flist[i] for i in idx]
-            for grade_of, out in ((lambda q: np.full(len(q), float(low)), lo),
-                                  (lambda q: _high_grades(qrels, high, q), hi)):
+            todo = [(lambda q: _high_grades(qrels, high, q), hi)]
+            if low is not None:
+                todo.append((lambda q: np.full(len(q), float(low)), lo))
+            else:
+                lo[r, idx] = value.values[r, idx]
+            for grade_of, out in todo:
                 aug, n = _augmented(qrels, run, cut, everything, negative_judged, grade_of)
-                res = evaluate(aug, [run], sub, registry=registry)
+                with warnings.catch_warnings():  # the value's evaluation warned already
+                    warnings.simplefilter("ignore")
+                    res = evaluate(aug, [run], sub, registry=registry)
                 assert list(res.qids) == list(value.qids)  # noqa: S101 - same qrels queries
                 out[r, idx] = res.values[0]
                 count[r, idx] = n
     cond_fl = [f.replace(registry, judged_only="yes") for f in flist]
-    condensed = evaluate(qrels, run_list, cond_fl, labels=list(labels), registry=registry)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        condensed = evaluate(qrels, run_list, cond_fl, labels=list(labels), registry=registry)
 
     def wrap(values):
         return Results(value.qids, value.systems, value.flavours, value.labels, values)
