@@ -62,6 +62,7 @@ group of flavours, besides the value; no per-query Python loop.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -242,3 +243,86 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
 
     return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(np.fmin(lo, hi)),
                           upper=wrap(np.fmax(lo, hi)), condensed=wrap(condensed.values), unjudged=count)
+
+
+# ---------------------------------------------------------------- output (evalkit eval --bounds)
+def parse_high(text: str):
+    """``--bounds`` argument: ``qrels`` (the qrels' largest grade) -> ``None``,
+    ``query`` -> ``"query"``, else a finite number.
+
+    :raises ArgumentError: anything else (the CLI reports it with exit status 2).
+    """
+    if text in ("qrels", "query"):
+        return None if text == "qrels" else "query"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ArgumentError(f"--bounds: {text!r} is not a grade (a finite number), 'qrels' or 'query'")
+    return value
+
+
+def _rows(b: UnjudgedBounds, per_query: bool):
+    """``(system, qid or None for the mean, f, lower, value, upper, condensed, unjudged or -1)``."""
+    means = {name: getattr(b, name).means() for name in ("lower", "value", "upper", "condensed")}
+    for s, system in enumerate(b.value.systems):
+        if per_query:
+            for q, qid in enumerate(b.value.qids):
+                for f in range(len(b.value.flavours)):
+                    v = b.value.values[s, f, q]
+                    if not (math.isnan(v) and math.isnan(b.upper.values[s, f, q])):
+                        yield (system, str(qid), f, b.lower.values[s, f, q], v, b.upper.values[s, f, q],
+                               b.condensed.values[s, f, q], int(b.unjudged[s, f, q]))
+        for f in range(len(b.value.flavours)):
+            yield (system, None, f, means["lower"][s, f], means["value"][s, f], means["upper"][s, f],
+                   means["condensed"][s, f], int(b.unjudged[s, f].sum()))
+
+
+def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int | None = None) -> str:
+    """Terminal block: one row per run (, query) and measure: lower, value, upper,
+    condensed and the number of unjudged documents substituted (summed for ``all``)."""
+    from .report.escape import text_escape as _t
+    from .report.text import fit_table
+
+    def num(v):
+        return "-" if math.isnan(v) else f"{v:.{digits}f}"
+
+    rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]), num(lo), num(v), num(hi), num(c), str(n)]
+            for system, qid, f, lo, v, hi, c, n in _rows(b, per_query)]
+    headers = ["run", "qid", "measure", "lower", "value", "upper", "condensed", "unjudged"]
+    return "unjudged bounds (unjudged retrieved documents at the lowest / highest grade; condensed: " \
+           "judged_only=yes)\n" + fit_table(rows, headers, ["left"] * 3 + ["right"] * 5, width, keep=3)
+
+
+def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
+    """trec_eval-style lines ``<native>_lower|_upper|_condensed<TAB>qid<TAB>value``
+    (prefixed by the run name when there are several runs)."""
+    from .report.escape import text_escape as _t
+
+    multi = len(b.value.systems) > 1
+    out = []
+    for system, qid, f, lo, _v, hi, c, _n in _rows(b, per_query):
+        pre = f"{_t(system)}\t" if multi else ""
+        for suffix, v in (("lower", lo), ("upper", hi), ("condensed", c)):
+            if not math.isnan(v):
+                name = "all" if qid is None else _t(qid)
+                out.append(f"{pre}{_t(natives[f]) + '_' + suffix:<22}\t{name}\t{v:.4f}")
+    return out
+
+
+def bounds_json(b: UnjudgedBounds, per_query: bool) -> dict:
+    """``{run: {"all": {label: {...}}, "per_query": {qid: {label: {...}}}}}``, each
+    ``{...}`` holding ``lower``, ``upper``, ``condensed`` (``null`` for NaN) and ``unjudged``."""
+    def num(v):
+        return None if math.isnan(v) else float(v)
+
+    out: dict = {}
+    for system, qid, f, lo, _v, hi, c, n in _rows(b, per_query):
+        entry = out.setdefault(system, {"all": {}})
+        cell = {"lower": num(lo), "upper": num(hi), "condensed": num(c), "unjudged": n}
+        if qid is None:
+            entry["all"][b.value.labels[f]] = cell
+        else:
+            entry.setdefault("per_query", {}).setdefault(qid, {})[b.value.labels[f]] = cell
+    return out

@@ -204,6 +204,7 @@ def _thinned_robust(keep=0.5, seed=7):
     return qrels, thin, run
 
 
+@pytest.mark.shared
 def test_full_pool_inside_thinned_pool_bounds():
     """Metrics whose value reads only the grades of the ranks it scores, with a fixed
     normaliser: the full pool's grades are one assignment of ``[0, 2]`` to the
@@ -254,6 +255,7 @@ def _rbp_cases(tmp_path):
         yield _write_random(tmp_path, seed)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("p", [0.9, 0.5])
 def test_rbp_residual_equals_trec_eval_10(rbp_reg, tmp_path, p):
     """trec_eval 10.0 m_rbp_resid.c (te_calc_rbp_resid): for a query with at least one
@@ -283,3 +285,31 @@ def test_rbp_residual_equals_trec_eval_10(rbp_reg, tmp_path, p):
             assert b.value.values[0, 0, q] == pytest.approx(float(out[(f"rbp_p={p}", qid)]), abs=5e-5)
             checked += 1
         assert checked > 0
+
+
+# ---------------------------------------------------------------- evalkit eval --bounds
+def test_cli_bounds_table_tsv_json(capsys, tmp_path):
+    import json
+
+    from evalkit.cli import main
+
+    qp, rp = tmp_path / "qrels", tmp_path / "run"
+    qp.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
+    rp.write_text("q1 Q0 a 1 3 r\nq1 Q0 u 2 2 r\nq1 Q0 b 3 1 r\nq2 Q0 v 1 2 r\nq2 Q0 c 2 1 r\n")
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "--format", "json", "-q"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    b = data["bounds"]["r"]
+    # q1: a(1) u(?) -> P@2 in [1/2, 1]; q2: v(?) c(2) -> [1/2, 1]; condensed: a b -> 1/2; c -> 1/2
+    assert b["per_query"]["q1"]["P.2"] == {"lower": 0.5, "upper": 1.0, "condensed": 0.5, "unjudged": 1}
+    assert b["all"]["P.2"] == {"lower": 0.5, "upper": 1.0, "condensed": 0.5, "unjudged": 2}
+    assert data["runs"]["r"]["all"]["P.2"] == 0.5
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "--format", "tsv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split("\t") for ln in lines[1:]] == [["P_2_lower".ljust(22), "all", "0.5000"],
+                                                   ["P_2_upper".ljust(22), "all", "1.0000"],
+                                                   ["P_2_condensed".ljust(22), "all", "0.5000"]]
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "unjudged bounds" in out and "1.0000" in out
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "nan"]) == 2
+    assert "--bounds: 'nan' is not a grade" in capsys.readouterr().err

@@ -41,6 +41,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="table (default), tsv (trec_eval lines) or json")
     p.add_argument("--digits", type=DIGITS, default=4, help="decimals in the table format (0-17, default 4)")
+    # --- unjudged bounds (evalkit.bounds, issue 30) ---
+    p.add_argument("--bounds", nargs="?", const="qrels", default=None, metavar="HIGH",
+                   help="also print, beside each mean (and per query with -q), the bounds the unjudged "
+                        "retrieved documents allow (lower: today's value; upper: judged with grade HIGH, "
+                        "default the qrels' largest grade, 'query' each query's own) and the condensed "
+                        "value (judged_only=yes, trec_eval -J); see docs/bounds.md")
+    # --- end unjudged bounds ---
     p.add_argument("--engine", default="columnar", metavar="NAME",
                    help="evaluation backend from the registry: columnar (alias local; the default, in process) "
                         "or spark (evalkit.spark; QRELS and RUN may then also be directories, globs or Parquet)")
@@ -148,6 +155,11 @@ def run(args: argparse.Namespace) -> int:
     registry = registry_for(args)
     measures = expand_measures(args.measures, registry)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
+    bounds = None  # --- unjudged bounds ---
+    if args.bounds is not None and engine.name != "columnar":
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"--bounds: not available with --engine {engine.name} (columnar only)")
     if engine.name == "spark":
         from ..spark import files, parse_conf
 
@@ -165,8 +177,15 @@ def run(args: argparse.Namespace) -> int:
         require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
         runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
         run_engine = evaluate if engine.name == "columnar" else engine.fn
-        results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
-                             subtopics=subtopics, registry=registry)
+        if args.bounds is not None:  # --- unjudged bounds: the value comes with them ---
+            from ..bounds import parse_high, unjudged_bounds
+
+            bounds = unjudged_bounds(qrels, runs, [m.flavour for m in measures], high=parse_high(args.bounds),
+                                     labels=[m.label for m in measures], registry=registry)
+            results = bounds.value
+        else:
+            results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
+                                 subtopics=subtopics, registry=registry)
     if args.format == "tsv":
         text = "\n".join(tsv_lines(results, measures, args.per_query))
     elif args.format == "json":
@@ -175,5 +194,19 @@ def run(args: argparse.Namespace) -> int:
         from ..report.text import terminal_width
 
         text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
+    if bounds is not None:  # --- unjudged bounds: one block per format ---
+        from .. import bounds as bounds_out
+
+        if args.format == "tsv":
+            text = "\n".join([text] + bounds_out.bounds_tsv(bounds, [m.native for m in measures], args.per_query))
+        elif args.format == "json":
+            data = json.loads(text)
+            data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
+            text = json.dumps(data, indent=1, allow_nan=False)
+        else:
+            from ..report.text import terminal_width
+
+            text += "\n\n" + bounds_out.bounds_table(bounds, args.per_query, args.digits, width=terminal_width())
+    # --- end unjudged bounds ---
     print(text)
     return 0
