@@ -46,15 +46,17 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   NDCG@2 = 1; ``u = 3``: DCG = 1 + 3/log2 3 = 2.893, IDCG = 3 + 1/log2 3 = 3.631,
   NDCG = 0.797. ``at_high`` is *below* today's value: the maximum over assignments
   (1) is ``at_low``, the reported ``upper`` (hull) is right here.
-* upper, strictly inside: run ``[d1 (3), u1, u2, ..., ]`` with judged relevant
-  documents not retrieved: judging only the earliest unjudged documents relevant
-  beats judging all (the later ones add little DCG but a full ideal position).
+* upper, strictly inside: ten documents ranked ``u1, d1, ..., d8, u2`` (``d``
+  judged 0, ``u`` unjudged), a document ``x`` judged 1 and not retrieved, highest
+  grade 1. Both ``u`` at 1: DCG = 1 + 1/log2 11, IDCG = 1 + 1/log2 3 + 1/2,
+  NDCG = 0.6049 (``upper``); only ``u1`` at 1: 1 / (1 + 1/log2 3) = 0.6131, the true
+  maximum: ``u2`` adds 0.289 to the DCG but a whole third ideal position (0.5).
   The true maximum over ``{low, high}`` assignments is, for every metric whose
   ideal depends only on the multiset of grades, the best of ``n + 1``
   assignments: the first ``i`` unjudged documents (by rank) at ``high``
   (``i = 0..n``); the minimum, the last ``i``. :func:`unjudged_bounds` does not
-  search these (cost ``n + 1`` evaluations); the tests do, exhaustively, and show
-  by how much the hull misses.
+  search these (cost ``n + 1`` evaluations); the tests do, exhaustively, and count
+  how often the hull misses.
 
 Cost: two evaluations (three with ``low``) per run and distinct ``(cutoff, tie order, negative)``
 group of flavours, besides the value; no per-query Python loop.
@@ -76,6 +78,8 @@ __all__ = ["UnjudgedBounds", "unjudged_bounds"]
 
 #: tie policies whose order is not by score: every retrieved document is substituted
 _UNORDERED_TIES = ("input", "rank")
+#: metrics whose grades are per subtopic: not substituted here
+INTENT_AWARE = ("alpha_ndcg", "err_ia", "ia_ndcg")
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,25 +195,14 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
     """
     from .data import Run
     from .engine.evaluate import evaluate
-    from .presets import expand_spec
 
     run_list = [runs] if isinstance(runs, Run) else list(runs.values()) if isinstance(runs, dict) else list(runs)
-    specs = [flavours] if isinstance(flavours, str) or not hasattr(flavours, "__iter__") else list(flavours)
-    flist, lab = [], []
-    for spec in specs:
-        for f in (expand_spec(spec, registry) if isinstance(spec, str) else [spec]):
-            flist.append(f)
-            lab.append(str(spec) if isinstance(spec, str) and len(expand_spec(spec, registry)) == 1 else str(f))
-    labels = tuple(labels) if labels is not None else tuple(lab)
-    from .registry import registry_or_default
-
-    reg = registry_or_default(registry)
+    value = evaluate(qrels, run_list, flavours, labels=labels, registry=registry)
+    flist = list(value.flavours)
     for f in flist:
-        if "subtopic" in " ".join(getattr(reg.metric(f.metric), "uses", ())) or f.metric in (
-                "alpha_ndcg", "err_ia", "ia_ndcg"):
+        if f.metric in INTENT_AWARE:
             raise ArgumentError(f"unjudged_bounds: {f}: intent-aware metrics are not supported "
                                 "(their grades are per subtopic)")
-    value = evaluate(qrels, run_list, flist, labels=list(labels), registry=registry)
     s, nf, nq = value.values.shape
     lo = np.full((s, nf, nq), np.nan)
     hi = np.full((s, nf, nq), np.nan)
@@ -230,13 +223,12 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
                 with warnings.catch_warnings():  # the value's evaluation warned already
                     warnings.simplefilter("ignore")
                     res = evaluate(aug, [run], sub, registry=registry)
-                assert list(res.qids) == list(value.qids)  # noqa: S101 - same qrels queries
                 out[r, idx] = res.values[0]
                 count[r, idx] = n
     cond_fl = [f.replace(registry, judged_only="yes") for f in flist]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        condensed = evaluate(qrels, run_list, cond_fl, labels=list(labels), registry=registry)
+        condensed = evaluate(qrels, run_list, cond_fl, registry=registry)
 
     def wrap(values):
         return Results(value.qids, value.systems, value.flavours, value.labels, values)
@@ -288,7 +280,8 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
     def num(v):
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
-    rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]), num(lo), num(v), num(hi), num(c), str(n)]
+    rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]),
+             num(lo), num(v), num(hi), num(c), str(n)]
             for system, qid, f, lo, v, hi, c, n in _rows(b, per_query)]
     headers = ["run", "qid", "measure", "lower", "value", "upper", "condensed", "unjudged"]
     return "unjudged bounds (unjudged retrieved documents at the lowest / highest grade; condensed: " \
