@@ -325,3 +325,33 @@ def test_cli_bounds_table_tsv_json(capsys, tmp_path):
     assert "unjudged bounds" in out and "1.0000" in out
     assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "nan"]) == 2
     assert "--bounds: 'nan' is not a grade" in capsys.readouterr().err
+
+
+def test_negative_grades_and_unordered_ties():
+    """A negative grade is unjudged (trec_eval's 'not in the pool') except under
+    ``negative=gain``; under ``ties=input`` every retrieved document is substituted."""
+    qrels, run = _one_query([1, -1, None, 0])
+    b = unjudged_bounds(qrels, run, ["precision@3", "dcg(negative=gain)@3", "precision(ties=input)@1"], high=1)
+    assert b.unjudged[0, :, 0].tolist() == [2, 1, 2]
+    assert b.upper.values[0, :, 0].tolist() == pytest.approx([1.0, 1 + 1 / math.log2(4) - 1 / math.log2(3), 1.0])
+    assert b.lower.values[0, 1, 0] == pytest.approx(1 - 1 / math.log2(3))  # today's value, -1 counted
+
+
+@pytest.mark.shared
+def test_unjudged_counts_match_a_plain_python_count():
+    qrels = evalkit.read_qrels(ROBUST / "robust03_qrels.txt")
+    run = evalkit.read_run(ROBUST / "runs" / "input.humR03dc.gz")
+    b = unjudged_bounds(qrels, run, ["precision", "precision@10"])
+    judged = set(zip(qrels.qid.tolist(), qrels.docno.tolist()))
+    want_all = {q: 0 for q in b.value.qids}
+    ranked = {}
+    for q, d, s in zip(run.qid.tolist(), run.docno.tolist(), run.score.tolist()):
+        if q in want_all:
+            ranked.setdefault(q, []).append((-s, d))
+            want_all[q] += (q, d) not in judged
+    assert b.unjudged[0, 0].tolist() == [want_all[q] for q in b.value.qids]
+    f32 = {q: [float(np.float32(-s)) for s, _ in v] for q, v in ranked.items()}
+    top10 = {q: sum((q, d) not in judged for s, d in v if sum(t > float(np.float32(-s)) for t in f32[q]) < 10)
+             for q, v in ranked.items()}
+    assert b.unjudged[0, 1].tolist() == [top10.get(q, 0) for q in b.value.qids]
+    assert b.unjudged[0, 1].sum() > 0
