@@ -175,8 +175,8 @@ class _Pairs:
     def __init__(self, qrels: Qrels, run, qhash: np.ndarray):
         vocab = qrels.qids
         rq_all = run.qid
-        pos = np.minimum(np.searchsorted(vocab, rq_all), len(vocab) - 1)
-        in_qrels = vocab[pos] == rq_all
+        pos = np.minimum(np.searchsorted(vocab, rq_all), max(len(vocab) - 1, 0))
+        in_qrels = vocab[pos] == rq_all if len(vocab) else np.zeros(len(rq_all), dtype=bool)
         self.run, self.rows = run, np.flatnonzero(in_qrels)
         self.rq, self.rd = rq_all[in_qrels], run.docno[in_qrels]
         self.rs = np.asarray(run.score, np.float64)[in_qrels]

@@ -323,8 +323,13 @@ def test_cli_bounds_table_tsv_json(capsys, tmp_path):
     assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "1"]) == 0
     out = capsys.readouterr().out
     assert "unjudged bounds" in out and "1.0000" in out
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "-q"]) == 0
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
+    assert ["r", "q2", "P.2", "0.5000", "0.5000", "1.0000", "0.5000", "1"] in rows
     assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "nan"]) == 2
     assert "--bounds: 'nan' is not a grade" in capsys.readouterr().err
+    assert main(["eval", str(qp), str(rp), "-m", "P.2", "--bounds", "--engine", "spark"]) == 2
+    assert "--bounds: not available with --engine spark" in capsys.readouterr().err
 
 
 def test_negative_grades_and_unordered_ties():
