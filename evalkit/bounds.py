@@ -77,7 +77,7 @@ from .data import Qrels
 from .errors import ArgumentError
 from .results import Results
 
-__all__ = ["UnjudgedBounds", "unjudged_bounds"]
+__all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
 
 #: tie policies whose order is not by score: every retrieved document is substituted
 _UNORDERED_TIES = ("input", "rank")
@@ -280,6 +280,33 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
 
     return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(np.fmin(lo, hi)),
                           upper=wrap(np.fmax(lo, hi)), condensed=wrap(condensed.values), unjudged=count)
+
+
+def could_flip(b: UnjudgedBounds) -> np.ndarray:
+    """Which comparisons of means the unjudged documents could reverse: ``bool``
+    ``(f, s, s)``, ``[f, i, j]`` true when system ``i``'s mean is at least ``j``'s under
+    flavour ``f`` and ``lower[i] <= upper[j]`` (each system's mean bound taken alone:
+    a conservative mark, as the two runs' unjudged documents are not tied together).
+    The diagonal and NaN means are false.
+
+    >>> import numpy as np
+    >>> from evalkit import parse_flavour
+    >>> from evalkit.results import Results
+    >>> def res(v):
+    ...     return Results(np.array(["q1"], dtype=object), ("a", "b"), (parse_flavour("ndcg@10"),),
+    ...                    ("ndcg@10",), np.array(v).reshape(2, 1, 1))
+    >>> b = UnjudgedBounds(res([0.5, 0.3]), res([0.5, 0.3]), res([0.6, 0.55]), res([0.5, 0.3]),
+    ...                    res([0.6, 0.55]), res([0.5, 0.3]), np.zeros((2, 1, 1), np.int64))
+    >>> could_flip(b)[0].tolist()  # a > b, but b's upper bound 0.55 passes a's lower 0.5
+    [[False, True], [False, False]]
+    """
+    mean, lower, upper = b.value.means(), b.lower.means(), b.upper.means()  # (s, f)
+    ahead = mean.T[:, :, None] >= mean.T[:, None, :]
+    reach = lower.T[:, :, None] <= upper.T[:, None, :]
+    out = ahead & reach
+    idx = np.arange(mean.shape[0])
+    out[:, idx, idx] = False
+    return out
 
 
 # ---------------------------------------------------------------- output (evalkit eval --bounds)
