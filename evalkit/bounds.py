@@ -54,9 +54,10 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   The true maximum over ``{low, high}`` assignments is, for every metric whose
   ideal depends only on the multiset of grades, the best of ``n + 1``
   assignments: the first ``i`` unjudged documents (by rank) at ``high``
-  (``i = 0..n``); the minimum, the last ``i``. :func:`unjudged_bounds` does not
-  search these (cost ``n + 1`` evaluations); the tests do, exhaustively, and count
-  how often the hull misses.
+  (``i = 0..n``); the minimum, the last ``i``. ``unjudged_bounds(..., search=True)``
+  evaluates these assignments too (``2 (n - 1)`` more evaluations per run and group)
+  and reports their extremes; the tests check it against exhaustive enumeration and
+  count how often the default hull misses.
 
 Cost: besides the value, one evaluation (two with ``low``) per run and distinct
 ``(cutoff, tie order, negative)`` group of flavours, and the condensed evaluation;
@@ -188,14 +189,35 @@ class _Pairs:
         self.qrow = np.where(hit, row, -1)  # the judgment of each run row, -1 if none
 
 
-def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, grade_of) -> tuple[Qrels, np.ndarray]:
-    """Qrels in which the run's unjudged retrieved documents are judged
-    ``grade_of(qids)``, and the number of them per qrels query."""
-    grade_all = np.asarray(qrels.grade, np.float64)
+def _picked(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged) -> np.ndarray:
+    """The run rows (of ``pairs``) to substitute: ``bool``."""
     judged = pairs.qrow >= 0
     if not negative_judged:
-        judged[judged] = grade_all[pairs.qrow[judged]] >= 0
-    pick = ~judged & (everything | _within(pairs.rcode, pairs.rs, cut))
+        judged[judged] = np.asarray(qrels.grade, np.float64)[pairs.qrow[judged]] >= 0
+    return ~judged & (everything | _within(pairs.rcode, pairs.rs, cut))
+
+
+def _order_in_query(pairs: _Pairs, pick: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the picked rows: their 0-based position among the query's picked rows by
+    ``float32`` score descending (tied rows in line order), and the query's number of
+    picked rows: two ``int64`` arrays of ``pick.sum()``."""
+    rows = np.flatnonzero(pick)
+    code, s32 = pairs.rcode[rows], pairs.rs[rows].astype(np.float32)
+    order = np.lexsort((rows, -s32.astype(np.float64), code))
+    n = np.bincount(code, minlength=int(code.max()) + 1 if len(code) else 0)
+    start = np.concatenate(([0], np.cumsum(n)[:-1]))
+    pos = np.empty(len(rows), dtype=np.int64)
+    pos[order] = np.arange(len(rows)) - start[code[order]]
+    return pos, n[code]
+
+
+def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, grade_of,
+               pick=None) -> tuple[Qrels, np.ndarray]:
+    """Qrels in which the run's unjudged retrieved documents (or the rows ``pick``)
+    are judged ``grade_of(qids)``, and the number of them per qrels query."""
+    grade_all = np.asarray(qrels.grade, np.float64)
+    if pick is None:
+        pick = _picked(qrels, pairs, cut, everything, negative_judged)
     keep = np.ones(len(qrels), dtype=bool)
     keep[pairs.qrow[pick & (pairs.qrow >= 0)]] = False  # negative-graded judgments replaced
     grade = np.concatenate([grade_all[keep], grade_of(pairs.rq[pick])])
@@ -222,7 +244,7 @@ def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, gr
 
 
 def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, high=None, labels=None,
-                    registry=None) -> UnjudgedBounds:
+                    search: bool = False, registry=None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
     :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run` or a list of
@@ -231,6 +253,12 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
         an unjudged retrieved document in ``at_low``.
     :param high: the grade in ``at_high``: ``None`` (the qrels' largest grade), a
         number, or ``"query"`` (each query's largest judged grade, at least 1).
+    :param search: also evaluate, for ``i = 1 .. n - 1`` (``n``: a query's unjudged
+        retrieved documents), the first ``i`` of them (by score) at ``high`` and the last
+        ``i``, and widen ``lower``/``upper`` to the extremes found: the exact extremes
+        over ``{unjudged, high}`` assignments for NDCG (ideal from the multiset of
+        grades; tied documents taken in line order), achievable values for any metric.
+        Costs ``2 (n_max - 1)`` more evaluations per run and group.
     :returns: :class:`UnjudgedBounds`; every array ``(n_runs, n_flavours, n_queries)``.
     :raises ArgumentError: a bad ``high``; intent-aware (subtopic) metrics, whose
         grades are per subtopic, are refused (not substituted here).
@@ -250,6 +278,8 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
     lo = np.full((s, nf, nq), np.nan)
     hi = np.full((s, nf, nq), np.nan)
     count = np.zeros((s, nf, nq), dtype=np.int64)
+    hi_s = np.full((s, nf, nq), np.nan)  # the prefix / suffix search (search=True)
+    lo_s = np.full((s, nf, nq), np.nan)
     groups: dict[tuple, list[int]] = {}
     for i, f in enumerate(flist):
         groups.setdefault(_cut_of(f), []).append(i)
@@ -270,6 +300,22 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
                     res = evaluate(aug, [run], sub, registry=registry)
                 out[r, idx] = res.values[0]
                 count[r, idx] = n
+            if search:  # the first / last i unjudged documents at high, i = 1..max
+                pick = _picked(qrels, pairs, cut, everything, negative_judged)
+                pos, n_q = _order_in_query(pairs, pick)
+                rows = np.flatnonzero(pick)
+                for i in range(1, int(n_q.max(initial=0))):
+                    for chosen, better in ((pos < i, np.fmax), (pos >= n_q - i, np.fmin)):
+                        sub_pick = np.zeros_like(pick)
+                        sub_pick[rows[chosen]] = True
+                        aug, _ = _augmented(qrels, pairs, cut, everything, negative_judged,
+                                            lambda q: _high_grades(qrels, high, q), pick=sub_pick)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            res = evaluate(aug, [run], sub, registry=registry)
+                        target = hi_s if better is np.fmax else lo_s
+                        target[r, idx] = better(target[r, idx], res.values[0])
+    hi_s, lo_s = np.fmax(hi_s, np.fmax(lo, hi)), np.fmin(lo_s, np.fmin(lo, hi))
     cond_fl = [f.replace(registry, judged_only="yes") for f in flist]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -278,8 +324,8 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
     def wrap(values):
         return Results(value.qids, value.systems, value.flavours, value.labels, values)
 
-    return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(np.fmin(lo, hi)),
-                          upper=wrap(np.fmax(lo, hi)), condensed=wrap(condensed.values), unjudged=count)
+    return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(lo_s),
+                          upper=wrap(hi_s), condensed=wrap(condensed.values), unjudged=count)
 
 
 def could_flip(b: UnjudgedBounds) -> np.ndarray:

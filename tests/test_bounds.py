@@ -69,6 +69,8 @@ def test_ndcg_upper_substitution_not_the_maximum():
     first_only = evaluate(Qrels.from_rows(rows + [("q", "d0", 1)]), run, ["ndcg"]).values[0, 0, 0]
     assert first_only == pytest.approx(1 / (1 + 1 / math.log2(3)))  # 0.6131
     assert first_only > b.upper.values[0, 0, 0]
+    searched = unjudged_bounds(Qrels.from_rows(rows), run, ["ndcg"], high=1, search=True)
+    assert searched.upper.values[0, 0, 0] == pytest.approx(first_only)
 
 
 def test_cutoff_and_depth_choose_the_substituted_documents():
@@ -193,10 +195,20 @@ def test_moving_ideal_substitution_inside_extremes_and_prefix_rule():
         u = sum(g is None for g in grades)
         prefixes = [assignments.index(tuple([HIGH] * i + [0] * (u - i))) for i in range(u + 1)]
         suffixes = [assignments.index(tuple([0] * (u - i) + [HIGH] * i)) for i in range(u + 1)]
+        searched = unjudged_bounds(qrels, run, MOVING_IDEAL, high=HIGH, search=True)
         for f, s in enumerate(MOVING_IDEAL):
+            assert tmin[f] - 1e-12 <= searched.lower.values[0, f, 0] <= lo[f] + 1e-12
+            assert hi[f] - 1e-12 <= searched.upper.values[0, f, 0] <= tmax[f] + 1e-12
             if s.startswith("ndcg"):
                 assert np.nanmax(vals[two, f]) == pytest.approx(np.nanmax(vals[prefixes, f])), (s, grades, extra)
                 assert np.nanmin(vals[two, f]) == pytest.approx(np.nanmin(vals[suffixes, f])), (s, grades, extra)
+                # search=True finds these extremes (when every unjudged document is within the
+                # cutoff: the documents below it are not substituted, by design)
+                k = evalkit.parse_flavour(s).k
+                if k is not None and max(i for i, g in enumerate(grades) if g is None) >= k:
+                    continue
+                assert searched.upper.values[0, f, 0] == pytest.approx(np.nanmax(vals[two, f])), (s, grades, extra)
+                assert searched.lower.values[0, f, 0] == pytest.approx(np.nanmin(vals[two, f])), (s, grades, extra)
     assert missed["ndcg@4"] > 0 and missed["ndcg(idcg=returned)@3"] > 0 and missed["ap"] > 0, missed
     assert missed["recall@3"] > 0  # a relevant document below the cutoff raises the denominator
     print(missed)
