@@ -2,9 +2,9 @@
 
 A run retrieves documents that the judgment pool never saw. Every flavour scores
 them as non-relevant; :func:`unjudged_bounds` says what they could do to the number.
-For each run, flavour and query it evaluates the flavour three more times through
-the public :func:`evalkit.evaluate`, with no metric-specific code (plugin metrics
-included):
+For each run and flavour it evaluates the flavour twice more (three times with
+``low``) through the public :func:`evalkit.evaluate`, for all queries at once, with
+no metric-specific code (plugin metrics included):
 
 * ``at_low``: today's value (every flavour reads an unjudged document as
   non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
@@ -35,10 +35,12 @@ those of the documents the value reads. Under the ``input`` and ``rank`` tie
 policies, whose order is not the score's, every retrieved document is substituted.
 
 **Not the extremes in general.** The substitution is the extreme of every metric
-that is non-decreasing in each grade with a fixed normaliser: DCG, P, RR, ERR
-(``max_grade`` given: ``dERR/dR_j >= 0`` since ``sum_{r>j} R_r/r prod (1-R_i) < 1/j``)
-and RBP with ``high="query"``. It is **not** the extreme of NDCG, whose ideal moves
-with the grades, nor of AP, whose denominator does. Counterexamples (linear gain,
+that is non-decreasing in each grade with a fixed normaliser: DCG, P, RR, recall
+without cutoff, ERR (``max_grade`` given: ``dERR/dR_j >= 0`` since
+``sum_{r>j} R_r/r prod (1-R_i) < 1/j``) (all checked by exhaustive enumeration) and
+RBP with ``high="query"`` (checked against trec_eval 10.0's ``rbp_resid``). It is
+**not** the extreme of NDCG, whose ideal moves with the grades, nor of AP or
+recall@k, whose denominators do (relevant documents below the cutoff). Counterexamples (linear gain,
 log2 discount, ``idcg=judged``; exhaustive enumeration in
 ``tests/test_bounds.py``):
 
@@ -51,8 +53,8 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   grade 1. Both ``u`` at 1: DCG = 1 + 1/log2 11, IDCG = 1 + 1/log2 3 + 1/2,
   NDCG = 0.6049 (``upper``); only ``u1`` at 1: 1 / (1 + 1/log2 3) = 0.6131, the true
   maximum: ``u2`` adds 0.289 to the DCG but a whole third ideal position (0.5).
-  The true maximum over ``{low, high}`` assignments is, for every metric whose
-  ideal depends only on the multiset of grades, the best of ``n + 1``
+  The true maximum over ``{low, high}`` assignments is, for NDCG (a sum over ranks
+  over an ideal that depends only on the multiset of grades), the best of ``n + 1``
   assignments: the first ``i`` unjudged documents (by rank) at ``high``
   (``i = 0..n``); the minimum, the last ``i``. ``unjudged_bounds(..., search=True)``
   evaluates these assignments too (``2 (n - 1)`` more evaluations per run and group)
