@@ -71,6 +71,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     te.add_argument("--trec-eval-version", choices=("10.0", "9.0.8"), default="10.0",
                     help="whose numbers: trec_eval 10.0 (default) or 9.0.8 (scores read as C float, "
                          "as pytrec_eval)")
+    # --- unjudged bounds (evalkit.bounds, issue 30) ---
+    p.add_argument("--bounds", nargs="?", const="qrels", default=None, metavar="HIGH",
+                   help="also print, beside each mean (and per query with -q), the bounds the unjudged "
+                        "retrieved documents allow (lower: today's value; upper: judged with grade HIGH, "
+                        "default the qrels' largest grade, 'query' each query's own) and the condensed "
+                        "value (judged_only=yes, trec_eval -J); see docs/bounds.md")
+    # --- end unjudged bounds ---
     p.add_argument("--engine", default="columnar", metavar="NAME",
                    help="evaluation backend from the registry: columnar (alias local; the default, in process) "
                         "or spark (evalkit.spark; QRELS and RUN may then also be directories, globs or Parquet)")
@@ -183,6 +190,11 @@ def run(args: argparse.Namespace) -> int:
     measures = expand_measures(expand_official(args.measures, args.qrels, registry), registry)
     measures = _trec_eval_flags(measures, args, registry)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
+    bounds = None  # --- unjudged bounds ---
+    if args.bounds is not None and engine.name != "columnar":
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"--bounds: not available with --engine {engine.name} (columnar only)")
     if engine.name == "spark":
         from ..spark import files, parse_conf
 
@@ -202,8 +214,15 @@ def run(args: argparse.Namespace) -> int:
         runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
         args.runids = {r.name: rid for r, rid in zip(runs, runids)}
         run_engine = evaluate if engine.name == "columnar" else engine.fn
-        results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
-                             subtopics=subtopics, registry=registry)
+        if args.bounds is not None:  # --- unjudged bounds: the value comes with them ---
+            from ..bounds import parse_high, unjudged_bounds
+
+            bounds = unjudged_bounds(qrels, runs, [m.flavour for m in measures], high=parse_high(args.bounds),
+                                     labels=[m.label for m in measures], registry=registry)
+            results = bounds.value
+        else:
+            results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
+                                 subtopics=subtopics, registry=registry)
     if args.format == "tsv":
         text = "\n".join(_trec_tsv(results, measures, args, runs if engine.name != "spark" else None, qrels
                                    if engine.name != "spark" else None))
@@ -215,6 +234,20 @@ def run(args: argparse.Namespace) -> int:
         from ..report.text import terminal_width
 
         text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
+    if bounds is not None:  # --- unjudged bounds: one block per format ---
+        from .. import bounds as bounds_out
+
+        if args.format == "tsv":
+            text = "\n".join([text] + bounds_out.bounds_tsv(bounds, [m.native for m in measures], args.per_query))
+        elif args.format == "json":
+            data = json.loads(text)
+            data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
+            text = json.dumps(data, indent=1, allow_nan=False)
+        else:
+            from ..report.text import terminal_width
+
+            text += "\n\n" + bounds_out.bounds_table(bounds, args.per_query, args.digits, width=terminal_width())
+    # --- end unjudged bounds ---
     print(text)
     return 0
 
