@@ -23,8 +23,9 @@ Workloads (``benchmarks/README.md``, section "Small inputs (issue 27)"):
   lines) with its qrels (128,796 judgments).
   Commands: ``trec_eval -m ndcg_cut.10`` (the floor), ``evalkit eval -m ndcg_cut.10``,
   a pytrec_eval script (read both files with ``parse_qrel``/``parse_run``, evaluate,
-  print the mean), ``ir_measures QRELS RUN nDCG@10`` (its command line), a ranx
-  script (``Qrels.from_file``, ``Run.from_file``, ``evaluate(..., "ndcg@10",
+  print the mean), ``ir_measures QRELS RUN nDCG@10`` (its command line), on
+  ``robust03`` a ranx script (left out on ``dl20``: numba compiles ranx's kernels in
+  every process, about 20 s here) (``Qrels.from_file``, ``Run.from_file``, ``evaluate(..., "ndcg@10",
   make_comparable=True)``: ranx refuses runs with unjudged topics otherwise), and
   ``python -c "import numpy"``.
 * ``startup``: :func:`startup.commands` (``python -c pass``, ``import numpy``,
@@ -120,7 +121,7 @@ def write_dl20_like(out: Path, seed: int = SEED) -> tuple[Path, Path]:
             chosen = [docs[pick[i]][0] for i in np.argsort(key)]
         else:
             chosen = []
-        slots = np.sort(rng.choice(100, size=len(chosen), replace=False, p=None)) if chosen else []
+        slots = np.sort(rng.choice(100, size=len(chosen), replace=False)) if chosen else []
         ranking: list[str | None] = [None] * 100
         for s, d in zip(slots, chosen):
             ranking[s] = d
