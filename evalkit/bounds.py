@@ -269,8 +269,13 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
     from .data import Run
     from .engine.evaluate import evaluate
 
+    from .resolve import resolve_measures
+
     run_list = [runs] if isinstance(runs, Run) else list(runs.values()) if isinstance(runs, dict) else list(runs)
-    value = evaluate(qrels, run_list, flavours, labels=labels, registry=registry)
+    measures = resolve_measures(flavours, registry)  # specs resolved here, at the edge
+    if labels is None:
+        labels = [m.label for m in measures]
+    value = evaluate(qrels, run_list, [m.flavour for m in measures], labels=labels, registry=registry)
     flist = list(value.flavours)
     for f in flist:
         if f.metric in INTENT_AWARE:

@@ -59,7 +59,7 @@ family's default (:data:`STAGE_KEYS`):
   ``gm_map``, ``gm_bpref``), ``sum`` (trec_eval's ``num_q``, ``num_ret``...).
 
 The keys of older strings ``complement=yes``, ``round=N``, ``round_mean=N``,
-``rounding=...`` and ``summary=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
+and ``rounding=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
 (:data:`LEGACY_KEYS`), and :meth:`Flavour.convention` still answers them.
 
 Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
@@ -141,8 +141,7 @@ DEFAULT_STAGES: dict[str, str] = dict(STAGE_FAMILIES)
 #: and ``aggregate`` components (:func:`_rewrite_legacy`): ``complement=yes`` is
 #: ``outcome=complement``, ``round=2,rounding=half_up`` is
 #: ``outcome=round(decimals=2,rounding=half_up)``, ``round_mean=5`` is
-#: ``aggregate=round_mean(decimals=5)``, ``summary=gmean`` is ``aggregate=gmean``.
-#: :meth:`Flavour.convention` still answers them.
+#: ``aggregate=round_mean(decimals=5)``. :meth:`Flavour.convention` still answers them.
 LEGACY_KEYS: dict[str, Param] = {
     "complement": Param("complement", "str", "no", "yes: each query scores 1 - value (outcome=complement)",
                         choices=("no", "yes")),
@@ -152,8 +151,6 @@ LEGACY_KEYS: dict[str, Param] = {
                         minimum=0, maximum=15),
     "rounding": Param("rounding", "str", "half_even", "how round / round_mean break halves",
                       choices=("half_even", "half_up")),
-    "summary": Param("summary", "str", "mean", "how the run's value combines its queries' values "
-                     "(aggregate=mean, gmean or sum)", choices=("mean", "gmean", "sum")),
 }
 
 
@@ -172,13 +169,8 @@ def _rewrite_legacy(legacy: Mapping[str, Any]) -> dict[str, Any]:
         out["outcome"] = ("round", params)
     elif complement:
         out["outcome"] = "complement"
-    summary = legacy.get("summary") or "mean"
     if mean_decimals is not None:
-        if summary != "mean":
-            raise FlavourError(f"round_mean={mean_decimals} rounds a mean; it cannot go with summary={summary}")
         out["aggregate"] = ("round_mean", {"decimals": mean_decimals, "rounding": mode})
-    elif summary != "mean":
-        out["aggregate"] = summary
     return out
 
 
@@ -197,8 +189,6 @@ def _legacy_view(outcome: Any, aggregate: Any) -> dict[str, Any]:
         out["round"] = o.get("decimals")
         out["complement"] = o.get("complement", "no")
         out["rounding"] = o.get("rounding", "half_even")
-    if name_a in ("gmean", "sum"):
-        out["summary"] = name_a
     if name_a == "round_mean":
         out["round_mean"] = a.get("decimals")
         if name_o != "round":

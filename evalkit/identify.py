@@ -60,7 +60,7 @@ from .columnar import isin_ids
 from .float32 import scores_as_float32
 from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
-from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, STAGE_KEYS, ComponentRef, Flavour
+from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, DEFAULT_STAGES, STAGE_KEYS, ComponentRef, Flavour
 from .registry import Registry, registry_or_default
 
 __all__ = [
@@ -677,7 +677,8 @@ def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str,
     """The components each stage family is tried at: every registered component at its
     default parameters (those that need a parameter: at the values the presets use),
     but the ones that refuse data (a judgment rule's ``check``: it raises, it gives no
-    number); a family whose component type is not ``varied`` (``grades``: on TREC
+    number); an aggregate only where a preset uses it (a geometric mean or a sum of
+    NDCG is reported by no library); a family whose component type is not ``varied`` (``grades``: on TREC
     qrels its rules refuse a grade or give the number the default gives) is left at
     each preset's value."""
     out: dict[str, list[ComponentRef]] = {}
@@ -690,6 +691,9 @@ def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str,
                 break
             if getattr(comp, "check", None) is not None or registry.is_alias(key, name):
                 continue
+            if key == "aggregate" and name != DEFAULT_STAGES[key] and not any(p.stage(key).name == name
+                                                                                for p in presets):
+                continue  # how a run's value combines its queries: tried as the presets do it
             if not _REQUIRED[(key, name)] and not comp.numeric_keys:
                 refs.append(ComponentRef(name))
         else:

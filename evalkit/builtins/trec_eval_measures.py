@@ -159,25 +159,25 @@ _COUNT_SRC = f"{_TE} form_res_rels.c (te_form_res_rels)"
 
 
 @metric("num_q", formula="1 per evaluated query; summary: the sum (number of queries)",
-        source=f"{_TE} m_num_q.c", description="number of queries evaluated (summary=sum)")
+        source=f"{_TE} m_num_q.c", description="number of queries evaluated (aggregate=sum)")
 def num_q(inp: MetricInput) -> MetricOutput:
     return _out(np.ones(inp.n_queries))
 
 
 @metric("num_ret", formula="num_ret = documents ranked", source=f"{_TE} m_num_ret.c",
-        description="number of documents retrieved (summary=sum)")
+        description="number of documents retrieved (aggregate=sum)")
 def num_ret(inp: MetricInput) -> MetricOutput:
     return _out(inp.ranked.length.astype(np.float64))
 
 
 @metric("num_rel", params=(_LEVEL,), formula="num_rel = judged documents with rel >= level",
-        source=f"{_TE} m_num_rel.c", description="number of relevant judged documents (summary=sum)")
+        source=f"{_TE} m_num_rel.c", description="number of relevant judged documents (aggregate=sum)")
 def num_rel(inp: MetricInput, threshold: float) -> MetricOutput:
     return _out(res_rels(inp, threshold).num_rel)
 
 
 @metric("num_rel_ret", params=(_LEVEL,), formula="num_rel_ret = retrieved documents with rel >= level",
-        source=f"{_TE} m_num_rel_ret.c", description="number of relevant documents retrieved (summary=sum)")
+        source=f"{_TE} m_num_rel_ret.c", description="number of relevant documents retrieved (aggregate=sum)")
 def num_rel_ret(inp: MetricInput, threshold: float) -> MetricOutput:
     return _out(res_rels(inp, threshold).num_rel_ret)
 
@@ -185,7 +185,7 @@ def num_rel_ret(inp: MetricInput, threshold: float) -> MetricOutput:
 @metric("num_nonrel_judged_ret", params=(_LEVEL,),
         formula="retrieved documents judged with 0 <= rel < level",
         source=f"{_TE} m_num_nonrel_judged_ret.c",
-        description="number of judged non-relevant documents retrieved (summary=sum)")
+        description="number of judged non-relevant documents retrieved (aggregate=sum)")
 def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     return _out(at_rank(rr.cum_nonrel, inp.ranked.offsets, np.inf))
