@@ -777,6 +777,10 @@ def identify(
     refusing = {rule for rule in GRADE_RULES if refuses(rule, qrels.grade)}
     if refusing:
         candidates = [c for c in candidates if c.base.convention("grades") not in refusing]
+    # nor one with missing=error when a qrels query has no line in a run (ranx's default
+    # call asserts equal query sets): evaluating it would stop the whole search
+    if any((~isin_ids(qrels.qids, r.qids)).any() for r in runs_used):
+        candidates = [c for c in candidates if c.base.convention("missing") != "error"]
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

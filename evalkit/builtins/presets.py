@@ -358,6 +358,27 @@ PRESETS: tuple[Preset, ...] = (
         source=f"{_RANX} (_dcg jarvelin=False: '(2**weighted_hit_list - 1)')",
         native_name="ndcg_burges@{k}",
     ),
+    Preset(
+        name="ranx.ndcg_sorted_once",
+        spec="ndcg(gain=linear,discount=log2,idcg=judged,ties=numba_quicksort,missing=error)",
+        description="ranx 'ndcg' as ranx.evaluate(qrels, run, 'ndcg@k') computes it by default "
+                    "(make_comparable=False) on a Run from Run.from_file, from_dict, from_df, "
+                    "from_parquet, Run(dict) or add_score: the run sorted once by numba's quicksort; "
+                    "ranx asserts that run and qrels have the same queries (a qrels query missing "
+                    "from the run is an error here; a run query without judgments is left out here, "
+                    "ranx refuses the run)",
+        source=f"{_RANX}, ranx/meta/evaluate.py check_keys, ranx/data_structures/run.py "
+               "(from_dict: create_and_sort), ranx/data_structures/common.py sort_dict_by_value",
+        native_name="ndcg@{k}",
+    ),
+    Preset(
+        name="ranx.ndcg_burges_sorted_once",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=numba_quicksort,missing=error)",
+        description="ranx 'ndcg_burges' as ranx.evaluate computes it by default "
+                    "(make_comparable=False): as ranx.ndcg_sorted_once with exponential gain",
+        source=f"{_RANX} (_dcg jarvelin=False), ranx/meta/evaluate.py check_keys",
+        native_name="ndcg_burges@{k}",
+    ),
     # ------------------------------------------------------------------ ir_measures
     *_IR_MEASURES,
     # ------------------------------------------------------------------ papers
