@@ -536,8 +536,9 @@ def test_candidate_space_is_the_presets_and_their_one_choice_neighbours():
             "ndcg(gain=linear,discount=log2,idcg=judged,ties=stable(score=float32))"} <= near
     far = parse_flavour("ndcg(gain=linear,discount=reciprocal,idcg=listed,ties=docno_ascending,empty=one)", reg)
     assert min(changes(far, p) for p in presets) >= 2 and str(far) not in near
-    # 6,480 at one cutoff before the bound (every gain x discount x IDCG x ties x empty x missing)
-    assert len(comps) < 2000
+    # 6,480 at one cutoff before the bound (every gain x discount x IDCG x ties x empty x missing);
+    # 1,996 before numba_quicksort's key/added choices and the ranx *_sorted_once presets (2,235)
+    assert len(comps) < 2300
 
 
 def test_docs_identify_example_is_what_the_cli_prints(capsys):
