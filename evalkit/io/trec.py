@@ -342,7 +342,10 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
     import pyarrow as pa
 
     # query ids are dictionary-encoded while parsing (few distinct values)
-    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: pa.float64()}
+    # a grade is parsed as an integer: a token Arrow does not read as one ("1e1", "2.0",
+    # "+1") sends the file to the exact reader, which applies trec_eval's atol rule
+    number_type = pa.int64() if number_field == "grade" else pa.float64()
+    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: number_type}
     if keep_rank:
         types["rank"] = pa.int64()
     return types
@@ -408,6 +411,8 @@ def _fast_numbers(columns: dict, name: str, integer: bool = False) -> np.ndarray
     ``None`` if one is not finite (or not an integer when ``integer``): the exact
     reader then names the line."""
     out = _numpy_column(columns, name)
+    if out.dtype.kind == "i":  # grades: parsed as integers (plain ASCII decimal digits)
+        return out.astype(np.float64)
     if not np.isfinite(out).all():
         return None
     if integer and not (out == np.round(out)).all():
@@ -527,10 +532,44 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     if integer:
         bad |= out != np.round(out)
     if not bad.any():
+        if integer and values and _INTEGER_LINES.fullmatch("\n".join(values) + "\n") is None:
+            _check_atol(values, out, lines, name, field)
         return out
     i = int(np.flatnonzero(bad)[0])
     kind = "an integer grade" if integer else "a finite number"
     raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_INTEGER_LINES = re.compile(r"(?:[+-]?[0-9]+\n)*", re.ASCII)
+_LONG_MAX = 2 ** 63 - 1
+
+
+def atol(text: str) -> int:
+    """C ``atol`` (``strtol(text, NULL, 10)``) on an ASCII token: the optional sign and
+    the leading decimal digits, 0 without digits, clamped to ``long`` (64 bits): how
+    trec_eval reads a grade (``get_qrels.c``: ``rel = atol(lines[i].rel)``, 9.0.8 line
+    175, 10.0 line 192). ``atol("1e1") == 1``, ``atol(".2e1") == 0``, ``atol("1e-400") == 1``."""
+    m = re.match(r"[+-]?[0-9]*", text, re.ASCII)
+    digits = m.group().lstrip("+-")
+    if not digits:
+        return 0
+    value = int(m.group())
+    return max(-_LONG_MAX - 1, min(_LONG_MAX, value))
+
+
+def _check_atol(values: list[str], out: np.ndarray, lines: np.ndarray, name: str, field: str) -> None:
+    """Refuse a grade written with a fraction or exponent whose value differs from what
+    trec_eval's ``atol`` reads (``1e1`` is 10 as a number, 1 to trec_eval): evalkit
+    would score another grade than trec_eval. Tokens that agree (``2.0``, ``1e0``) pass.
+
+    :raises InputFormatError: naming the line, the field, both readings."""
+    for i, token in enumerate(values):
+        if _INTEGER.fullmatch(token) is None and atol(token) != out[i]:
+            raise InputFormatError(
+                name, int(lines[i]), field,
+                f"grade {token!r} is {out[i]:g} as a number, but trec_eval reads grades with C atol, "
+                f"which gives {atol(token)}; write the grade as an integer")
 
 
 @without_hugepage_advice
