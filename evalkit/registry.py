@@ -152,8 +152,7 @@ class Registry:
             target = self.alias_names[family].get(name)
             if target is not None:
                 return table[target]
-            known = ", ".join(sorted(table)) or "none"
-            raise FlavourError(f"unknown {family} '{name}' (known: {known})")
+            raise FlavourError(unknown_name_message(family, name, sorted(table), self.alias_names[family]))
         return hit
 
     def names(self, family: str) -> list[str]:
@@ -338,3 +337,23 @@ def _cached(disable: bool | frozenset[str]) -> Registry:
 def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
     """The process-wide registry for a given ``disable_plugins`` setting (built once)."""
     return _cached(_normalise_disable(disable_plugins))
+
+
+#: an unknown name's message lists every known name up to this many, else the closest
+LIST_ALL_UP_TO = 20
+
+
+def unknown_name_message(family: str, name: str, known: list[str], aliases=()) -> str:
+    """``unknown gain 'exp' (known: binary, exp2, ...); did you mean: exp2?``: the known
+    names when they are few (else how many, and where to list them), and the closest
+    of the family's names and aliases (``difflib``)."""
+    import difflib
+
+    pool = sorted(set(known) | set(aliases))
+    close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
+    hint = f"; did you mean: {', '.join(close)}?" if close else ""
+    if len(known) <= LIST_ALL_UP_TO:
+        listed = ", ".join(known) or "none"
+        return f"unknown {family} '{name}' (known: {listed}){hint}"
+    where = "`evalkit flavours` lists them" if family == "preset" else "`evalkit plugins` lists them"
+    return f"unknown {family} '{name}' ({len(known)} known; {where}){hint}"
