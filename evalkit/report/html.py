@@ -129,7 +129,7 @@ def _figures(report: Report) -> list[str]:
 
     if not matplotlib_available():
         return ['<p class="missing"><strong>Plots are not included:</strong> matplotlib is not installed. '
-                'Install it with <code>pip install "evalkit[report]"</code> (or <code>pip install matplotlib</code>) '
+                'Install it with <code>pip install "evalkit-ndcg[report]"</code> (or <code>pip install matplotlib</code>) '
                 "and run the report again; the tables above and below are complete without it.</p>"]
     figs = report_figures(report)
     out = []

@@ -488,9 +488,11 @@ def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) ->
         pattern = entry["glob"]
         regex = None
         if "name_pattern" in entry:
+            from ..user_regex import compile_user_regex
+
             try:
-                regex = re.compile(entry["name_pattern"])
-            except re.error as exc:
+                regex = compile_user_regex(entry["name_pattern"])
+            except ValueError as exc:
                 raise loc.error(key + ["name_pattern"], f"invalid regular expression: {exc}", value=True) from None
             if regex.groups != 1:
                 raise loc.error(key + ["name_pattern"],
@@ -505,7 +507,12 @@ def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) ->
             if regex is None:
                 name = run_name_from_file(fname)
             else:
-                m = regex.search(fname)
+                from ..user_regex import UserRegexTimeout, search
+
+                try:
+                    m = search(regex, fname)
+                except UserRegexTimeout as exc:
+                    raise loc.error(key + ["name_pattern"], str(exc), value=True) from None
                 if m is None or not m.group(1):
                     raise loc.error(key + ["name_pattern"],
                                     f"file name {fname!r} does not match {regex.pattern!r}", value=True)
