@@ -59,3 +59,57 @@ def test_install_hints_name_the_distribution():
            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
            if re.search(r"""pip install ['"]?evalkit\[""", line)]
     assert not bad, bad
+
+
+@pytest.mark.parametrize("value, shown", [("[05, 010]", "05 is an octal number in YAML 1.1"),
+                                          ("[5, 010]", "010 is an octal number in YAML 1.1 (010 = 8)")])
+def test_yaml_11_octal_cutoffs_refused(tmp_path, registry, value, shown):
+    path = _config(tmp_path, f"""
+        qrels: data/qrels.txt
+        runs: [{{path: data/plain.run}}]
+        flavours: {{a: ndcg}}
+        cutoffs: {value}
+    """)
+    with pytest.raises(EvalkitError, match=re.escape(shown)):
+        load_config(path, registry=registry)
+    quoted = _config(tmp_path, """
+        qrels: data/qrels.txt
+        runs: [{path: data/plain.run}]
+        flavours: {a: ndcg}
+        cutoffs: [5, 10]
+    """)
+    assert load_config(quoted, registry=registry)
+
+
+def test_lone_surrogate_in_a_run_name_is_exit_2(tmp_path, capsys):
+    from evalkit.cli import main
+
+    path = _config(tmp_path, r"""
+        qrels: data/qrels.txt
+        runs: [{path: data/plain.run, name: "bad\ud800name"}]
+        flavours: {a: ndcg}
+    """)
+    assert main(["run", str(path), "--no-sensitivity"]) == 2
+    err = capsys.readouterr().err
+    assert "lone surrogate U+D800" in err and "internal error" not in err
+
+
+def test_error_messages_escape_terminal_controls(tmp_path, capsys):
+    """A file name with ESC sequences and U+202E is echoed as visible escapes."""
+    from evalkit.cli import main
+
+    name = tmp_path / "bad\x1b[2J\u202eqrels"
+    name.write_text("1 0 a x\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 5 r\n")
+    assert main(["eval", str(name), str(run), "-m", "ndcg"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\u202e" not in err
+    assert "bad\\x1b[2J\\u202eqrels:1: field 'grade'" in err
+
+
+def test_csv_cells_hold_no_escape_or_bell():
+    from evalkit.report.escape import csv_cell
+
+    assert csv_cell("run\x1b]0;pwned\x07\u202e") == "run\\x1b]0;pwned\\x07\\u202e"
+    assert csv_cell("a\tb\nc") == "a\tb\nc"  # csv quotes these
