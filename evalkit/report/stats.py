@@ -59,10 +59,12 @@ flavour F is the set of distinct system pairs tested under F (the pairs that fli
 between F and some other flavour); with ``family: all`` every such test of the report.
 
 **Reproducibility.** Each resampling test draws from its own generator
-``numpy.random.default_rng([seed, crc32(kind), crc32(system), crc32(other), crc32(label)])``,
-so a comparison's result depends on the seed, ``n_resamples`` and its own data only
-(not on which other systems or flavours are in the report, nor their order), and a
-rerun with the same settings and library versions gives identical numbers.
+``numpy.random.default_rng([seed, crc32(kind), crc32("comparison"), crc32(system), crc32(other), crc32(label)])``
+(``system`` and ``other`` in name order), so a comparison's result depends on the seed,
+``n_resamples`` and its own data only (not on which other systems or flavours are in
+the report, nor their order), a rerun with the same settings and library versions gives
+identical numbers, and a comparison that appears in several tables (against the
+baseline, a flipped pair, all pairs) has one p-value in every output.
 """
 
 from __future__ import annotations
@@ -634,7 +636,7 @@ def compute_significance(
         for x, y in sorted(needed.get(label, ()), key=lambda p: (systems.index(p[0]), systems.index(p[1]))):
             f = labels.index(label)
             pair_raw[(label, x, y)] = paired_comparison(values[systems.index(x), f], values[systems.index(y), f],
-                                                        settings, ("pair", x, y, label), ci=False)
+                                                        settings, _comparison_key(systems, x, y, label), ci=False)
             tick()
     pair_keys = list(pair_raw)
     pair_adj: dict[tuple[str, str, str], float] = {}
@@ -658,6 +660,16 @@ def compute_significance(
                         family_size, versions, by_baseline, all_pairs)
 
 
+def _comparison_key(systems, x: str, y: str, label: str) -> tuple[str, ...]:
+    """The random generator's names for the comparison of ``x`` and ``y`` under
+    ``label``: the same whichever table asks (against the baseline, a flipped pair, all
+    pairs) and whichever way round, so every output shows one p-value per comparison
+    (the permutation and bootstrap p-values are symmetric in the order: the same draws
+    on ``y - x`` give the negated statistics)."""
+    a, b = sorted((x, y))  # by name: not by the systems' order in the config
+    return ("comparison", a, b, label)
+
+
 def _against_baseline(values, systems, labels, baseline, settings, tick) -> tuple[tuple[Comparison, ...], int]:
     """Every other system against ``baseline`` under every flavour, corrected per
     family; returns the comparisons (system-major) and the largest family size."""
@@ -668,7 +680,7 @@ def _against_baseline(values, systems, labels, baseline, settings, tick) -> tupl
         si = systems.index(s)
         for f, label in enumerate(labels):
             raw[(s, label)] = paired_comparison(values[si, f], values[bi, f], settings,
-                                                ("baseline", s, baseline, label))
+                                                _comparison_key(systems, s, baseline, label))
             tick()
     adjusted: dict[tuple[str, str], float] = {}
     family_size = 0
@@ -698,7 +710,7 @@ def _all_pairs(values, systems, labels, settings, tick) -> dict[str, PairMatrix]
     for f, label in enumerate(labels):
         for i, j in zip(iu, ju):
             raw[(label, i, j)] = paired_comparison(values[i, f], values[j, f], settings,
-                                                   ("pair", systems[i], systems[j], label), ci=False)
+                                                   _comparison_key(systems, systems[i], systems[j], label), ci=False)
             tick()
     keys = list(raw)
     groups = [keys] if settings.family == "all" else [[k for k in keys if k[0] == l] for l in labels]
