@@ -184,7 +184,7 @@ def to_html(report: Report, digits: int = 4) -> str:
         "<body><main>",
         f"<h1>{_e(report.title)}</h1>",
         f'<p class="facts">{" · ".join(facts)}</p>',
-        f'<p class="verdict{"" if ag.changes_conclusion else " same"}">{_e(ag.statement)}</p>',
+        f'<p class="verdict{"" if report.verdict[0] else " same"}">{_e(report.verdict[1])}</p>',
         "<h2>Flavours</h2>",
         _table(["flavour", "canonical form"],
                [[_e(l), f"<code>{_e(c)}</code>"] for l, c in zip(report.labels, report.canonical)],

@@ -357,7 +357,7 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
     if len(report.labels) > 1 and len(report.systems) > 1:
         out += ["Best system per flavour:", "", best_table(report, digits, width), ""]
     if width is None:
-        out.append(esc(ag.statement))
+        out.append(esc(report.verdict[1]))
     else:
         out += [wrap(esc(sentence), width) for sentence in agreement_summary(report)]
     return "\n".join(out)
@@ -541,7 +541,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
                     tabulate(rows, headers=["system", *(esc(s) for s in v.systems)], tablefmt="github",
                              disable_numparse=True), ""]
     ag = report.agreement
-    out += ["## Flavour agreement", "", f"**{esc(ag.statement)}**", ""]
+    out += ["## Flavour agreement", "", f"**{esc(report.verdict[1])}**", ""]
     if agreement_view(report) is not None:
         out += ["Kendall's τ-b between the orderings of the systems by mean, for every pair of "
                 "flavours; a *flip* is a system pair whose order is reversed.", ""]
