@@ -78,3 +78,23 @@ def test_fast_and_exact_readers_agree(tmp_path, token, refused):
         return
     q_big, q_small = evalkit.read_qrels(big), evalkit.read_qrels(small)
     assert q_big.grade.max() == q_small.grade[0] == 2.0  # the body's grades are 0 and 1
+
+
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_cr_only_line_ends_refused_by_run_and_qrels_readers(tmp_path, big, kind):
+    """Issue 25: a run with CR-only line ends read as one line (extra columns are
+    ignored), while the qrels reader refused it; both now name the line. CRLF is fine."""
+    line = "1 Q0 a 1 5 r" if kind == "run" else "1 0 a 1"
+    body = ""
+    if big:
+        body = "".join((f"q{i} Q0 d{i} 1 {i} r\n" if kind == "run" else f"q{i} 0 d{i} 1\n")
+                       for i in range(trec.FAST_MIN_BYTES // 10))
+    path = tmp_path / f"cr.{kind}"
+    path.write_text(body + f"{line}\r{line.replace('a', 'b')}\r", newline="")
+    read = evalkit.read_run if kind == "run" else evalkit.read_qrels
+    with pytest.raises(InputFormatError, match=rf":{body.count(chr(10)) + 1}: a carriage return"):
+        read(path)
+    crlf = tmp_path / f"crlf.{kind}"
+    crlf.write_text(f"{line}\r\n{line.replace('a', 'b')}\r\n", newline="")
+    assert len(read(crlf).docno if kind == "qrels" else read(crlf).score) == 2

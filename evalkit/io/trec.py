@@ -497,9 +497,18 @@ def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
     )
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
     """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
     _check_characters(text, name, fields)
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:  # CR-only line ends would join lines into one (runs and qrels alike)
+            raise InputFormatError(name, text.count("\n", 0, lone.start()) + 1, None,
+                                   "a carriage return (\\r) that does not end a \\r\\n line: CR-only line ends "
+                                   "are not read as line ends; convert the file (tr '\\r' '\\n')")
     rows: list[list[str]] = []
     lines: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
