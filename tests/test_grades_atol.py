@@ -98,3 +98,15 @@ def test_cr_only_line_ends_refused_by_run_and_qrels_readers(tmp_path, big, kind)
     crlf = tmp_path / f"crlf.{kind}"
     crlf.write_text(f"{line}\r\n{line.replace('a', 'b')}\r\n", newline="")
     assert len(read(crlf).docno if kind == "qrels" else read(crlf).score) == 2
+
+
+@pytest.mark.parametrize("rank", ["-0", "+1", "-1"])
+def test_signed_rank_refused_in_small_and_large_runs(tmp_path, rank):
+    """Issue 25: rank -0 was refused in small files and accepted in large ones (Arrow's
+    integer parser). ndeval's naturalNumber reads digits only; both readers refuse."""
+    body = "".join(f"q{i} Q0 d{i} {i % 50 + 1} {i} r\n" for i in range(trec.FAST_MIN_BYTES // 16))
+    for text, line in ((body, body.count("\n") + 1), ("", 1)):
+        path = tmp_path / "ranked.run"
+        path.write_text(text + f"z Q0 a {rank} 5 r\n")
+        with pytest.raises(InputFormatError, match=rf":{line}: field 'rank'"):
+            evalkit.read_run(path, keep_rank=True)

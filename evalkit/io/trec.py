@@ -347,7 +347,9 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
     number_type = pa.int64() if number_field == "grade" else pa.float64()
     types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: number_type}
     if keep_rank:
-        types["rank"] = pa.int64()
+        # as text: Arrow's integer parser takes "-0" and "+5", which ndeval's
+        # naturalNumber (and the exact reader) refuse; _fast_ranks checks the digits
+        types["rank"] = pa.string()
     return types
 
 
@@ -430,8 +432,15 @@ _RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
 def _fast_ranks(columns: dict) -> np.ndarray | None:
     """``int32`` ranks of the parsed column ``rank`` (popped from ``columns``), or
     ``None`` if one is negative or too large (the exact reader then names the line)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = columns.pop("rank")
+    if len(column) and not pc.all(pc.match_substring_regex(column, r"^[0-9]{1,10}$")).as_py():
+        return None  # a sign, a non-digit or too many digits: the exact reader names the line
+    columns["rank"] = pc.cast(column, pa.int64())
     out = _numpy_column(columns, "rank")
-    if len(out) and (out.min() < 0 or out.max() > MAX_RANK):
+    if len(out) and out.max() > MAX_RANK:
         return None
     return out.astype(np.int32)
 
