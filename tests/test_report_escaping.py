@@ -260,3 +260,14 @@ def test_cli_eval_table_and_tsv_escape_run_names(tmp_path, capsys):
         lines = out.splitlines()
         assert len(lines) == (4 if fmt == "table" else 2)  # header, rule, 2 runs / one line per run
         assert any(l.startswith("evil\\x1b[2J\\t") for l in lines)
+
+
+def test_markdown_names_make_no_links_or_math():
+    """Issue 25: bare URLs in names became live links on GitHub (extended autolinks) and
+    ``$...$`` became math."""
+    from evalkit.report.escape import md_escape
+
+    out = md_escape("run https://evil.example www.evil.example me@evil.example $x^2$")
+    assert "https://" not in out and "www.evil" not in out and "me@evil" not in out
+    assert "$x" not in out.replace("\\$", "") and out.count("\\$") == 2
+    assert md_escape("ndcg@10") == "ndcg@10"  # no e-mail address: unchanged

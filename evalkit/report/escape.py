@@ -70,7 +70,7 @@ def _one_line(text) -> str:
 
 # CommonMark allows a backslash before any ASCII punctuation; these are the ones that
 # can start emphasis, code, links, images, HTML, entities, strikethrough or a table cell.
-_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!]")
+_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!$]|:(?=//)|(?<=www)\.|@(?=[\w-]+\.[\w-])", re.I)
 
 
 def _md_sub(m: re.Match) -> str:
@@ -83,8 +83,14 @@ def _md_sub(m: re.Match) -> str:
 
 def md_escape(text) -> str:
     """``text`` as literal Markdown text, safe in a table cell or a heading: line breaks
-    become spaces, ``\\ ` * [ ] < > | # ~ & !`` are backslash-escaped, and ``_``
-    too unless it sits between two letters or digits (where it cannot start emphasis).
+    become spaces, ``\\ ` * [ ] < > | # ~ & ! $`` are backslash-escaped (``$`` would
+    start math on GitHub), and ``_`` too unless it sits between two letters or digits
+    (where it cannot start emphasis); GitHub's extended autolinks are broken up (the
+    ``:`` of ``://``, the ``.`` of ``www.``, the ``@`` of an e-mail address), so a
+    bare URL in a name is not a live link.
+
+    >>> md_escape("see https://x.example and $a$")
+    'see https\\\\://x.example and \\\\$a\\\\$'
 
     >>> md_escape("a|b\\n# *c*"), md_escape("trec_eval _x_")
     ('a\\\\|b \\\\# \\\\*c\\\\*', 'trec_eval \\\\_x\\\\_')
