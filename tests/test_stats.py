@@ -493,3 +493,21 @@ def test_one_p_value_per_comparison_in_every_table(results, test):
     # the other way round (base "close"): the same p-values
     other = Report(results, baseline="close", statistics=settings).significance
     assert other.comparison("same", flip.first).p_value == sig.comparison("close", flip.first).p_value
+
+
+@pytest.mark.parametrize("test", ["permutation", "bootstrap"])
+def test_resampling_in_batches_gives_the_same_numbers(monkeypatch, test):
+    """Issue 25: n_resamples 1000000 on 1,000 queries needed 7.45 GiB at once. Beyond
+    RESAMPLE_BUDGET the resamples are drawn in batches (scipy's ``batch``), with the
+    same p-value and interval as all at once (shown here with a tiny budget)."""
+    from evalkit.report import stats as st
+
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(size=200), rng.uniform(size=200)
+    settings = StatSettings(test=test, n_resamples=2000, seed=1)
+    whole = paired_comparison(a, b, settings, ("k",))
+    monkeypatch.setattr(st, "RESAMPLE_BUDGET", 200 * 24 * 7)  # 7 resamples a batch
+    assert st.resample_batch(2000, 200) == 7
+    batched = paired_comparison(a, b, settings, ("k",))
+    assert batched.p_value == whole.p_value
+    assert (batched.ci_low, batched.ci_high) == (whole.ci_low, whole.ci_high)
