@@ -113,3 +113,16 @@ def test_csv_cells_hold_no_escape_or_bell():
 
     assert csv_cell("run\x1b]0;pwned\x07\u202e") == "run\\x1b]0;pwned\\x07\\u202e"
     assert csv_cell("a\tb\nc") == "a\tb\nc"  # csv quotes these
+
+
+@pytest.mark.parametrize("command", [["plugins"], ["flavours"], ["flavours", "ranx.*"]])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_listings_fit_the_terminal_width(capsys, monkeypatch, command, columns):
+    """Issue 25: `plugins` printed lines of 319 characters, `flavours` up to 920,
+    whatever COLUMNS said."""
+    from evalkit.cli import main
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(command) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= columns
