@@ -126,3 +126,27 @@ def test_listings_fit_the_terminal_width(capsys, monkeypatch, command, columns):
     assert main(command) == 0
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= columns
+
+
+def test_run_legend_breaks_flavours_only_between_parameters():
+    """Issue 25: at 80 columns the `evalkit run` legend broke tokens mid-word
+    (``trec_ev`` / ``al``). The canonical forms are folded after ',' or '(' only."""
+    from evalkit import Results, parse_flavour
+    from evalkit.report import Report
+    from evalkit.report.text import flavour_legend
+
+    import numpy as np
+
+    fl = parse_flavour("ndcg(gain=map(1=3,2=9),discount=jarvelin(base=3),idcg=returned,ties=trec_eval(score=float32),"
+                       "empty=one,missing=zero)@10")
+    res = Results(np.array(["q1"], dtype=object), ("a", "b"), (fl,), ("a_rather_long_flavour_label",),
+                  np.array([[[0.5]], [[0.4]]]))
+    text = flavour_legend(Report(res), width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    canonical = str(fl)
+    pieces = [line.split(None, 1)[-1] if i > 1 and line.startswith("a_rather") else line.strip()
+              for i, line in enumerate(text.splitlines()[2:], 2)]
+    joined = "".join(p.replace("a_rather_long_flavour_label", "").strip() for p in pieces)
+    assert joined == canonical  # nothing lost
+    cells = [p.replace("a_rather_long_flavour_label", "").strip() for p in pieces]
+    assert len(cells) > 1 and all(c.endswith((",", "(")) for c in cells[:-1])  # no token split

@@ -266,11 +266,33 @@ def flavour_legend(report: Report, tablefmt: str = "simple", width: int | None =
     to fit ``width``)."""
     rows = [[text_escape(label), text_escape(canon)] for label, canon in zip(report.labels, report.canonical)]
     headers = ["flavour", "canonical form"]
-    maxcol = None
     if width is not None:  # the label column as tabulate lays it out (its header padded by _PAD)
         first = _column_width(rows, headers, 0)
-        maxcol = [None, max(10, width - first - _GAP - _PAD)]
-    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, maxcolwidths=maxcol)
+        room = max(10, width - first - _GAP - _PAD)
+        rows = [[label, fold_flavour(canon, room)] for label, canon in rows]
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+
+
+_FLAVOUR_BREAK = re.compile(r"(?<=[,(])")
+
+
+def fold_flavour(text: str, room: int) -> str:
+    """A canonical flavour string on lines of at most ``room`` characters, broken only
+    after a ``,`` or ``(`` (never inside a name or number: ``trec_eval`` stays whole); a
+    piece longer than ``room`` keeps its own line.
+
+    >>> print(fold_flavour("ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10", 30))
+    ndcg(gain=exp2,discount=log2,
+    idcg=judged,ties=trec_eval)@10
+    """
+    lines, line = [], ""
+    for piece in _FLAVOUR_BREAK.split(text):
+        if line and len(line) + len(piece) > room:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def agreement_table(report: Report, tablefmt: str = "simple") -> str:
