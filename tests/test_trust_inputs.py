@@ -150,3 +150,18 @@ def test_run_legend_breaks_flavours_only_between_parameters():
     assert joined == canonical  # nothing lost
     cells = [p.replace("a_rather_long_flavour_label", "").strip() for p in pieces]
     assert len(cells) > 1 and all(c.endswith((",", "(")) for c in cells[:-1])  # no token split
+
+
+def test_explain_prints_a_bounded_table_by_default(tmp_path, capsys):
+    """Issue 25: explain without --rows printed every rank of a 2 M-document query (3 min,
+    5.2 GB). By default it prints the first DEFAULT_ROWS; the totals cover the whole list."""
+    from evalkit.cli import main
+    from evalkit.cli.explain import DEFAULT_ROWS
+
+    n = DEFAULT_ROWS + 500
+    (tmp_path / "qrels").write_text("q 0 d0 1\n")
+    (tmp_path / "run").write_text("".join(f"q Q0 d{i} {i + 1} {n - i} r\n" for i in range(n)))
+    assert main(["explain", str(tmp_path / "qrels"), str(tmp_path / "run"), "--query", "q", "-m", "ndcg"]) == 0
+    out = capsys.readouterr().out
+    assert "... 500 more rows (totals cover all; --rows N prints more)" in out
+    assert f"\n{n:>5} " not in out and "NDCG = DCG/IDCG = 1.0000" in out
