@@ -560,7 +560,8 @@ def _fmt_args(params: Params) -> str:
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)"
-    r"|(?P<punct>[(),=@]))"
+    r"|(?P<punct>[(),=@]))",
+    re.ASCII,  # ASCII digits only: int() would read '٥' (ARABIC-INDIC FIVE) or '５' as 5
 )
 
 
@@ -599,7 +600,7 @@ class _Parser:
     def take(self, kind: str, value: str | None = None) -> str:
         tok = self.peek()
         if tok is None or tok[0] != kind or (value is not None and tok[1] != value):
-            want = value or kind
+            want = repr(value) if value is not None else kind
             got = "end of text" if tok is None else repr(tok[1])
             raise self.error(f"expected {want}, got {got}")
         self.i += 1
@@ -628,7 +629,10 @@ class _Parser:
                     args.append((key, self.value()))
                     if self.accept(")"):
                         break
-                    self.take("punct", ",")
+                    if not self.accept(","):
+                        tok = self.peek()
+                        got = "end of text" if tok is None else repr(tok[1])
+                        raise self.error(f"expected ',' or ')', got {got}")
         return name, args
 
     def value(self) -> Any:
@@ -654,9 +658,12 @@ def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
     name, args = p.call()
     k = None
     if p.accept("@"):
+        at = p.tokens[p.i - 1][2]
         tok = p.peek()
-        if tok is None or tok[0] != "num" or not re.fullmatch(r"\+?\d+", tok[1]):
+        if tok is None or tok[0] != "num" or not re.fullmatch(r"\+?[0-9]+", tok[1]):
             raise p.error("the cutoff after '@' must be a positive integer")
+        if tok[2] != at + 1:
+            raise p.error("the cutoff must follow '@' directly (ndcg@5), without a space", at + 1)
         p.i += 1
         k = int(tok[1])
         if k < 1:

@@ -840,6 +840,10 @@ def identify(
     # scikit-learn's ndcg_score refuses negative labels; LightGBM's, XGBoost's labels)
     # cannot have produced the number
     candidates = [c for c in candidates if not _refuses(registry, c.base, qrels.grade)]
+    # nor one with missing=error when a qrels query has no line in a run (ranx's default
+    # call asserts equal query sets): evaluating it would stop the whole search
+    if any((~isin_ids(qrels.qids, r.qids)).any() for r in runs_used):
+        candidates = [c for c in candidates if c.base.convention("missing") != "error"]
     def at(c: _Candidate, e: Evidence) -> int | None:
         return e.k if e.k is not None else c.kc
 

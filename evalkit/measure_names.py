@@ -52,7 +52,7 @@ TREC_EVAL_MEASURES: dict[str, tuple[str, bool]] = {
 ALL_TREC = ("map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg")
 
 _TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\.(?P<params>[0-9.,]+))?$")
-_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>\d+|\d*\.\d+))?$", re.S)
+_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>[0-9]+|[0-9]*\.[0-9]+))?$", re.S | re.ASCII)
 
 #: ir_measures measure -> {parameters: preset}; parameters as a sorted tuple of items.
 _IR_MEASURES: dict[str, dict[tuple, str]] = {
@@ -158,10 +158,18 @@ def _ir_measures_args(text: str, args: str) -> dict:
         raise FlavourError(f"ir_measures measure {text!r}: parameters must be name=value")
     out = {}
     for kw in call.keywords:
+        if kw.arg is None:
+            raise FlavourError(f"ir_measures measure {text!r}: parameters must be name=value")
+        if kw.arg in out:  # Python refuses f(a=1, a=2) when compiling; ast.parse does not
+            raise FlavourError(f"ir_measures measure {text!r}: parameter {kw.arg!r} is given twice")
         try:
-            out[kw.arg] = ast.literal_eval(kw.value)
-        except ValueError:
+            value = ast.literal_eval(kw.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise FlavourError(f"ir_measures measure {text!r}: parameter {kw.arg!r} must be a literal") from None
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise FlavourError(f"ir_measures measure {text!r}: parameter {kw.arg!r} must be a number, a string "
+                               f"or a boolean, got a {type(value).__name__} (no preset reproduces it)")
+        out[kw.arg] = value
     return out
 
 
@@ -180,6 +188,9 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
         rel = args.pop("rel")
         if isinstance(rel, bool) or not isinstance(rel, int):
             raise FlavourError(f"ir_measures measure {text!r}: rel must be an integer")
+        if rel < 1:  # ir_measures passes it to pytrec_eval as relevance_level
+            raise FlavourError(f"ir_measures measure {text!r}: rel must be >= 1 (pytrec_eval refuses "
+                               f"relevance_level {rel}: 'Argument relevance_level should be positive.')")
         params = (("threshold", rel),)
     for key_ in _METRIC_PARAMS.get(name, ()):
         if key_ in args:
@@ -216,8 +227,13 @@ def did_you_mean(text: str, registry, n: int = 4) -> str:
     """``"; did you mean: a, b?"`` with the names closest to ``text``'s head, or ``""``."""
     head = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
     names = known_names(registry)
+    if head in TREC_EVAL_MEASURES and "@" in text:  # map@10: the name exists, its form does not
+        cut = [n for n in TREC_EVAL_MEASURES if n.startswith(f"{head}_cut")]
+        return (f"; '{head}' is a trec_eval measure name, written without '@k'"
+                + (f" (at a cutoff: {cut[0]}.k, e.g. {cut[0]}.10)" if cut else ""))
     import difflib  # only when a name is unknown
 
+    names = [x for x in names if x != head]
     close = difflib.get_close_matches(head, names, n=n, cutoff=0.5)
     lower = {x.lower(): x for x in names}
     for c in difflib.get_close_matches(head.lower(), list(lower), n=n, cutoff=0.5):

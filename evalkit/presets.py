@@ -39,8 +39,11 @@ def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tu
         except FlavourError as exc:
             named = ir_measures_name(spec)
             if named is None:
-                hint = did_you_mean(spec, registry) if str(exc).startswith("unknown") else ""
-                raise FlavourError(f"{exc}{hint}") from None
+                message = str(exc)
+                if message.startswith(("unknown metric", "unknown preset")):  # the spec's head, not a component
+                    # the closest of every name a spec may start with, instead of the registry's own
+                    message = message.split("; did you mean:")[0] + did_you_mean(spec, registry)
+                raise FlavourError(message) from None
     out = []
     for n in named:
         preset = registry.preset(n.preset)

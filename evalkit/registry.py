@@ -216,11 +216,10 @@ class Registry:
                     raise DisabledPluginError(
                         f"{family} '{name}' comes from plugin '{plugin.name}' ({plugin.origin}), which evalkit "
                         f"disabled at start-up: {plugin.reason}")
-            known = ", ".join(sorted(table)) or "none"
             unknown = [p for p in self.disabled if not p.components]
             maybe = "".join(f"; plugin '{p.name}' ({p.origin}), which may provide it, is disabled: {p.reason}"
                             for p in unknown)
-            raise FlavourError(f"unknown {family} '{name}' (known: {known}){maybe}")
+            raise FlavourError(unknown_name_message(family, name, sorted(table), self.alias_names[family]) + maybe)
         return hit
 
     def disable(self, name: str, origin: str, reason: str) -> DisabledPlugin:
@@ -473,3 +472,23 @@ def _cached(disable: bool | frozenset[str]) -> Registry:
 def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Registry:
     """The process-wide registry for a given ``disable_plugins`` setting (built once)."""
     return _cached(_normalise_disable(disable_plugins))
+
+
+#: an unknown name's message lists every known name up to this many, else the closest
+LIST_ALL_UP_TO = 20
+
+
+def unknown_name_message(family: str, name: str, known: list[str], aliases=()) -> str:
+    """``unknown gain 'exp' (known: binary, exp2, ...); did you mean: exp2?``: the known
+    names when they are few (else how many, and where to list them), and the closest
+    of the family's names and aliases (``difflib``)."""
+    import difflib
+
+    pool = sorted(set(known) | set(aliases))
+    close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
+    hint = f"; did you mean: {', '.join(close)}?" if close else ""
+    if len(known) <= LIST_ALL_UP_TO:
+        listed = ", ".join(known) or "none"
+        return f"unknown {family} '{name}' (known: {listed}){hint}"
+    where = "`evalkit flavours` lists them" if family == "preset" else "`evalkit plugins` lists them"
+    return f"unknown {family} '{name}' ({len(known)} known; {where}){hint}"

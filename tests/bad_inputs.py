@@ -88,7 +88,8 @@ def cases() -> list[Case]:
         Case("fractional-grade", _files(QRELS.replace("d2 0", "d2 1.5")), ("qrels.txt:2", "grade")),
         # a lone \r is whitespace inside a line, as in trec_eval (C isspace; lines end at \n
         # only), so a qrels file with old Mac line ends is one long line: too many fields
-        Case("lone-cr-qrels", _files(QRELS.replace("\n", "\r", 1)), ("qrels.txt:1", "expected 4", "found 8")),
+        Case("lone-cr-qrels", _files(QRELS.replace("\n", "\r", 1)), ("qrels.txt:1", "carriage return")),
+        Case("lone-cr-run", _files(run=SWAPPED.replace("\n", "\r", 1)), ("run.txt:1", "carriage return")),
         Case("hex-grade", _files(QRELS.replace("d1 1", "d1 0x1")), ("qrels.txt:1", "grade")),
         # ---- structure
         Case("too-few-fields", _files(run=SWAPPED + "q1 Q0 d3\n"), ("run.txt:3", "rank")),

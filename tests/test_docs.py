@@ -35,7 +35,7 @@ INVALID_EXAMPLES = {
     "ndcg(gain=cube)": "unknown gain 'cube' (known: ",
     "ndcg(discount=log(base=1))": "discount 'log': parameter 'base' must be > 1, got 1.0",
     "precision(idcg=judged)": "does not use a idcg component",
-    "ndcg(gain=exp2": "at position 14: expected ,, got end of text",
+    "ndcg(gain=exp2": "at position 14: expected ',' or ')', got end of text",
     "ndcg(discount=rbp(p=1))": "discount 'rbp': parameter 'p' must be < 1, got 1.0",
     "ndcg(depth=1e400)": "parameter 'depth' must be finite, got inf",
 }

@@ -97,7 +97,7 @@ def test_without_matplotlib_the_page_says_so(report, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     html = to_html(report)
     assert "Plots are not included" in html and "matplotlib is not installed" in html
-    assert 'pip install "evalkit[report]"' in html
+    assert 'pip install "evalkit-ndcg[report]"' in html
     assert "<img" not in html
     assert "Mean over queries" in html and "Significance tests against the baseline" in html
 

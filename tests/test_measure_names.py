@@ -120,12 +120,14 @@ def test_unknown_name_suggests_the_closest():
 @pytest.mark.shared
 def test_issue_command_prints_trec_eval_names(capsys):
     d = shared_path("trec_eval_test")
+    # trec_eval9.ndcg_cut@10 is another measure printed as ndcg_cut_10: refused in tsv
+    # (tests/test_eval_output_names.py), so only trec_eval 10.0's is asked for here
     code = main(["eval", str(d / "qrels.test"), str(d / "results.test"), "-m", "ndcg_cut.10", "-m", "nDCG@10",
-                 "-m", "trec_eval9.ndcg_cut@10", "-q", "--format", "tsv"])
+                 "-q", "--format", "tsv"])
     out = capsys.readouterr().out
     assert code == 0
     names = [line.split("\t")[0].strip() for line in out.splitlines()]
-    assert names.count("ndcg_cut_10") == 8 and names.count("nDCG@10") == 4  # 3 queries + all
+    assert names.count("ndcg_cut_10") == 4 and names.count("nDCG@10") == 4  # 3 queries + all
     want = trec_eval_values(d / "out.test.aq")
     for line in out.splitlines():
         name, qid, value = (x.strip() for x in line.split("\t"))

@@ -67,6 +67,22 @@ def test_elasticsearch_dcg_four_more_ratings():
     assert two == pytest.approx((7 + 3 / L2(3)) / (7 + 7 / L2(3)), rel=1e-12)
 
 
+def test_elasticsearch_request_without_hits_scores_zero():
+    """testNoResults (DiscountedCumulativeGainTests.java): no hits -> metricScore 0.0,
+    normalized or not; RankEvalResponse's metric_score is the mean over every request
+    (DiscountedCumulativeGain.combine, the default of EvaluationMetric.combine: the
+    mean of all EvalQueryQuality values), so a request without hits counts as 0 in the
+    mean: 1 of 5 requests here."""
+    qrels = [(q, d, g) for q in ("q1", "q2", "q3", "q4", "q5") for d, g in (("a", 3), ("b", 2), ("c", 1))]
+    ranking = {q: ["a", "b", "c"] for q in ("q1", "q2", "q3", "q4")}  # q5: no hits
+    rows = [(q, d, float(3 - i)) for q, docs in ranking.items() for i, d in enumerate(docs)]
+    dcg = 7 + 3 / L2(3) + 1 / 2
+    for spec, one in (("elasticsearch.dcg@10", dcg), ("elasticsearch.ndcg@10", 1.0)):
+        per_q = _run(qrels, ranking, spec)
+        assert per_q["q5"] == 0.0
+        assert _mean(qrels, rows, spec) == pytest.approx(4 * one / 5, rel=1e-12)
+
+
 # ----------------------------------------------------------------------------- OpenSearch
 # src/main/java/org/opensearch/searchrelevance/metrics/calculator/Evaluation.java @0b75cf84b5b2
 
@@ -81,6 +97,20 @@ def test_opensearch_ndcg_rounded_half_up_per_query():
     got = _run(qrels, ranking, "opensearch.ndcg@10")
     assert got == {"q1": 0.27, "q2": 0.33}
     assert _run(qrels, ranking, "opensearch.dcg@10") == {"q1": 2.5, "q2": 0.33}
+
+
+def test_opensearch_query_without_hits_scores_zero():
+    """Evaluation.java calculateNDCGAtK / rawDCGAtK: an empty list of document ids gives
+    DCG 0 and NDCG 0 (IDCG > 0), a value like any other in the mean: 1 of 3 queries."""
+    qrels = [(q, d, g) for q in ("q1", "q2", "q3") for d, g in (("a", 1), ("b", 0), ("c", 2))]
+    ranking = {"q1": ["c", "a", "b"], "q2": ["a", "b", "c"]}  # q3: no hits
+    rows = [(q, d, float(3 - i)) for q, docs in ranking.items() for i, d in enumerate(docs)]
+    per_q = _run(qrels, ranking, "opensearch.ndcg@10")
+    ideal = 3 + 1 / L2(3)
+    q2 = round_decimals(np.array([(1 + 3 / 2) / ideal]), 2, "half_up")[0]
+    assert per_q == {"q1": 1.0, "q2": q2, "q3": 0.0}
+    assert _mean(qrels, rows, "opensearch.ndcg@10") == pytest.approx((1.0 + q2) / 3, rel=1e-12)
+    assert _run(qrels, ranking, "opensearch.dcg@10")["q3"] == 0.0
 
 
 def test_rounding_modes():

@@ -159,7 +159,7 @@ def test_renderers_round_trip(registry):
     assert data["agreement"]["pairs"][0]["flips"] == [["a", "b"]]
 
     md = render_mod.to_markdown(rep)
-    assert "## Flavour agreement" in md and rep.agreement.statement in md
+    assert "## Flavour agreement" in md and rep.verdict[1] in md
     assert "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@2" in md
     text = render_mod.to_text(rep)
     assert "Flavour agreement" in text and "a (baseline)" in text
@@ -334,3 +334,38 @@ def test_fit_table_splits_columns_into_blocks():
     assert all(max(len(l) for l in b.splitlines()) <= 30 for b in blocks)
     assert [h for b in blocks for h in b.splitlines()[0].split()[1:]] == [f"c{i}" for i in range(10)]
     assert all(b.splitlines()[2].startswith("name") for b in blocks)
+
+
+def _flip_results(gap: float, noise: float, seed: int = 1):
+    """Two systems whose order two flavours reverse by ``gap`` on 40 queries."""
+    from evalkit import Results, parse_flavour
+
+    rng = np.random.default_rng(seed)
+    q = 40
+    base = rng.uniform(0.2, 0.8, size=q)
+    a = np.stack([base + gap / 2, base - gap / 2]) + rng.normal(0, noise, size=(2, q))
+    b = np.stack([base - gap / 2, base + gap / 2]) + rng.normal(0, noise, size=(2, q))
+    flavours = (parse_flavour("ndcg@10"), parse_flavour("ndcg(gain=exp2)@10"))
+    return Results(np.array([f"q{i}" for i in range(q)], dtype=object), ("run1", "run2"), flavours,
+                   ("F", "G"), np.stack([a, b]))
+
+
+def test_headline_counts_only_distinguishable_flips():
+    """Issue 25: differences of +0.0003 / -0.0016 with no significant flip fired "the choice
+    of flavour changes the conclusion" in every format. With tests, a flip counts only
+    when significant under both flavours after the correction (and outside the tie spread)."""
+    from evalkit.report.html import to_html
+    from evalkit.report.render import to_markdown, to_text
+
+    small = Report(_flip_results(0.002, 0.05), baseline="run1", statistics={"test": "t"})
+    assert small.agreement.changes_conclusion  # the means flip ...
+    assert not small.changes_conclusion  # ... but no test tells the systems apart
+    text, md, html = to_text(small, width=100), to_markdown(small), to_html(small)
+    for out in (text, md, html):
+        assert "changes the conclusion:" not in out
+        assert "Not distinguishable: run1 vs run2 (F / G)" in " ".join(out.split())
+    assert 'class="verdict same"' in html
+    big = Report(_flip_results(0.2, 0.02), baseline="run1", statistics={"test": "t"})
+    assert big.changes_conclusion
+    assert "The choice of flavour changes the conclusion: 1 of 1 flipped system pairs are distinguishable" \
+        in " ".join(to_text(big, width=100).split())

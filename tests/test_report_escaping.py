@@ -153,7 +153,9 @@ def test_csv_keeps_the_names_behind_the_quote(report):
     rows = csv_rows(render(report, "csv")["means.csv"])
     unquote = lambda c: c[1:] if c[:1] == "'" and c[1:2] in ("=", "+", "-", "@", "\t", "\r") else c  # noqa: E731
     assert [unquote(c) for c in rows[0][1:]] == list(LABELS)
-    assert {unquote(r[0]) for r in rows[1:]} == set(SYSTEMS)
+    # ESC (and any control character but tab and line breaks) is written as a visible escape (issue 25)
+    assert {unquote(r[0]) for r in rows[1:]} == {n.replace("\x1b", "\\x1b") for n in SYSTEMS}
+    assert "\x1b" not in render(report, "csv")["means.csv"]
     per_query = csv_rows(render(report, "csv")["per_query.csv"])
     assert {r[2] for r in per_query[1:]} == {"'=q1", "'-q2", "+3", "'@4", "q|5", "-7"}
 
@@ -258,3 +260,14 @@ def test_cli_eval_table_and_tsv_escape_run_names(tmp_path, capsys):
         lines = out.splitlines()
         assert len(lines) == (4 if fmt == "table" else 2)  # header, rule, 2 runs / one line per run
         assert any(l.startswith("evil\\x1b[2J\\t") for l in lines)
+
+
+def test_markdown_names_make_no_links_or_math():
+    """Issue 25: bare URLs in names became live links on GitHub (extended autolinks) and
+    ``$...$`` became math."""
+    from evalkit.report.escape import md_escape
+
+    out = md_escape("run https://evil.example www.evil.example me@evil.example $x^2$")
+    assert "https://" not in out and "www.evil" not in out and "me@evil" not in out
+    assert "$x" not in out.replace("\\$", "") and out.count("\\$") == 2
+    assert md_escape("ndcg@10") == "ndcg@10"  # no e-mail address: unchanged

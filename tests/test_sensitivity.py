@@ -226,6 +226,12 @@ def test_tie_dependent_comparison_is_marked(configured):
     (row,) = list(csv.DictReader(io.StringIO(rep.render("csv")["statistics.csv"])))
     assert row["tie_dependent"] == str(expected).lower()
     assert ("‡" in to_markdown(rep)) == expected
+    # issue 25: the HTML "Difference from the baseline" table keeps the mark and its legend
+    from evalkit.report.html import to_html
+
+    html = to_html(rep)
+    section = html.split("Difference from the baseline", 1)[1].split("<h2>", 1)[0]
+    assert ("‡" in section) == expected and ("tie spread" in section) == expected
 
 
 # ----------------------------------------------------------------------------- the switch

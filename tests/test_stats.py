@@ -478,3 +478,36 @@ def test_config_with_several_baselines_and_all_pairs(cfg_dir, registry):
     bad = write(cfg_dir, "baseline: [a, a]\n")
     with pytest.raises(ConfigError, match="baseline"):
         load_config(bad, registry=registry)
+
+
+@pytest.mark.parametrize("test", ["permutation", "bootstrap"])
+def test_one_p_value_per_comparison_in_every_table(results, test):
+    """Issue 25: a permutation test of run2 vs run1 showed 0.6403 in statistics.csv (against
+    the baseline) and 0.6353 in flips.csv (the flipped pair): each table drew its own
+    resamples. The random generator is now the comparison's, whichever table and order."""
+    settings = {"test": test, "n_resamples": 500, "seed": 3}
+    sig = Report(results, baseline="same", statistics=settings).significance
+    (flip,) = [f for f in sig.flips if {f.ahead_first, f.ahead_second} == {"close", "same"}]
+    for label, tested in ((flip.first, flip.under_first), (flip.second, flip.under_second)):
+        assert tested.p_value == sig.comparison("close", label).p_value
+    # the other way round (base "close"): the same p-values
+    other = Report(results, baseline="close", statistics=settings).significance
+    assert other.comparison("same", flip.first).p_value == sig.comparison("close", flip.first).p_value
+
+
+@pytest.mark.parametrize("test", ["permutation", "bootstrap"])
+def test_resampling_in_batches_gives_the_same_numbers(monkeypatch, test):
+    """Issue 25: n_resamples 1000000 on 1,000 queries needed 7.45 GiB at once. Beyond
+    RESAMPLE_BUDGET the resamples are drawn in batches (scipy's ``batch``), with the
+    same p-value and interval as all at once (shown here with a tiny budget)."""
+    from evalkit.report import stats as st
+
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(size=200), rng.uniform(size=200)
+    settings = StatSettings(test=test, n_resamples=2000, seed=1)
+    whole = paired_comparison(a, b, settings, ("k",))
+    monkeypatch.setattr(st, "RESAMPLE_BUDGET", 200 * 24 * 7)  # 7 resamples a batch
+    assert st.resample_batch(2000, 200) == 7
+    batched = paired_comparison(a, b, settings, ("k",))
+    assert batched.p_value == whole.p_value
+    assert (batched.ci_low, batched.ci_high) == (whole.ci_low, whole.ci_high)

@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (EvalkitError, OSError) as exc:  # OSError: missing file, permission denied ...
         if debug:
             traceback.print_exc()
-        print(f"evalkit: error: {exc}", file=sys.stderr)
+        print(f"evalkit: error: {_escaped(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as exc:
         where = f" ({exc.where})" if isinstance(exc, PluginInterrupt) else ""
@@ -139,8 +139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - anything else is a bug: say so, no traceback unless --debug
         if debug:
             traceback.print_exc()
-        print(internal_error_message(exc, debug, argv), file=sys.stderr)
+        print(_escaped(internal_error_message(exc, debug, argv)), file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _escaped(text) -> str:
+    """A message for standard error with every name it quotes made harmless (ESC
+    sequences, bidirectional overrides, lone surrogates written as escapes):
+    :func:`evalkit.report.escape.message_escape`, the terminal's one escaping function."""
+    from ..report.escape import message_escape
+
+    return message_escape(text)
 
 
 #: the warnings the CLI prints as one ``evalkit: warning:`` line
@@ -153,7 +162,7 @@ def _warning_printer(default):
     source line) and hands the others to ``default``."""
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         if issubclass(category, _OWN_WARNINGS):
-            print(f"evalkit: warning: {message}", file=sys.stderr if file is None else file)
+            print(f"evalkit: warning: {_escaped(message)}", file=sys.stderr if file is None else file)
         else:
             default(message, category, filename, lineno, file, line)
     return show

@@ -111,19 +111,51 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
     lines = []
     prefix_runs = len(results.systems) > 1
     means = results.means()
+    # one line per name: a measure given twice (trec_eval.ndcg_cut@10 and ndcg_cut.10) is
+    # printed once; two different measures under one name are refused (check_tsv_names)
+    seen: dict[str, int] = {}
+    shown = [seen.setdefault(m.native, f) == f for f, m in enumerate(measures)]
     for s, system in enumerate(results.systems):
         pre = f"{_t(system)}\t" if prefix_runs else ""
         if per_query:
             for q, qid in enumerate(results.qids):
                 for f, m in enumerate(measures):
                     v = results.values[s, f, q]
-                    if not math.isnan(v):
+                    if shown[f] and not math.isnan(v):
                         lines.append(f"{pre}{_t(m.native):<22}\t{_t(qid)}\t{v:.4f}")
         for f, m in enumerate(measures):
             v = means[s, f]
-            if not math.isnan(v):
+            if shown[f] and not math.isnan(v):
                 lines.append(f"{pre}{_t(m.native):<22}\tall\t{v:.4f}")
     return lines
+
+
+def check_tsv_names(measures) -> None:
+    """``--format tsv`` prints one name per measure (trec_eval's, or the preset's native
+    name): two different measures under one name would be two different values a
+    reader cannot tell apart, so they are refused before anything is read.
+
+    :raises EvalkitError: naming the shared name and the measures behind it."""
+    from ..errors import EvalkitError
+    from ..report.escape import text_escape as _t
+
+    by_name: dict[str, list] = {}
+    for m in measures:
+        group = by_name.setdefault(m.native, [])
+        if all(other.flavour != m.flavour for other in group):
+            group.append(m)
+    clashes = {name: group for name, group in by_name.items() if len(group) > 1}
+    if clashes:
+        parts = [f"'{_t(name)}' would name " + " and ".join(f"{_t(m.label)} ({_t(str(m.flavour))})" for m in group)
+                 for name, group in clashes.items()]
+        raise EvalkitError("--format tsv prints one measure name per line, and " + "; ".join(parts)
+                           + ": give only one of them, or use --format table or json (they label each measure)")
+
+
+def _with_count(value: str, count: int, show: bool) -> str:
+    """A mean cell, with its number of queries when ``show`` (the row's means do not
+    all average over the same number): ``0.4512 (44 queries)``."""
+    return f"{value} ({count} quer{'y' if count == 1 else 'ies'})" if show else value
 
 
 def table_text(results, measures, per_query: bool, digits: int, width: int | None = None) -> str:
@@ -136,9 +168,17 @@ def table_text(results, measures, per_query: bool, digits: int, width: int | Non
 
     headers = [_t(m.label) for m in measures]
     means = results.means()
+    counts = results.counts()
     multi = len(results.systems) > 1
+
+    def mean_cells(s: int) -> list[str]:
+        # side by side, means over different query sets show their counts (issue 25)
+        uneven = len({int(c) for v, c in zip(means[s], counts[s]) if not math.isnan(v)}) > 1
+        return [_with_count(_value(v, digits), int(c), uneven and not math.isnan(v))
+                for v, c in zip(means[s], counts[s])]
+
     if not per_query:
-        rows = [[_t(system)] + [_value(v, digits) for v in means[s]] for s, system in enumerate(results.systems)]
+        rows = [[_t(system)] + mean_cells(s) for s, system in enumerate(results.systems)]
         return fit_table(rows, ["run"] + headers, ["left"] * (1 + len(headers)), width)
     rows = []
     for s, system in enumerate(results.systems):
@@ -146,7 +186,7 @@ def table_text(results, measures, per_query: bool, digits: int, width: int | Non
             vals = results.values[s, :, q]
             if not all(math.isnan(v) for v in vals):
                 rows.append(([_t(system)] if multi else []) + [_t(qid)] + [_value(v, digits) for v in vals])
-        rows.append(([_t(system)] if multi else []) + ["all"] + [_value(v, digits) for v in means[s]])
+        rows.append(([_t(system)] if multi else []) + ["all"] + mean_cells(s))
     key = ["run", "qid"] if multi else ["qid"]
     return fit_table(rows, key + headers, ["left"] * (len(key) + len(headers)), width, keep=len(key))
 
@@ -189,6 +229,8 @@ def run(args: argparse.Namespace) -> int:
         args.measures = ["official"]
     measures = expand_measures(expand_official(args.measures, args.qrels, registry), registry)
     measures = _trec_eval_flags(measures, args, registry)
+    if args.format == "tsv":
+        check_tsv_names(measures)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
     bounds = None  # --- unjudged bounds ---
     if args.bounds is not None and engine.name != "columnar":

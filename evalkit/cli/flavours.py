@@ -118,6 +118,18 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(infos, indent=1, ensure_ascii=False))
         return 0
+    from ..report.escape import text_escape
+    from ..report.text import terminal_width, wrap
+
+    width = terminal_width()
+
+    def fit(line: str) -> str:
+        """One line folded at spaces to the terminal's width (COLUMNS), its
+        continuation indented two more; names from plugins escaped."""
+        line = text_escape(line)
+        lead = line[:len(line) - len(line.lstrip(" "))]
+        return wrap(line.lstrip(" "), width, lead, lead + "  ")
+
     blocks = []
     for info in infos:
         head = info["name"] + ("@k" if info["requires_cutoff"] else "")
@@ -131,13 +143,13 @@ def run(args: argparse.Namespace) -> int:
         if info["source"]:
             lines.append(f"  source: {info['source']}")
         lines.append(f"  origin: {info['origin']}")
-        width = max(len(f"{fam} {c['component']}") for fam, c in info["formulas"].items())
+        pad = max(len(f"{fam} {c['component']}") for fam, c in info["formulas"].items())
         for family, comp in info["formulas"].items():
-            lines.append(f"    {(family + ' ' + comp['component']):<{width}}  {comp['formula']}")
+            lines.append(f"    {(family + ' ' + comp['component']):<{pad}}  {comp['formula']}")
         if verbose:
             lines.extend(_conformance_lines(info["conformance"]))
-        blocks.append("\n".join(lines))
+        blocks.append("\n".join(fit(line) for line in lines))
     print("\n\n".join(blocks))
-    print("\nUse a preset as -m NAME@k (evalkit eval) or as a flavour spec in a config; "
-          "any canonical flavour string works too.")
+    print("\n" + wrap("Use a preset as -m NAME@k (evalkit eval) or as a flavour spec in a config; "
+                      "any canonical flavour string works too.", width))
     return 0

@@ -88,13 +88,24 @@ def run(args: argparse.Namespace) -> int:
             by_origin.setdefault(c.origin, {}).setdefault(family, []).append([label, format_params(c), c.formula])
     from ..registry import BUILTIN_ORIGIN
 
+    from ..report.escape import text_escape
+    from ..report.text import terminal_width
+
+    width = terminal_width()
     blocks = []
     for origin in sorted(by_origin, key=lambda o: (o != BUILTIN_ORIGIN, o)):
-        blocks.append(f"== {origin} ==")
+        blocks.append(f"== {text_escape(origin)} ==")
         for family, rows in by_origin[origin].items():
+            rows = [[text_escape(c) for c in r] for r in rows]  # a plugin's names and texts
+            # the columns share the terminal's width (COLUMNS): name and parameters up to
+            # a third each, the formula the rest; tabulate folds longer cells at spaces
+            name_w = max(len("name"), min(max(len(r[0]) for r in rows), max(12, width // 3)))
+            param_w = max(len("parameters (default)"), min(max(len(r[1]) for r in rows), max(12, width // 3)))
+            formula_w = max(20, width - name_w - param_w - 6)  # two gaps of 2, and 2 of padding
             blocks.append(f"{FAMILY_TITLES[family]}\n\n"
                           + tabulate(rows, headers=["name", "parameters (default)", "formula"],
-                                     tablefmt="simple", disable_numparse=True))
+                                     tablefmt="simple", disable_numparse=True,
+                                     maxcolwidths=[name_w, param_w, formula_w]))
     if registry.plugins:
         blocks.append("Third-party plugins loaded: " + "; ".join(registry.plugins.values()))
     else:

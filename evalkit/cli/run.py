@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + wrap("Wrote " + ", ".join(_shown(p) for p in paths), width, "", "  "))
         if "html" in formats and not matplotlib_available():
             print(wrap("evalkit: the HTML report has no plots: matplotlib is not installed "
-                       '(pip install "evalkit[report]" or pip install matplotlib)', width), file=sys.stderr)
+                       '(pip install "evalkit-ndcg[report]" or pip install matplotlib)', width), file=sys.stderr)
     if report.metadata.get("_store_unavailable"):
         from ..report.escape import text_escape as _esc
 

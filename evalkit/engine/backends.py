@@ -34,6 +34,6 @@ def evalkit_register_engines():
                 source="evalkit/engine/evaluate.py"), ("local",)),
         Engine("spark", spark,
                description="Apache Spark: query partitions evaluated by the columnar engine through "
-                           "mapInArrow; pip install 'evalkit[spark]' and Java 17+",
+                           "mapInArrow; pip install 'evalkit-ndcg[spark]' and Java 17+",
                source="evalkit/spark/backend.py"),
     ]

@@ -342,9 +342,14 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
     import pyarrow as pa
 
     # query ids are dictionary-encoded while parsing (few distinct values)
-    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: pa.float64()}
+    # a grade is parsed as an integer: a token Arrow does not read as one ("1e1", "2.0",
+    # "+1") sends the file to the exact reader, which applies trec_eval's atol rule
+    number_type = pa.int64() if number_field == "grade" else pa.float64()
+    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docno": pa.string(), number_field: number_type}
     if keep_rank:
-        types["rank"] = pa.int64()
+        # as text: Arrow's integer parser takes "-0" and "+5", which ndeval's
+        # naturalNumber (and the exact reader) refuse; _fast_ranks checks the digits
+        types["rank"] = pa.string()
     return types
 
 
@@ -408,6 +413,8 @@ def _fast_numbers(columns: dict, name: str, integer: bool = False) -> np.ndarray
     ``None`` if one is not finite (or not an integer when ``integer``): the exact
     reader then names the line."""
     out = _numpy_column(columns, name)
+    if out.dtype.kind == "i":  # grades: parsed as integers (plain ASCII decimal digits)
+        return out.astype(np.float64)
     if not np.isfinite(out).all():
         return None
     if integer and not (out == np.round(out)).all():
@@ -425,8 +432,15 @@ _RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
 def _fast_ranks(columns: dict) -> np.ndarray | None:
     """``int32`` ranks of the parsed column ``rank`` (popped from ``columns``), or
     ``None`` if one is negative or too large (the exact reader then names the line)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = columns.pop("rank")
+    if len(column) and not pc.all(pc.match_substring_regex(column, r"^[0-9]{1,10}$")).as_py():
+        return None  # a sign, a non-digit or too many digits: the exact reader names the line
+    columns["rank"] = pc.cast(column, pa.int64())
     out = _numpy_column(columns, "rank")
-    if len(out) and (out.min() < 0 or out.max() > MAX_RANK):
+    if len(out) and out.max() > MAX_RANK:
         return None
     return out.astype(np.int32)
 
@@ -492,9 +506,18 @@ def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
     )
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
     """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
     _check_characters(text, name, fields)
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:  # CR-only line ends would join lines into one (runs and qrels alike)
+            raise InputFormatError(name, text.count("\n", 0, lone.start()) + 1, None,
+                                   "a carriage return (\\r) that does not end a \\r\\n line: CR-only line ends "
+                                   "are not read as line ends; convert the file (tr '\\r' '\\n')")
     rows: list[list[str]] = []
     lines: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -527,6 +550,8 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     if integer:
         bad |= out != np.round(out)
     if not bad.any():
+        if integer and values and _INTEGER_LINES.fullmatch("\n".join(values) + "\n") is None:
+            _check_atol(values, out, lines, name, field)
         return out
     i = int(np.flatnonzero(bad)[0])
     kind = "an integer grade" if integer else "a finite number"
@@ -536,6 +561,38 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
 def _is_dataset_id(source) -> bool:
     """``irds:DATASET_ID`` (:mod:`evalkit.ecosystem.ir_datasets`), not a path or file text."""
     return isinstance(source, str) and source.startswith("irds:") and "\n" not in source
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_INTEGER_LINES = re.compile(r"(?:[+-]?[0-9]+\n)*", re.ASCII)
+_LONG_MAX = 2 ** 63 - 1
+
+
+def atol(text: str) -> int:
+    """C ``atol`` (``strtol(text, NULL, 10)``) on an ASCII token: the optional sign and
+    the leading decimal digits, 0 without digits, clamped to ``long`` (64 bits): how
+    trec_eval reads a grade (``get_qrels.c``: ``rel = atol(lines[i].rel)``, 9.0.8 line
+    175, 10.0 line 192). ``atol("1e1") == 1``, ``atol(".2e1") == 0``, ``atol("1e-400") == 1``."""
+    m = re.match(r"[+-]?[0-9]*", text, re.ASCII)
+    digits = m.group().lstrip("+-")
+    if not digits:
+        return 0
+    value = int(m.group())
+    return max(-_LONG_MAX - 1, min(_LONG_MAX, value))
+
+
+def _check_atol(values: list[str], out: np.ndarray, lines: np.ndarray, name: str, field: str) -> None:
+    """Refuse a grade written with a fraction or exponent whose value differs from what
+    trec_eval's ``atol`` reads (``1e1`` is 10 as a number, 1 to trec_eval): evalkit
+    would score another grade than trec_eval. Tokens that agree (``2.0``, ``1e0``) pass.
+
+    :raises InputFormatError: naming the line, the field, both readings."""
+    for i, token in enumerate(values):
+        if _INTEGER.fullmatch(token) is None and atol(token) != out[i]:
+            raise InputFormatError(
+                name, int(lines[i]), field,
+                f"grade {token!r} is {out[i]:g} as a number, but trec_eval reads grades with C atol, "
+                f"which gives {atol(token)}; write the grade as an integer")
 
 
 @without_hugepage_advice

@@ -48,7 +48,7 @@ def _presets():
           "normalize false and k = 10 by default, k is the search size)")
     yield Preset(
         name="elasticsearch.dcg",
-        spec="dcg(gain=exp2,discount=log2,ties=stable)",
+        spec="dcg(gain=exp2,discount=log2,ties=stable,missing=zero)",
         description=("Elasticsearch _rank_eval metric 'dcg' (normalize: false, the default): raw "
                      "DCG of the hits in the order returned, unrated hits gain 0"),
         source=es,
@@ -58,7 +58,7 @@ def _presets():
     )
     yield Preset(
         name="elasticsearch.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged_at_returned,ties=stable)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged_at_returned,ties=stable,missing=zero)",
         description=("Elasticsearch _rank_eval 'dcg' with normalize: true: the ideal DCG of every "
                      "rated document cut at the number of hits returned (at most k)"),
         source=es,
@@ -74,7 +74,7 @@ def _presets():
            "calculateIDCG: every judgment sorted, cut at k)")
     yield Preset(
         name="opensearch.ndcg",
-        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=stable,round=2,rounding=half_up)",
+        spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=stable,missing=zero,round=2,rounding=half_up)",
         description=("OpenSearch search-relevance NDCG@k (version @0b75cf84b5b2): unrounded DCG "
                      "over the ideal of all judgments cut at k, each query rounded half-up to 2 "
                      "decimals before the mean (earlier versions differ: see the source)"),
@@ -85,7 +85,7 @@ def _presets():
     )
     yield Preset(
         name="opensearch.dcg",
-        spec="dcg(gain=exp2,discount=log2,ties=stable,round=2,rounding=half_up)",
+        spec="dcg(gain=exp2,discount=log2,ties=stable,missing=zero,round=2,rounding=half_up)",
         description="OpenSearch search-relevance DCG@k: raw DCG, each query rounded half-up to 2 decimals",
         source=osr,
         requires_cutoff=True,

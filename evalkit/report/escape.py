@@ -25,8 +25,12 @@ import re
 
 # ----------------------------------------------------------------------------- terminal
 
+# control characters (C0, DEL, C1), line/paragraph separators, the bidirectional
+# formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE shows "txt.exe" as "exe.txt":
+# Trojan Source, CVE-2021-42574) and lone surrogates (no UTF-8 output can hold them)
 _CONTROL_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in (*range(0x20), *range(0x7F, 0xA0)))
-                         + "\u2028\u2029]")
+                         + "\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_BUT_NEWLINE_RE = re.compile(_CONTROL_RE.pattern.replace(re.escape("\n"), "", 1))
 
 
 def _visible(ch: str) -> str:
@@ -46,6 +50,17 @@ def text_escape(text) -> str:
     return _CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))
 
 
+def message_escape(text) -> str:
+    """``text`` for a terminal message (an error or warning line on standard error): as
+    :func:`text_escape`, but line breaks kept (a message may have several lines); the
+    names it quotes (files, configs, runs) cannot send ESC sequences or reorder text.
+
+    >>> message_escape("bad\\x1b[2J name\\u202e")
+    'bad\\\\x1b[2J name\\\\u202e'
+    """
+    return _CONTROL_BUT_NEWLINE_RE.sub(lambda m: _visible(m.group(0)), str(text))
+
+
 def _one_line(text) -> str:
     """Every line break and other control character replaced by a space."""
     return _CONTROL_RE.sub(" ", str(text))
@@ -55,7 +70,7 @@ def _one_line(text) -> str:
 
 # CommonMark allows a backslash before any ASCII punctuation; these are the ones that
 # can start emphasis, code, links, images, HTML, entities, strikethrough or a table cell.
-_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!]")
+_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!$]|:(?=//)|(?<=www)\.|@(?=[\w-]+\.[\w-])", re.I)
 
 
 def _md_sub(m: re.Match) -> str:
@@ -68,8 +83,14 @@ def _md_sub(m: re.Match) -> str:
 
 def md_escape(text) -> str:
     """``text`` as literal Markdown text, safe in a table cell or a heading: line breaks
-    become spaces, ``\\ ` * [ ] < > | # ~ & !`` are backslash-escaped, and ``_``
-    too unless it sits between two letters or digits (where it cannot start emphasis).
+    become spaces, ``\\ ` * [ ] < > | # ~ & ! $`` are backslash-escaped (``$`` would
+    start math on GitHub), and ``_`` too unless it sits between two letters or digits
+    (where it cannot start emphasis); GitHub's extended autolinks are broken up (the
+    ``:`` of ``://``, the ``.`` of ``www.``, the ``@`` of an e-mail address), so a
+    bare URL in a name is not a live link.
+
+    >>> md_escape("see https://x.example and $a$")
+    'see https\\\\://x.example and \\\\$a\\\\$'
 
     >>> md_escape("a|b\\n# *c*"), md_escape("trec_eval _x_")
     ('a\\\\|b \\\\# \\\\*c\\\\*', 'trec_eval \\\\_x\\\\_')
@@ -109,11 +130,19 @@ def csv_cell(text) -> str:
 
     >>> csv_cell("=HYPERLINK(1)"), csv_cell("@SUM(A1)"), csv_cell("-1"), csv_cell("bm25")
     ("'=HYPERLINK(1)", "'@SUM(A1)", '-1', 'bm25')
+    >>> csv_cell("run\\x1b]0;title\\x07")
+    'run\\\\x1b]0;title\\\\x07'
     """
-    s = str(text)
+    s = _CSV_CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))  # no ESC/BEL reaches a terminal
     if s and s[0] in "=+-@\t\r" and not _NUMBER_RE.fullmatch(s):
         return "'" + s
     return s
+
+
+# control characters other than tab and line breaks (which csv quotes), bidirectional
+# overrides and lone surrogates: written as visible escapes (``\x1b``), as in a terminal
+_CSV_CONTROL_RE = re.compile(_CONTROL_RE.pattern.replace(re.escape("\n"), "", 1)
+                             .replace(re.escape("\t"), "", 1).replace(re.escape("\r"), "", 1))
 
 
 # ----------------------------------------------------------------------------- LaTeX

@@ -19,6 +19,10 @@ import numpy as np
 from .escape import html_escape as _e
 from .views import (
     FLIP_MARK,
+    TIE_LEGEND,
+    TIE_MARK,
+    has_tie_marks,
+    tie_dependent,
     agreement_matrix,
     comparison_headers,
     comparison_rows,
@@ -111,12 +115,15 @@ def _mark_html(direction: int) -> str:
 def _values(report: Report, values: np.ndarray, digits: int, signed: bool, bold_best: bool) -> str:
     view = values_view(report, values, digits, bold_best)
     rows, row_classes = [], []
+    ties = signed and report.baseline is not None  # differences from the baseline: the ‡ of the other formats
     for r in view.rows:
         row = [_e(r.system) + (" (baseline)" if r.baseline else "")]
-        for v, best, d in zip(r.values, r.best, r.directions):
+        for v, best, d, label in zip(r.values, r.best, r.directions, view.labels):
             text = _e(fmt_value(v, digits, signed))
             if view.marked:
                 text += _mark_html(int(d))
+            if ties and tie_dependent(report, r.system, report.baseline, label):
+                text += _e(TIE_MARK)
             row.append((text, "best" if best else ""))
         rows.append(row)
         row_classes.append("baseline" if r.baseline else "")
@@ -129,7 +136,7 @@ def _figures(report: Report) -> list[str]:
 
     if not matplotlib_available():
         return ['<p class="missing"><strong>Plots are not included:</strong> matplotlib is not installed. '
-                'Install it with <code>pip install "evalkit[report]"</code> (or <code>pip install matplotlib</code>) '
+                'Install it with <code>pip install "evalkit-ndcg[report]"</code> (or <code>pip install matplotlib</code>) '
                 "and run the report again; the tables above and below are complete without it.</p>"]
     figs = report_figures(report)
     out = []
@@ -177,7 +184,7 @@ def to_html(report: Report, digits: int = 4) -> str:
         "<body><main>",
         f"<h1>{_e(report.title)}</h1>",
         f'<p class="facts">{" · ".join(facts)}</p>',
-        f'<p class="verdict{"" if ag.changes_conclusion else " same"}">{_e(ag.statement)}</p>',
+        f'<p class="verdict{"" if report.verdict[0] else " same"}">{_e(report.verdict[1])}</p>',
         "<h2>Flavours</h2>",
         _table(["flavour", "canonical form"],
                [[_e(l), f"<code>{_e(c)}</code>"] for l, c in zip(report.labels, report.canonical)],
@@ -191,6 +198,8 @@ def to_html(report: Report, digits: int = 4) -> str:
     if report.deltas is not None:
         out += [f"<h2>Difference from the baseline {_e(report.baseline)}</h2>",
                 _values(report, report.deltas, digits, True, False)]
+        if has_tie_marks(report):
+            out.append(f'<p class="legend">{_e(TIE_LEGEND)}</p>')
     if sig is not None and sig.comparisons:
         rows = []
         for r in comparison_rows(report, digits):

@@ -41,8 +41,9 @@ def to_dict(report: Report) -> dict[str, Any]:
             s: {l: _jnum(v) for l, v in zip(report.labels, row)} for s, row in zip(report.systems, report.deltas)
         },
         "agreement": {
-            "statement": ag.statement,
-            "changes_conclusion": ag.changes_conclusion,
+            "statement": report.verdict[1],
+            "changes_conclusion": report.verdict[0],
+            "changes_conclusion_by_means": ag.changes_conclusion,
             "best": {l: list(b) for l, b in ag.best.items()},
             "pairs": [
                 {"first": p.first, "second": p.second, "kendall_tau_b": _jnum(p.tau), "p_value": _jnum(p.p_value),

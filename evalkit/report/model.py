@@ -430,7 +430,55 @@ class Report:
 
     @property
     def changes_conclusion(self) -> bool:
-        return self.agreement.changes_conclusion
+        """The headline's verdict (:attr:`verdict`)."""
+        return self.verdict[0]
+
+    @cached_property
+    def flip_evidence(self) -> tuple[tuple[object, bool], ...] | None:
+        """Each tested flip (:class:`~evalkit.report.stats.FlipSignificance`) with whether
+        it is *distinguishable*: significant under both flavours after the correction,
+        and under neither flavour does the sign of the difference depend on how tied
+        scores are ordered (:attr:`tie_dependent`). ``None`` without significance tests."""
+        sig = self.significance
+        if sig is None:
+            return None
+        dep = self.tie_dependent
+        out = []
+        for f in sig.flips:
+            inside = False
+            if dep is not None:
+                a, b = self.systems.index(f.ahead_first), self.systems.index(f.ahead_second)
+                inside = bool(dep[a, b, self.labels.index(f.first)] or dep[a, b, self.labels.index(f.second)])
+            out.append((f, bool(f.under_first.significant and f.under_second.significant and not inside)))
+        return tuple(out)
+
+    @cached_property
+    def verdict(self) -> tuple[bool, str]:
+        """``(changes, statement)``: whether the choice of flavour changes the conclusion,
+        in one or two sentences. With significance tests, a flip (two systems ordered
+        differently by two flavours) counts only when it is distinguishable
+        (:attr:`flip_evidence`); the others are listed as not distinguishable. Without
+        tests, :attr:`agreement`'s verdict on the means."""
+        ag = self.agreement
+        evidence = self.flip_evidence
+        if evidence is None or not evidence:
+            return ag.changes_conclusion, ag.statement
+
+        def name(f) -> str:
+            return f"{f.ahead_first} vs {f.ahead_second} ({f.first} / {f.second})"
+
+        counted = [f for f, ok in evidence if ok]
+        other = [f for f, ok in evidence if not ok]
+        rule = ("significant under both flavours after the correction and outside the tie spread")
+        if counted:
+            text = (f"The choice of flavour changes the conclusion: {len(counted)} of {len(evidence)} flipped "
+                    f"system pairs are distinguishable ({rule}): {'; '.join(name(f) for f in counted)}.")
+        else:
+            text = (f"The choice of flavour does not change the conclusion on this evidence: the flavours order "
+                    f"{len(evidence)} system pair(s) differently, but no flip is {rule}.")
+        if other:
+            text += f" Not distinguishable: {'; '.join(name(f) for f in other)}."
+        return bool(counted), text
 
     @property
     def stat_settings(self) -> StatSettings | None:

@@ -1,4 +1,4 @@
-"""Plots of a report as PNG bytes (matplotlib, an optional dependency: ``pip install 'evalkit[report]'``).
+"""Plots of a report as PNG bytes (matplotlib, an optional dependency: ``pip install 'evalkit-ndcg[report]'``).
 
 Figures are drawn with matplotlib's object API (:class:`matplotlib.figure.Figure`
 and the Agg canvas): no ``pyplot``, no global state, no display needed. PNGs are

@@ -59,10 +59,12 @@ flavour F is the set of distinct system pairs tested under F (the pairs that fli
 between F and some other flavour); with ``family: all`` every such test of the report.
 
 **Reproducibility.** Each resampling test draws from its own generator
-``numpy.random.default_rng([seed, crc32(kind), crc32(system), crc32(other), crc32(label)])``,
-so a comparison's result depends on the seed, ``n_resamples`` and its own data only
-(not on which other systems or flavours are in the report, nor their order), and a
-rerun with the same settings and library versions gives identical numbers.
+``numpy.random.default_rng([seed, crc32(kind), crc32("comparison"), crc32(system), crc32(other), crc32(label)])``
+(``system`` and ``other`` in name order), so a comparison's result depends on the seed,
+``n_resamples`` and its own data only (not on which other systems or flavours are in
+the report, nor their order), a rerun with the same settings and library versions gives
+identical numbers, and a comparison that appears in several tables (against the
+baseline, a flipped pair, all pairs) has one p-value in every output.
 """
 
 from __future__ import annotations
@@ -260,6 +262,28 @@ class PairedResult:
     effect_size: float
 
 
+#: bytes one resampling test may hold at once (its resamples: ``batch x n`` values)
+RESAMPLE_BUDGET = 256 * 2 ** 20
+#: bytes per resampled value: the float64 value, its int64 index, a float64 temporary
+_BYTES_PER_RESAMPLED_VALUE = 24
+
+
+def resample_batch(n_resamples: int, n: int) -> int | None:
+    """The ``batch`` for :func:`scipy.stats.bootstrap` / :func:`scipy.stats.permutation_test`
+    over ``n`` paired queries: ``None`` (all resamples at once, as before) when
+    ``n_resamples x n`` values fit :data:`RESAMPLE_BUDGET`, else as many resamples as fit
+    (at least 1). ``n_resamples: 1000000`` on 1,000 queries needed 7.45 GiB at once
+    (a MemoryError); in batches it needs at most the budget.
+
+    >>> resample_batch(10000, 1000) is None, resample_batch(1000000, 1000)
+    (True, 11184)
+    """
+    per = max(1, n) * _BYTES_PER_RESAMPLED_VALUE
+    if n_resamples * per <= RESAMPLE_BUDGET:
+        return None
+    return max(1, RESAMPLE_BUDGET // per)
+
+
 def paired_comparison(
     a: np.ndarray,
     b: np.ndarray,
@@ -314,7 +338,7 @@ def paired_comparison(
                 warnings.simplefilter("ignore")
                 res = stats.bootstrap((d,), np.mean, n_resamples=settings.n_resamples,
                                       confidence_level=settings.confidence, method=settings.ci_method,
-                                      vectorized=True,
+                                      vectorized=True, batch=resample_batch(settings.n_resamples, n),
                                       **_rng_kwargs(stats.bootstrap, _generator(settings.seed, "bootstrap", *key)))
             ci_low, ci_high = float(res.confidence_interval.low), float(res.confidence_interval.high)
             boot_dist = res.bootstrap_distribution
@@ -333,6 +357,7 @@ def paired_comparison(
         elif settings.test == "permutation":
             res = stats.permutation_test((x, y), _mean_diff, permutation_type="samples", vectorized=True,
                                          n_resamples=settings.n_resamples, alternative="two-sided",
+                                         batch=resample_batch(settings.n_resamples, n),
                                          **_rng_kwargs(stats.permutation_test,
                                                        _generator(settings.seed, "permutation", *key)))
             p = float(res.pvalue)
@@ -634,7 +659,7 @@ def compute_significance(
         for x, y in sorted(needed.get(label, ()), key=lambda p: (systems.index(p[0]), systems.index(p[1]))):
             f = labels.index(label)
             pair_raw[(label, x, y)] = paired_comparison(values[systems.index(x), f], values[systems.index(y), f],
-                                                        settings, ("pair", x, y, label), ci=False)
+                                                        settings, _comparison_key(systems, x, y, label), ci=False)
             tick()
     pair_keys = list(pair_raw)
     pair_adj: dict[tuple[str, str, str], float] = {}
@@ -658,6 +683,16 @@ def compute_significance(
                         family_size, versions, by_baseline, all_pairs)
 
 
+def _comparison_key(systems, x: str, y: str, label: str) -> tuple[str, ...]:
+    """The random generator's names for the comparison of ``x`` and ``y`` under
+    ``label``: the same whichever table asks (against the baseline, a flipped pair, all
+    pairs) and whichever way round, so every output shows one p-value per comparison
+    (the permutation and bootstrap p-values are symmetric in the order: the same draws
+    on ``y - x`` give the negated statistics)."""
+    a, b = sorted((x, y))  # by name: not by the systems' order in the config
+    return ("comparison", a, b, label)
+
+
 def _against_baseline(values, systems, labels, baseline, settings, tick) -> tuple[tuple[Comparison, ...], int]:
     """Every other system against ``baseline`` under every flavour, corrected per
     family; returns the comparisons (system-major) and the largest family size."""
@@ -668,7 +703,7 @@ def _against_baseline(values, systems, labels, baseline, settings, tick) -> tupl
         si = systems.index(s)
         for f, label in enumerate(labels):
             raw[(s, label)] = paired_comparison(values[si, f], values[bi, f], settings,
-                                                ("baseline", s, baseline, label))
+                                                _comparison_key(systems, s, baseline, label))
             tick()
     adjusted: dict[tuple[str, str], float] = {}
     family_size = 0
@@ -698,7 +733,7 @@ def _all_pairs(values, systems, labels, settings, tick) -> dict[str, PairMatrix]
     for f, label in enumerate(labels):
         for i, j in zip(iu, ju):
             raw[(label, i, j)] = paired_comparison(values[i, f], values[j, f], settings,
-                                                   ("pair", systems[i], systems[j], label), ci=False)
+                                                   _comparison_key(systems, systems[i], systems[j], label), ci=False)
             tick()
     keys = list(raw)
     groups = [keys] if settings.family == "all" else [[k for k in keys if k[0] == l] for l in labels]

@@ -266,11 +266,33 @@ def flavour_legend(report: Report, tablefmt: str = "simple", width: int | None =
     to fit ``width``)."""
     rows = [[text_escape(label), text_escape(canon)] for label, canon in zip(report.labels, report.canonical)]
     headers = ["flavour", "canonical form"]
-    maxcol = None
     if width is not None:  # the label column as tabulate lays it out (its header padded by _PAD)
         first = _column_width(rows, headers, 0)
-        maxcol = [None, max(10, width - first - _GAP - _PAD)]
-    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, maxcolwidths=maxcol)
+        room = max(10, width - first - _GAP - _PAD)
+        rows = [[label, fold_flavour(canon, room)] for label, canon in rows]
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+
+
+_FLAVOUR_BREAK = re.compile(r"(?<=[,(])")
+
+
+def fold_flavour(text: str, room: int) -> str:
+    """A canonical flavour string on lines of at most ``room`` characters, broken only
+    after a ``,`` or ``(`` (never inside a name or number: ``trec_eval`` stays whole); a
+    piece longer than ``room`` keeps its own line.
+
+    >>> print(fold_flavour("ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10", 30))
+    ndcg(gain=exp2,discount=log2,
+    idcg=judged,ties=trec_eval)@10
+    """
+    lines, line = [], ""
+    for piece in _FLAVOUR_BREAK.split(text):
+        if line and len(line) + len(piece) > room:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def agreement_table(report: Report, tablefmt: str = "simple") -> str:
@@ -357,7 +379,7 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
     if len(report.labels) > 1 and len(report.systems) > 1:
         out += ["Best system per flavour:", "", best_table(report, digits, width), ""]
     if width is None:
-        out.append(esc(ag.statement))
+        out.append(esc(report.verdict[1]))
     else:
         out += [wrap(esc(sentence), width) for sentence in agreement_summary(report)]
     return "\n".join(out)
@@ -541,7 +563,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
                     tabulate(rows, headers=["system", *(esc(s) for s in v.systems)], tablefmt="github",
                              disable_numparse=True), ""]
     ag = report.agreement
-    out += ["## Flavour agreement", "", f"**{esc(ag.statement)}**", ""]
+    out += ["## Flavour agreement", "", f"**{esc(report.verdict[1])}**", ""]
     if agreement_view(report) is not None:
         out += ["Kendall's τ-b between the orderings of the systems by mean, for every pair of "
                 "flavours; a *flip* is a system pair whose order is reversed.", ""]

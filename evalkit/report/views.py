@@ -504,7 +504,9 @@ def agreement_summary(report: Report) -> list[str]:
         return [ag.statement]
     distinct = {frozenset(b) for b in ag.best.values()}
     out = []
-    if len(distinct) > 1:
+    if report.flip_evidence:  # tested flips: only distinguishable ones count (Report.verdict)
+        out.append(report.verdict[1])
+    elif len(distinct) > 1:
         out.append(f"The choice of flavour changes the conclusion: {len(distinct)} different best systems "
                    f"under the {len(report.labels)} flavours (table above).")
     else:

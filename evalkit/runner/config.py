@@ -276,6 +276,29 @@ def _string_keys(node: yaml.Node | None, source: str, path: list) -> None:
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _string_keys(item, source, path + [i])
+    elif isinstance(node, yaml.ScalarNode):
+        _check_scalar(node, source, path)
+
+
+_YAML11_OCTAL = re.compile(r"[-+]?0[0-7_]+", re.ASCII)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_scalar(node: yaml.ScalarNode, source: str, path: list) -> None:
+    """A value YAML reads otherwise than it looks: a plain ``05`` or ``010`` is an
+    octal integer in YAML 1.1 (PyYAML: ``010`` is 8); a lone surrogate (``"\\ud800"``)
+    is a string no UTF-8 output can hold.
+
+    :raises ConfigError: naming the file, line and key."""
+    where = format_key(path)
+    at = f"{source}:{node.start_mark.line + 1}: {where + ': ' if where else ''}"
+    if node.style is None and node.tag == "tag:yaml.org,2002:int" and _YAML11_OCTAL.fullmatch(node.value):
+        raise ConfigError(f"{at}{node.value} is an octal number in YAML 1.1 ({node.value} = "
+                          f"{yaml.safe_load(node.value)}); write it without the leading zero, or quote it")
+    bad = _SURROGATE.search(node.value)
+    if bad is not None:
+        raise ConfigError(f"{at}contains a lone surrogate U+{ord(bad.group()):04X} (an escape such as \\ud800 "
+                          "that is half of a character): no output file can hold it")
 
 
 def _mapping_string_keys(data: Any, path: list) -> None:
@@ -496,9 +519,11 @@ def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) ->
         pattern = entry["glob"]
         regex = None
         if "name_pattern" in entry:
+            from ..user_regex import compile_user_regex
+
             try:
-                regex = re.compile(entry["name_pattern"])
-            except re.error as exc:
+                regex = compile_user_regex(entry["name_pattern"])
+            except ValueError as exc:
                 raise loc.error(key + ["name_pattern"], f"invalid regular expression: {exc}", value=True) from None
             if regex.groups != 1:
                 raise loc.error(key + ["name_pattern"],
@@ -513,7 +538,12 @@ def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) ->
             if regex is None:
                 name = run_name_from_file(fname)
             else:
-                m = regex.search(fname)
+                from ..user_regex import UserRegexTimeout, search
+
+                try:
+                    m = search(regex, fname)
+                except UserRegexTimeout as exc:
+                    raise loc.error(key + ["name_pattern"], str(exc), value=True) from None
                 if m is None or not m.group(1):
                     raise loc.error(key + ["name_pattern"],
                                     f"file name {fname!r} does not match {regex.pattern!r}", value=True)

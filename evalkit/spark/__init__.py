@@ -1,7 +1,7 @@
 """evalkit on Apache Spark: the same flavours and the same per-query values when the
 qrels and runs are Spark DataFrames.
 
-Needs the optional extra ``pip install "evalkit[spark]"`` (pyspark) and a Java 17+
+Needs the optional extra ``pip install "evalkit-ndcg[spark]"`` (pyspark) and a Java 17+
 runtime; nothing imports pyspark until a function here runs.
 
 ::
