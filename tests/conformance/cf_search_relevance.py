@@ -31,7 +31,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import cf_data as D
-from cf_entries import DATASETS, Also, Entry, _ranked_case
+from cf_base import DATASETS, Also, Entry, _ranked_case
 from cf_refs import NotApplicable, Ref, vectors
 
 RRE_REF = ("SeaseLtd/rated-ranking-evaluator e478aa7d4ad5 rre-core NDCGAtK.java:100-160, ported in exact decimal "
