@@ -16,12 +16,17 @@ module                            libraries
 ================================  =====================================================
 :mod:`.trec_eval`                 trec_eval 10.0, trec_eval 9 (pytrec_eval), Pyserini;
                                   :func:`~.trec_eval.trec_eval_flavours` (trec_eval's flags)
+:mod:`.trec_eval_measures`        trec_eval's measures beyond NDCG (``all_trec``: bpref,
+                                  infAP, Rprec, set_*, num_*...) and their ir_measures names
 :mod:`.ir_measures`               ir_measures' default pipeline
 :mod:`.sklearn`                   scikit-learn (tie policy ``numpy_argsort``)
 :mod:`.ranx`                      ranx (tie policy ``numba_quicksort``)
 :mod:`.papers`                    Järvelin & Kekäläinen 2002, Burges et al. 2005
 :mod:`.ltr`                       LightGBM, XGBoost, CatBoost, RankLib, TF-Ranking,
                                   torchmetrics (metric ``ndcg_float32``), allRank, pytorchltr
+:mod:`.label_rules`               how LightGBM, XGBoost and gdeval.pl read labels (grade
+                                  rules ``lightgbm``, ``xgboost``, ``gdeval``, ``float32``;
+                                  components only, no preset: not in :data:`MODULES`)
 :mod:`.gdeval`                    gdeval.pl (TREC Web track)
 :mod:`.spark`                     Spark MLlib / ML, recommenders' Spark evaluation
                                   (metric ``ndcg_mllib``)
@@ -36,5 +41,5 @@ module                            libraries
 #: The library modules, in registration order (:data:`evalkit.registry.DEFAULT_PLUGINS`).
 MODULES = tuple(f"evalkit.libraries.{name}" for name in (
     "trec_eval", "sklearn", "ranx", "ir_measures", "papers", "ltr", "gdeval", "spark",
-    "ndeval", "recsys", "embedding_benchmarks", "search_engines",
+    "ndeval", "recsys", "embedding_benchmarks", "search_engines", "trec_eval_measures",
 ))
