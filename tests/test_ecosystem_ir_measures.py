@@ -1,10 +1,10 @@
 """evalkit flavours as ir_measures measures, through ir_measures' own API and PyTerrier's
 ``pt.Experiment`` (issue 28).
 
-The real data: no TREC DL 2020 run is in ``../shared/data`` (only its qrels, in
-``anserini_tools_qrels``), so the per-query checks use the TREC Web 2012 pair there: the
-Indri query-likelihood run ``ql.results-cata`` (50 topics, depth 1000) and its graded qrels
-(-2..4, ``qrels.web.151-200.txt``). The references: trec_eval 10.0 built from
+The real data: TREC DL 2020's passage qrels (``anserini_tools_qrels``) with a tied run
+written by the test (no DL 2020 run is in ``../shared/data``), and the TREC Web 2012 pair:
+the Indri query-likelihood run ``ql.results-cata`` (50 topics, depth 1000) and its graded
+qrels (-2..4, ``qrels.web.151-200.txt``). The references: trec_eval 10.0 built from
 ``../shared/references`` for ``trec_eval.ndcg_cut@10`` and pytrec_eval (the provider
 ir_measures' own ``nDCG@10`` runs on) for ``nDCG@10``.
 """
@@ -33,23 +33,47 @@ def web12():
     return qrels_path, run_path
 
 
+@pytest.fixture(scope="module")
+def dl20(tmp_path_factory):
+    """TREC DL 2020 passage qrels (``qrels.dl20-passage.txt``, 54 topics, grades 0-3) and a
+    run over them written here (no DL 2020 run is in ``../shared/data``): for each topic its
+    judged passages and 40 unjudged ones in a seeded random order, scores with 2 decimals,
+    so many of them tie (the tie order is what trec_eval's and pytrec_eval's orders decide)."""
+    qrels_path = shared_path("anserini_tools_qrels", "qrels.dl20-passage.txt")
+    rng = np.random.default_rng(2020)
+    judged: dict[str, list[str]] = {}
+    for line in qrels_path.read_text().splitlines():
+        qid, _, docno, _ = line.split()
+        judged.setdefault(qid, []).append(docno)
+    lines = []
+    for qid, docs in judged.items():
+        pool = docs + [f"u{qid}_{i}" for i in range(40)]
+        for rank, i in enumerate(rng.permutation(len(pool))[:100], 1):
+            lines.append(f"{qid} Q0 {pool[i]} {rank} {round(float(rng.random()), 2):.2f} dl20like")
+    run_path = tmp_path_factory.mktemp("dl20") / "dl20like.run"
+    run_path.write_text("\n".join(lines) + "\n")
+    return qrels_path, run_path
+
+
 def _per_query(metrics, measure_obj) -> dict[str, float]:
     return {m.query_id: m.value for m in metrics if m.measure == measure_obj}
 
 
 @pytest.mark.shared
-def test_mixed_with_ir_measures_own_measure_per_query(web12):
+@pytest.mark.parametrize("data", ["web12", "dl20"])
+def test_mixed_with_ir_measures_own_measure_per_query(data, request):
     """``[evalkit measure of trec_eval.ndcg_cut@10, nDCG@10]`` in one ir_measures call: each
     equals its direct value on every query (evalkit.evaluate and trec_eval 10.0 for the first,
-    pytrec_eval for ir_measures' own), and calc_aggregate gives their means."""
-    qrels_path, run_path = web12
+    pytrec_eval for ir_measures' own), and calc_aggregate gives their means; on the Web 2012
+    run and on DL 2020's qrels with a tied run."""
+    qrels_path, run_path = request.getfixturevalue(data)
     ek = measure("trec_eval.ndcg_cut@10")
     own = ir_measures.nDCG @ 10
     qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
     run = list(ir_measures.read_trec_run(str(run_path)))
     metrics = list(ir_measures.iter_calc([ek, own], qrels, run))
     got_ek, got_own = _per_query(metrics, ek), _per_query(metrics, own)
-    assert len(got_ek) == len(got_own) == 50
+    assert len(got_ek) == len(got_own) == {"web12": 50, "dl20": 54}[data]
 
     direct = evalkit.evaluate(evalkit.read_qrels(qrels_path), [evalkit.read_run(run_path)],
                               ["trec_eval.ndcg_cut@10"]).per_query(0, 0)
