@@ -673,12 +673,17 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
     return out
 
 
+#: Built-in aggregates identify does not try: trec_eval's summaries of its counts and
+#: ``gm_*`` measures (``sum``, ``gmean``); no library reports an NDCG that way.
+UNTRIED_AGGREGATES = ("gmean", "sum")
+
+
 def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str, list[ComponentRef]]:
     """The components each stage family is tried at: every registered component at its
     default parameters (those that need a parameter: at the values the presets use),
     but the ones that refuse data (a judgment rule's ``check``: it raises, it gives no
-    number); an aggregate only where a preset uses it (a geometric mean or a sum of
-    NDCG is reported by no library); a family whose component type is not ``varied`` (``grades``: on TREC
+    number); not the built-in aggregates of :data:`UNTRIED_AGGREGATES`; a family whose
+    component type is not ``varied`` (``grades``: on TREC
     qrels its rules refuse a grade or give the number the default gives) is left at
     each preset's value."""
     out: dict[str, list[ComponentRef]] = {}
@@ -691,9 +696,8 @@ def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str,
                 break
             if getattr(comp, "check", None) is not None or registry.is_alias(key, name):
                 continue
-            if key == "aggregate" and name != DEFAULT_STAGES[key] and not any(p.stage(key).name == name
-                                                                                for p in presets):
-                continue  # how a run's value combines its queries: tried as the presets do it
+            if key == "aggregate" and name in UNTRIED_AGGREGATES:
+                continue  # a geometric mean or a sum of NDCG is reported by no library
             if not _REQUIRED[(key, name)] and not comp.numeric_keys:
                 refs.append(ComponentRef(name))
         else:

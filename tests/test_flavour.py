@@ -220,7 +220,11 @@ def test_unknown_names_list_known_ones(text, family, name):
         parse(text)
     msg = str(err.value)
     assert f"unknown {family} '{name}'" in msg
-    for known in REG.names(family):
+    names = REG.names(family)
+    if len(names) > 20:  # a long family: the count and where they are listed, not every name
+        assert f"({len(names)} known; `evalkit plugins` lists them)" in msg
+        return
+    for known in names:
         assert known in msg
 
 

@@ -199,7 +199,9 @@ def generated(seed=7, n_queries=120):
 
 def test_generated_ties_missing_empty_many_partitions(spark, registry):
     qrels_rows, run_rows = generated()
-    flavours = all_flavours(registry) + [
+    # a preset with missing=error (ranx's default call) refuses this data on both engines:
+    # test_errors_reach_the_driver_as_evalkit_errors covers the refusal
+    flavours = [f for f in all_flavours(registry) if f.convention("missing") != "error"] + [
         "ndcg(missing=zero,empty=one)@10", "ndcg(missing=skip,empty=skip)@10", "ndcg(ties=input,depth=5)@10",
         "ndcg(judged_only=yes,min_grade=2)@10", "ndcg(ties=optimistic,empty=skip)@3"]
     # the qrels' order matters to idcg=listed: it travels as a column through the repartition

@@ -268,9 +268,17 @@ def _interpolate(inp: MetricInput, rr: _Rels):
     # only the relevant positions matter: the maximum below a relevant document is
     # reached at a relevant document (precision drops between them)
     prec = rr.cum_rel[rel_pos] / r.rank[rel_pos]
-    shift = 2.0 * (nq - r.query[rel_pos])  # increasing along the reversed array, resets each query
-    rev = (prec + shift)[::-1]
-    suffix = (np.maximum.accumulate(rev) - shift[::-1])[::-1] if len(rev) else rev
+    if not len(prec):
+        return prec, np.arange(0), rel_off
+    # a segmented suffix maximum: the key prec + 2 (nq - q) increases from one query to the
+    # next along the reversed array, so a running maximum of it never crosses a query; the
+    # value is read back by position (prec itself), not as key - shift, which would round
+    # differently with the query's place in the run (values must not depend on line order)
+    shift = 2.0 * (nq - r.query[rel_pos])
+    key = (prec + shift)[::-1]
+    pos = np.arange(len(key))
+    latest = np.maximum.accumulate(np.where(key >= np.maximum.accumulate(key), pos, 0))
+    suffix = prec[::-1][latest][::-1]
     return suffix, np.arange(len(rel_pos)), rel_off
 
 

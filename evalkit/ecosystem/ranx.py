@@ -144,7 +144,7 @@ def evaluate(qrels, runs, flavours, *, labels: Sequence[str] | None = None, regi
     :returns: :class:`~evalkit.Results`, values ``float64`` ``(n_runs, n_flavours, n_queries)``.
     :raises: what :func:`evalkit.evaluate` raises.
     """
-    from ..engine.evaluate import evaluate as _evaluate
+    from ..resolve import evaluate as _evaluate  # specs (presets, names) resolved at the edge
 
     return _evaluate(_as_qrels(qrels), _as_runs(runs), flavours, labels=labels, registry=registry)
 
