@@ -138,3 +138,20 @@ def test_mteb_retrieval_scores_through_compat(monkeypatch):
     _same(got.all_scores, want.all_scores)
     assert got.naucs == pytest.approx(want.naucs, rel=1e-9, abs=1e-12)
     assert got.naucs_mrr == want.naucs_mrr
+
+
+def test_query_given_with_no_document_scores_as_pytrec_eval():
+    """pytrec_eval evaluates a run query given as an empty dict on no documents (0 for these
+    measures); the stand-in did not report it, so BEIR's mean (ignore_identical_ids can leave a
+    query empty) came out 1.0 instead of 0.5 through it."""
+    import pytrec_eval
+
+    qrels = {"a": {"a": 1, "d1": 1}, "b": {"d2": 2, "x": 0}, "c": {"z": 1}}
+    run = {"a": {}, "b": {"d2": 1.0, "x": 1.0, "y": 0.5}}
+    measures = {"ndcg_cut.10", "map", "P.10", "recall.100", "recip_rank", "ndcg"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    ours = compat.RelevanceEvaluator(qrels, measures).evaluate(run)
+    assert sorted(ours) == sorted(theirs) == ["a", "b"]
+    for q in theirs:
+        assert ours[q] == pytest.approx(theirs[q], abs=1e-15)
+    assert ours["a"]["ndcg_cut_10"] == 0.0 and ours["b"]["P_10"] == pytest.approx(0.1)

@@ -172,6 +172,11 @@ class RelevanceEvaluator:
         if not rows:
             return {}
         run = Run.from_rows(rows, name="run", source="<pytrec_eval run>")
+        judged = set(self._qrels.qids)
+        # a query given with no document is evaluated on an empty ranking, as pytrec_eval hands
+        # trec_eval a query without results (every measure's value on no documents: 0 for
+        # ndcg_cut, map, P...); under missing=score the engine scores such a query so
+        empty = [str(q) for q, docs in scores.items() if len(docs) == 0 and str(q) in judged]
         shared = [q for q in self._qrels.qids if q in rows]
         if not shared:
             return {}
@@ -180,6 +185,9 @@ class RelevanceEvaluator:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             flavours = self._flavours + (self._counts or [])
+            if empty:
+                flavours = [fl.replace(missing="score") for fl in flavours]
+                rows = {**rows, **{q: {} for q in empty}}
             res = evaluate(self._qrels, run, flavours, labels=[f"{i}" for i in range(len(flavours))],
                            registry=self._registry)
         values = res.values[0]
