@@ -9,6 +9,7 @@ checked against trec_eval directly.
 
 from __future__ import annotations
 
+import os
 import importlib.metadata as md
 from pathlib import Path
 
@@ -474,9 +475,22 @@ def test_config_engine_spark_report_has_tie_spread_and_judged(spark, trec_eval_d
     assert files == sorted(p.relative_to(tmp_path / "spark") for p in (tmp_path / "spark").rglob("*") if p.is_file())
     assert "tie_spread.csv" in {f.name for f in files} and "judged_at_k.csv" in {f.name for f in files}
     for f in files:
-        a = (tmp_path / "local" / f).read_text().replace(str(tmp_path / "local"), "OUT")
-        b = (tmp_path / "spark" / f).read_text().replace(str(tmp_path / "spark"), "OUT")
-        assert a.replace("../local", "OUT") == b.replace("../spark", "OUT"), f
+        a = _without_output_dir((tmp_path / "local" / f).read_text(), tmp_path / "local")
+        b = _without_output_dir((tmp_path / "spark" / f).read_text(), tmp_path / "spark")
+        assert a == b, f
+
+
+def _without_output_dir(text: str, out_dir) -> str:
+    """``text`` with every spelling of ``out_dir`` replaced by ``OUT``: absolute, resolved,
+    relative to the working directory (a mapping config's ``output_dir`` is recorded relative
+    to it, so the spelling depends on where pytest runs), and relative from a file in it
+    (``../local``); normalised paths, longest first, so no spelling is half-replaced."""
+    cwd = os.getcwd()
+    forms = {str(out_dir), str(Path(out_dir).resolve()), os.path.relpath(out_dir, cwd),
+             os.path.relpath(Path(out_dir).resolve(), Path(cwd).resolve()), f"../{Path(out_dir).name}"}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form.replace(os.sep, "/"), "OUT")
+    return text
 
 
 @pytest.mark.shared
