@@ -188,8 +188,10 @@ IRM = lambda: version("ir_measures") + " (default providers), files read with re
 TE_PRINT = "trec_eval prints 4 decimals"
 #: half a unit of trec_eval's 4th printed decimal, and float64 noise at that boundary
 TE_BIN_TOL = 5e-5 + 1e-12
-TE_BIN_908 = TE.SOURCE + "; " + TE.UNCHANGED_TO_908
+TE_BIN_908 = TE.SOURCE_OF(TE.NINE)
+TE_BIN_10 = TE.SOURCE_OF(TE.TEN)
 TE9_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
+TE10_DATA = TE9_DATA
 JK2002 = ("Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS 20(4):422-446, "
           "2002: the running example G' = <3,2,3,0,0,1,2,2,3,0> against the ideal <3,3,3,2,2,2,1,1,1,1>, "
           "b = 2, normalised vector printed to 2 decimals")
@@ -267,7 +269,8 @@ L2 = math.log2
 #: CAsT 2021 and the generated edge cases (grades 0..4: the recommender libraries' ratings)
 LIB_TREC = ("generated-nonneg", "cast2021/bm25")
 LENSKIT = lambda: version("lenskit") + " topn.RecListAnalysis + topn.ndcg"  # noqa: E731
-PYSERINI = TE.SOURCE + ", run as -q -m ndcg_cut.k qrels run"
+PYSERINI = ("Pyserini 1.6.0 runs jtreceval's trec_eval 9.0.4 binary (pyserini.eval.trec_eval); here "
+            + TE.SOURCE_OF(TE.NINE) + "; " + TE.UNCHANGED_TO_908)
 PYSERINI_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
 ES_TESTS = ("elastic/elasticsearch modules/rank-eval/src/test/java/org/elasticsearch/index/rankeval/"
             "DiscountedCumulativeGainTests.java (testDCGAt, testDCGAtSixMissingRatings, "
@@ -324,19 +327,18 @@ MTEB_DATA = ("mteb/worked",) + LIB_TREC + ("robust03/InexpC2",)
 
 ENTRIES: list[Entry] = [
     # ------------------------------------------------------------------ trec_eval (10.0 line)
-    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", m), TE_OUT,
-            ("trec_eval_test/results.test",), 5e-5, TE_PRINT)
-      for m in ("ndcg", "ndcg_rel", "Rndcg")],
-    Entry("trec_eval.ndcg_cut", R.trec_eval_vectors("out.test.aq", "ndcg_cut_{k}"), TE_OUT,
-          ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=TE_CUTOFFS),
-    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", native), TE_OUT,
-            ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=cuts)
-      for m, native, cuts in (("P", "P_{k}", TE_CUTOFFS), ("map", "map", (None,)),
-                              ("map_cut", "map_cut_{k}", TE_CUTOFFS), ("recall", "recall_{k}", TE_CUTOFFS),
-                              ("recip_rank", "recip_rank", (None,)))],
+    # the trec_eval 10.0 binary built from ../shared/references on real, tied and generated data,
+    # and trec_eval's own expected output (test/out.test.aq) on its test collection
+    *[Entry(f"trec_eval.{m}", TE.trec_eval(native, version=TE.TEN), TE_BIN_10, TE10_DATA, TE_BIN_TOL, TE_PRINT,
+            cutoffs=cuts, also=(Also(R.trec_eval_vectors("out.test.aq", native, only="trec_eval_test/results.test"),
+                                     TE_OUT, 5e-5, TE_PRINT),))
+      for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
+                              ("ndcg_cut", "ndcg_cut_{k}", TE_CUTOFFS), ("P", "P_{k}", TE_CUTOFFS),
+                              ("map", "map", (None,)), ("map_cut", "map_cut_{k}", TE_CUTOFFS),
+                              ("recall", "recall_{k}", TE_CUTOFFS), ("recip_rank", "recip_rank", (None,)))],
     # ------------------------------------------------------------------ trec_eval 9.0.8
-    *[Entry(f"trec_eval9.{m}", R.pytrec_eval(native), TE9, TE9_DATA, 1e-12, F64, cutoffs=cuts,
-            also=(Also(TE.trec_eval(native), TE_BIN_908, TE_BIN_TOL, TE_PRINT),))
+    *[Entry(f"trec_eval9.{m}", TE.trec_eval(native, version=TE.NINE), TE_BIN_908, TE9_DATA, TE_BIN_TOL, TE_PRINT,
+            cutoffs=cuts, also=(Also(R.pytrec_eval(native), TE9, 1e-12, F64),))
       for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_cut", "ndcg_cut_{k}", (5, 10, 1000)),
                               ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
                               ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
@@ -503,16 +505,12 @@ ENTRIES: list[Entry] = [
       for m, v, exp in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, False),
                         ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, True))],
     Entry("allrank.ndcg", R.allrank(seeds=ALLRANK_SEEDS),
-          lambda: version("allrank") + " allrank.models.metrics.ndcg (ats=[k], default gain 2^y - 1 and "
+          "allrank " + R.ALLRANK_VERSION + " allrank.models.metrics.ndcg (ats=[k], default gain 2^y - 1 and "
           "filler_value 1.0) on float32 padded slates, mean over " + f"{ALLRANK_SEEDS} random item orders of "
           "each slate (numpy default_rng(0..." + f"{ALLRANK_SEEDS - 1})): y_pred.sort(descending=True) "
           "(metrics.py:37) is not stable and, on the CPU, orders tied items by their place in the slate, "
-          "with no seed; its import needs, besides ndcg's torch and numpy: " + version("gcsfs") + " and "
-          + version("setuptools") + " (pkg_resources; allrank/utils/file_utils.py:6-8), and torchvision "
-          "(allrank/data/dataset_loading.py:8-9), here an empty stand-in module while allRank is "
-          "imported: torchvision 0.28.0, the only release pinned to torch 2.13.0, is a CUDA build whose "
-          "import fails with the CPU torch (RuntimeError: operator torchvision::nms does not exist; its "
-          "_C.so needs libc10_cuda.so); ndcg calls none of the three",
+          "with no seed; installed with its own pins (torch 1.8.0, torchvision 0.9.0, gcsfs 0.6.2) on "
+          "Python 3.8 (torch 1.8.0 has no wheel for Python >= 3.10) and run in a worker process",
           ("allrank/test_ndcg", "allrank/multiple_ats") + LTR, 1e-6,
           "allRank computes in float32 (sums of up to 30 terms); + 6 standard errors of the mean over "
           "item orders", cutoffs=(None, 1, 2, 5, 10), side="arrays",
@@ -524,8 +522,8 @@ ENTRIES: list[Entry] = [
                      "test_ndcg_for_multiple_ats); no relevant item: allrank/models/metrics.py:7-8, :23-24 v1.4.3 "
                      "(filler_value 1.0)", 1e-6, "allRank computes in float32"),)),
     *[Entry(f"pytorchltr.{m}", R.pytorchltr(exp, seeds=PYTORCHLTR_SEEDS),
-            f"pytorchltr {R.PYTORCHLTR_SDIST[0]} evaluation.ndcg, imported from its sdist (pip download, sha256 "
-            "pinned: pip install cannot build it on Python 3.11, its svmrank parser's C file, generated by Cython "
+            f"pytorchltr {R.PYTORCHLTR_SDIST[0]} evaluation.ndcg, imported from its sdist (downloaded when the "
+            "test environment is made, sha256 pinned: pip install cannot build it on Python 3.11, its svmrank parser's C file, generated by Cython "
             "0.29.21, fails with fatal error: longintrepr.h: No such file or directory; the evaluation "
             f"package is pure Python), mean over {PYTORCHLTR_SEEDS} seeds of its random tie break "
             f"(torch.manual_seed(0..{PYTORCHLTR_SEEDS - 1}))",
@@ -534,10 +532,11 @@ ENTRIES: list[Entry] = [
             cutoffs=(1, 3, 10, 30), side="arrays")
       for m, exp in (("ndcg", True), ("ndcg_linear", False))],
     Entry("recbole.ndcg", R.recbole,
-          lambda: version("recbole") + " Collector.eval_batch_collect + Evaluator (metric NDCG, "
+          "recbole " + R.RECBOLE_VERSION + " Collector.eval_batch_collect + Evaluator (metric NDCG, "
           "metric_decimal_place 15) on score rows holding the run's ranking (torch.topk orders equal "
-          "scores arbitrarily); shim: np.float = float while RecBole runs (metrics.py:188, :194 use "
-          "np.float, removed in numpy 1.24)",
+          "scores arbitrarily); installed with its own pins (ray 2.6.3, colorlog 4.7.2, colorama 0.4.4) and "
+          "numpy < 1.24 (metrics.py:188, :194 use np.float, removed in numpy 1.24; evalkit needs >= 1.24), "
+          "run in a worker process",
           ("recbole/worked",) + LIB_TREC, 1e-12, F64 + " (RecBole's metric in numpy float64)",
           cutoffs=(1, 3, 10)),
     *[Entry(f"elliot.{m}", R.vectors({(n, 3): v for n in ELLIOT_DATA}), ELLIOT, ELLIOT_DATA, 1e-12, F64,
