@@ -299,7 +299,7 @@ TORCHREC = lambda: (  # noqa: E731
     + " (the CPU build for torch 2.13: fbgemm_gpu/__init__.py maps 1.8 to 2.13; 1.9.0 and 1.7.0 fail at "
     "import with undefined symbols; TorchRec and FBGEMM release with matching versions) and the "
     "torchmetrics " + R.TORCHREC_TORCHMETRICS[0] + " TorchRec pins "
-    "(in a worker process: with the test extra's torchmetrics 1.9.0, compute() fails with ValueError: A "
+    "(installed with TorchRec in its own environment; with torchmetrics 1.9.0 compute() fails with ValueError: A "
     "frozen dataclass was passed to `apply_to_collection`); torchrec/metrics/ndcg.py is the same file in "
     "v1.8.0, v1.9.0 and v1.9.2 (1 - DCG/IDCG: :151-160, :205-207, :234-247, :261; IDCG 0 -> 1e-6). "
     "Ties: predictions.sort(descending=True) (:155) on CPU orders equal values neither stably nor by a "
@@ -444,7 +444,7 @@ ENTRIES: list[Entry] = [
             cutoffs=(5, 10, 20), side="diversity")
       for m, col in (("alpha_ndcg", "alpha-nDCG"), ("err_ia", "ERR-IA"), ("nerr_ia", "nERR-IA"))],
     # ------------------------------------------------------------------ library presets (issue 11)
-    # references installed by the README's test command; the rest: values from the library's
+    # references installed in their layer's environment (noxfile.py); the rest: values from the library's
     # own unit tests or worked by hand from the source lines the preset cites
     # CatBoost takes negative labels (it sums their gains and orders tied predictions by
     # the raw label): the generated grades -2..4 as well
