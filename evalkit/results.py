@@ -110,7 +110,8 @@ class Results:
 
         :param registry: where the ``aggregate`` components are looked up (default: the
             default registry; only read for flavours with a non-default aggregate).
-        :raises ComponentOutputError: an aggregate returned a wrong shape.
+        :raises ComponentContractError: an aggregate broke its contract (a wrong shape, dtype, a
+            non-finite value of a third party's component).
         """
         counts = self.counts()
         out = np.full(counts.shape, np.nan)
@@ -163,16 +164,15 @@ class Results:
 
 
 def _aggregate(ref: ComponentRef, values: np.ndarray, registry: Registry | None = None) -> np.ndarray:
-    """The ``aggregate`` component ``ref`` on ``values`` (``float64`` ``(s, q)``): ``(s,)``."""
-    from .errors import ComponentOutputError
+    """The ``aggregate`` component ``ref`` on ``values`` (``float64`` ``(s, q)``):
+    ``float64`` ``(s,)``, called through the engine's boundary
+    (:func:`~evalkit.engine.checks.call_component`: its printing to standard error,
+    ``sys.exit`` and its output's shape and values checked)."""
+    from .engine.checks import call_component
     from .registry import registry_or_default
 
     comp = registry_or_default(registry).get("aggregate", ref.name)
-    got = np.asarray(comp.fn(values, **comp.bind(ref.params)), dtype=np.float64)
-    if got.shape != values.shape[:1]:
-        raise ComponentOutputError("aggregate", str(ref), None,
-                                   f"returned shape {got.shape}, expected {values.shape[:1]}")
-    return got
+    return np.asarray(call_component("aggregate", comp, values, **comp.bind(ref.params)), dtype=np.float64)
 
 
 def _index(i: int, n: int, what: str) -> int:

@@ -389,6 +389,196 @@ def test_builtin_flavours_pass_the_checks_unchanged(site, tmp_path):  # noqa: F8
     assert np.all((res.means() >= 0) & (res.means() <= 1))
 
 
+# ----------------------------------------------------------------------------- stage families
+
+#: one component of every stage family, whose parameter ``mode`` picks its behaviour:
+#: ``ok``, ``print`` (then ok), ``exit`` (``sys.exit(4)``), ``shape`` (one value too
+#: few), ``dtype`` (a wrong dtype), ``nan`` (a non-finite value where the contract
+#: wants a number)
+STAGES = """
+import sys
+from evalkit.components import Aggregate, Divergence, GradeRule, NegativeRule, Outcome, Refusal, RunFilter
+
+MODE = Param("mode", "str", "ok", "test behaviour", choices=("ok", "print", "exit", "shape", "dtype", "nan"))
+
+def _act(mode, name):
+    if mode == "print":
+        print("stagebugs:", name, "called")
+    if mode == "exit":
+        sys.exit(4)
+
+def rf(inp, mode):
+    _act(mode, "run filter")
+    n = len(inp.ranked.query)
+    return {"shape": np.zeros(n - 1, dtype=bool), "dtype": np.zeros(n, dtype=np.int64)}.get(mode, np.zeros(n, bool))
+
+def drops(grades, mode):
+    _act(mode, "drops")
+    n = len(grades)
+    return {"shape": np.zeros(n - 1, dtype=bool), "dtype": np.zeros(n)}.get(mode, np.zeros(n, dtype=bool))
+
+def check(grades, mode):
+    _act(mode, "check")
+    n = len(grades)
+    if mode == "shape":
+        return Refusal(np.ones(n - 1, dtype=bool), lambda v, c: "refused")
+    if mode == "dtype":
+        return Refusal(np.ones(n), lambda v, c: "refused")
+    return None
+
+def reading(grades, mode):
+    _act(mode, "reading")
+    return {"shape": grades[:-1], "dtype": grades.astype(complex), "nan": grades * np.nan}.get(mode, grades)
+
+def oc(values, mode):
+    _act(mode, "outcome")
+    return {"shape": values[:-1], "dtype": values.astype(complex),
+            "nan": np.where(np.isnan(values), 0.5, np.inf)}.get(mode, values)
+
+def ag(values, mode):
+    _act(mode, "aggregate")
+    means = np.nanmean(values, axis=-1)
+    return {"shape": means[:-1], "dtype": means.astype(complex), "nan": means * np.nan}.get(mode, means)
+
+def dv(qrels, run):
+    print("stagebugs: divergence called")
+    return np.zeros((1, 1), dtype=object)
+
+@hookimpl
+def evalkit_register_run_filters(register):
+    register(RunFilter(name="rf", fn=rf, params=(MODE,), formula="none"))
+
+@hookimpl
+def evalkit_register_negative_rules(register):
+    register(NegativeRule(name="dr", fn=lambda g, mode: g, params=(MODE,), drops=drops, formula="none"))
+
+@hookimpl
+def evalkit_register_grade_rules(register):
+    register(GradeRule(name="ck", fn=lambda g, mode: g, params=(MODE,), check=check, formula="none"))
+    register(GradeRule(name="rd", fn=reading, params=(MODE,), reads_grades=True, formula="none"))
+
+@hookimpl
+def evalkit_register_outcomes(register):
+    register(Outcome(name="oc", fn=oc, params=(MODE,), formula="v"))
+
+@hookimpl
+def evalkit_register_aggregates(register):
+    register(Aggregate(name="ag", fn=ag, params=(MODE,), formula="mean"))
+
+@hookimpl
+def evalkit_register_divergences(register):
+    register(Divergence(name="dv", fn=dv, message="{topics} differ"))
+
+@hookimpl
+def evalkit_register_presets(register):
+    register(Preset(name="stagebugs.dv", spec="ndcg(gain=exp2)", diverges=(("dv", "it differs"),)))
+"""
+
+_ORIGIN = "from evalkit-stagebugs 1.0 (entry point 'stagebugs')"
+
+#: (flavour key=component, what the messages call it)
+_STAGE_CASES = [("run_filter=rf", "run filter 'rf'"), ("negative=dr", "negative-grade rule 'dr' (drops)"),
+                ("grades=ck", "grade rule 'ck' (check)"), ("grades=rd", "grade rule 'rd'"),
+                ("outcome=oc", "outcome 'oc'"), ("aggregate=ag", "aggregate 'ag'")]
+
+
+def _stage_spec(stage: str, mode: str) -> str:
+    return f"ndcg({stage}(mode={mode}))@10"
+
+
+@pytest.mark.parametrize("stage, noun", _STAGE_CASES)
+def test_stage_component_print_goes_to_stderr_and_json_stays_valid(cli, site, capsys, stage, noun):  # noqa: F811
+    site.add("evalkit-stagebugs", STAGES, ep_name="stagebugs")
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", _stage_spec(stage, "print"), "-m",
+                       _stage_spec(stage, "ok"), "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert "stagebugs" not in out and "stagebugs:" in err
+    # the component did nothing else: every query ranked ideally, NDCG@10 1 as with the
+    # default stage (the printing one and the quiet one alike)
+    assert list(data["runs"]["sys"]["all"].values()) == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("stage, noun", _STAGE_CASES)
+def test_stage_component_sys_exit_is_exit_3_naming_it(cli, site, capsys, stage, noun):  # noqa: F811
+    site.add("evalkit-stagebugs", STAGES, ep_name="stagebugs")
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", _stage_spec(stage, "exit"), "--format", "json")
+    assert rc == 3 and out == "", err
+    assert f"{noun} {_ORIGIN} called sys.exit(4) during the evaluation" in err
+    assert "This is a bug in plugin 'stagebugs'" in err and "Traceback" not in err
+
+
+#: (stage, mode, the contract broken, as the message says it); n = 36 rows, m = 36
+#: judgments, q = 3 queries, s = 1 system
+_BAD = [
+    ("run_filter=rf", "shape", "run filter 'rf' {o} returned a mask of shape (35,); expected (36,)"),
+    ("run_filter=rf", "dtype", "run filter 'rf' {o} returned a mask of dtype int64; expected bool"),
+    ("negative=dr", "shape", "negative-grade rule 'dr' (drops) {o} returned a mask of shape (35,); expected (36,)"),
+    ("negative=dr", "dtype", "negative-grade rule 'dr' (drops) {o} returned a mask of dtype float64; expected bool"),
+    ("grades=ck", "shape", "grade rule 'ck' (check) {o} returned Refusal.mask of shape (35,); expected (36,)"),
+    ("grades=ck", "dtype", "grade rule 'ck' (check) {o} returned Refusal.mask of dtype float64; expected bool"),
+    ("grades=rd", "dtype", "grade rule 'rd' {o} returned grades of dtype complex128; expected a real number"),
+    ("grades=rd", "nan", "grade rule 'rd' {o} returned nan for grade"),
+    ("outcome=oc", "shape", "outcome 'oc' {o} returned values of shape (2,); expected (3,)"),
+    ("outcome=oc", "dtype", "outcome 'oc' {o} returned values of dtype complex128; expected a real number"),
+    ("outcome=oc", "nan", "outcome 'oc' {o} returned inf for query index 0 whose value is 1.0; expected a finite "
+                          "number"),
+    ("aggregate=ag", "shape", "aggregate 'ag' {o} returned aggregates of shape (0,); expected (1,)"),
+    ("aggregate=ag", "dtype", "aggregate 'ag' {o} returned aggregates of dtype complex128; expected a real number"),
+    ("aggregate=ag", "nan", "aggregate 'ag' {o} returned nan for system index 0, which has included queries; "
+                            "expected a finite number"),
+]
+
+
+@pytest.mark.parametrize("stage, mode, message", _BAD)
+def test_stage_component_bad_output_is_exit_3_naming_it(cli, site, capsys, stage, mode, message):  # noqa: F811
+    site.add("evalkit-stagebugs", STAGES, ep_name="stagebugs")
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", _stage_spec(stage, mode), "--format", "json")
+    assert rc == 3 and out == "", err
+    assert err.startswith("evalkit: internal error: ComponentContractError: " + message.format(o=_ORIGIN)), err
+    assert "This is a bug in plugin 'stagebugs'" in err
+
+
+def test_grade_rule_shape_mismatch_is_caught_before_the_gain(site):  # noqa: F811
+    """A reading that drops a grade: the contract names the rule, not the gain after it."""
+    site.add("evalkit-stagebugs", STAGES, ep_name="stagebugs")
+    reg = build_registry(disable_plugins=False)
+    qrels = Qrels.from_rows([("q", "a", 2), ("q", "b", 1)])
+    run = Run.from_rows([("q", "a", 2.0), ("q", "b", 1.0)], name="r")
+    with pytest.raises(ComponentContractError, match=r"grade rule 'rd' from evalkit-stagebugs 1\.0 \(entry point "
+                                                     r"'stagebugs'\) returned grades of shape \(1,\); expected \(2,\)"):
+        evaluate(qrels, run, ["ndcg(grades=rd(mode=shape))"], registry=reg)
+    assert evaluate(qrels, run, ["ndcg(grades=rd)"], registry=reg).means()[0, 0] == 1.0
+
+
+def test_divergence_component_is_isolated_and_checked(cli, site, capsys):  # noqa: F811
+    site.add("evalkit-stagebugs", STAGES, ep_name="stagebugs")
+    rc, out, err = cli(capsys, "eval", "{qrels}", "{run}", "-m", "stagebugs.dv@10", "--format", "json")
+    assert rc == 3 and out == ""
+    assert "stagebugs: divergence called" in err
+    assert (f"divergence 'dv' {_ORIGIN} returned an array of shape (1, 1); expected the query ids, "
+            "one dimension") in err
+
+
+def test_built_in_stage_components_pass_the_checks():
+    """Every built-in component of each stage family on tied data with negative
+    grades: no false alarm (the values are the conformance suite's business)."""
+    reg = build_registry(disable_plugins=True)
+    qrels = Qrels.from_rows([(f"q{q}", f"d{d}", (d * 7 + q) % 5 - 1) for q in range(4) for d in range(0, 12, 2)])
+    run = Run.from_rows([(f"q{q}", f"d{d}", float(d // 3)) for q in range(4) for d in range(12)], name="r")
+    specs = []
+    for family in ("run_filter", "negative", "outcome", "aggregate"):
+        for name in reg.names(family):
+            comp = reg.get(family, name)
+            if getattr(comp, "check", None) is not None or any(p.default is None for p in comp.params):
+                continue
+            specs.append(f"ndcg({family}={name})@10")
+    specs += ["ndcg(outcome=round(decimals=2))@10", "ndcg(aggregate=round_mean(decimals=2))@10"]
+    assert len(specs) >= 12
+    res = evaluate(qrels, run, specs, registry=reg)
+    assert np.isfinite(res.means(reg)).all()
+
+
 # ----------------------------------------------------------------------------- stdout
 
 def test_plugin_print_never_reaches_json_output(cli, site, capsys):  # noqa: F811

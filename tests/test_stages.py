@@ -107,7 +107,8 @@ def test_a_plugin_component_of_each_stage_family_needs_no_engine_code():
 def test_a_run_filter_returning_a_wrong_shape_names_it():
     reg = build_registry(disable_plugins=True)
     reg.add("run_filter", RunFilter(name="broken", fn=lambda inp: np.zeros(1, dtype=bool)), "a plugin")
-    with pytest.raises(evalkit.errors.ComponentOutputError, match="run_filter 'broken'.*shape"):
+    with pytest.raises(evalkit.errors.ComponentContractError, match=r"run filter 'broken' from a plugin returned a "
+                                                                    r"mask of shape \(1,\); expected \(9,\)"):
         evalkit.evaluate(QRELS, RUN, ["ndcg(run_filter=broken)@3"], registry=reg)
 
 

@@ -63,7 +63,12 @@ from ..errors import (ComponentContractError, ComponentOutputError, EmptyEvaluat
 __all__ = ["ComponentContractError", "ComponentOutputError", "EmptyEvaluationWarning", "call_component", "checked",
            "checked_idcg", "format_number", "nothing_evaluated", "require_common_queries"]
 
-_NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy", "ties": "tie policy", "metric": "metric"}
+_NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy", "ties": "tie policy", "metric": "metric",
+         "run_filter": "run filter", "grades": "grade rule", "negative": "negative-grade rule",
+         "outcome": "outcome", "aggregate": "aggregate", "divergence": "divergence"}
+#: the call names whose function is another attribute of the component than ``fn``:
+#: a judgment rule's ``drops`` and ``check`` (:class:`evalkit.components.GradeRule`)
+_ATTRIBUTE_CALLS = ("drops", "check")
 _ENTRY_POINT = re.compile(r"\(entry point '([^']+)'\)\Z")
 
 
@@ -71,22 +76,42 @@ def _whose(family: str, comp: Any) -> tuple[str, str, str | None]:
     """``(description, origin, entry-point name or None)`` of a component."""
     origin = getattr(comp, "origin", "") or "unknown origin"
     m = _ENTRY_POINT.search(origin)
-    return f"{_NOUN.get(family, family)} '{comp.name}' from {origin}", origin, (m.group(1) if m else None)
+    if family in _ATTRIBUTE_CALLS:
+        noun = f"{_NOUN.get(comp.family, comp.family)} '{comp.name}' ({family})"
+    else:
+        noun = f"{_NOUN.get(family, family)} '{comp.name}'"
+    return f"{noun} from {origin}", origin, (m.group(1) if m else None)
 
 
 def _broken(family: str, comp: Any, message: str) -> ComponentContractError:
     what, origin, plugin = _whose(family, comp)
-    return ComponentContractError(family, comp.name, origin, f"{what} {message}", plugin)
+    own = comp.family if family in _ATTRIBUTE_CALLS else family
+    return ComponentContractError(own, comp.name, origin, f"{what} {message}", plugin)
 
 
 def call_component(family: str, comp: Any, /, *args: Any, **params: Any) -> Any:
-    """Call ``comp.fn(*args, **params)`` (``family``: ``gain``, ``discount``,
-    ``idcg``, ``ties`` or ``metric``) at the engine's boundary and return its checked
-    output: ``float64`` ``(n,)`` for a gain or discount (same shape as ``args[0]``),
-    ``float64`` ``(q,)`` for an IDCG strategy (``q = len(ctx.judged_offsets) - 1``),
-    an integer ``(n,)`` permutation for a tie policy (the array returned, not copied:
-    the engine recognises its own orders by identity), the ``MetricOutput`` for a
-    metric. Printing goes to standard error while the component runs.
+    """Call ``comp.fn(*args, **params)`` at the engine's boundary and return its
+    checked output. ``family`` is the component's family, or ``drops`` / ``check`` to
+    call a judgment rule's function of that name instead of ``fn``. Outputs:
+
+    * ``gain``, ``discount``: ``float64`` ``(n,)``, the shape of ``args[0]``;
+    * ``idcg``: ``float64`` ``(q,)`` (``q = len(ctx.judged_offsets) - 1``);
+    * ``ties``: an integer ``(n,)`` permutation (the array returned, not copied: the
+      engine recognises its own orders by identity);
+    * ``metric``: the ``MetricOutput``;
+    * ``run_filter``: ``bool`` ``(n,)`` (``n = len(inp.ranked.query)``);
+    * ``drops`` (a judgment rule's): ``bool``, the shape of the grades ``args[0]``;
+    * ``check`` (a judgment rule's): ``None`` or a ``Refusal`` whose ``mask`` is
+      ``bool``, the shape of the judged grades ``args[0]``;
+    * ``grades``, ``negative`` (a rule's reading of the grade): ``float64``, the shape
+      of ``args[0]``;
+    * ``outcome``: ``float64`` ``(q,)``, ``NaN`` exactly where ``args[0]`` is ``NaN``
+      (a left-out query stays out; checked for a third party's component);
+    * ``aggregate``: ``float64`` ``(s,)`` for values ``(s, q)``, finite for each
+      system with an included query (checked for a third party's component);
+    * ``divergence``: a one-dimensional array of query ids.
+
+    Printing goes to standard error while the component runs.
 
     :raises ComponentContractError: the output breaks the family's contract (see the
         module docstring), or the component called ``sys.exit()``; names the
@@ -95,8 +120,9 @@ def call_component(family: str, comp: Any, /, *args: Any, **params: Any) -> Any:
         ``KeyboardInterrupt``, naming it).
     """
     try:
+        fn = getattr(comp, family) if family in _ATTRIBUTE_CALLS else comp.fn
         with stdout_to_stderr():
-            out = comp.fn(*args, **params)
+            out = fn(*args, **params)
     except SystemExit as exc:
         raise _broken(family, comp, f"called sys.exit({exc.code!r}) during the evaluation") from None
     except PluginInterrupt:
@@ -195,8 +221,80 @@ def _check_metric(family: str, comp: Any, out: Any, args: tuple) -> Any:
     return out
 
 
+def _mask(family: str, comp: Any, out: Any, shape: tuple, what: str) -> np.ndarray:
+    """``out`` as a ``bool`` array of ``shape`` (a run filter's, a rule's ``drops``)."""
+    arr = out if isinstance(out, np.ndarray) else np.asarray(out)
+    if arr.dtype != bool:
+        raise _broken(family, comp, f"returned {what} of dtype {arr.dtype}; expected bool (True: the position "
+                                    "leaves the ranking)")
+    if arr.shape != shape:
+        raise _broken(family, comp, f"returned {what} of shape {arr.shape}; expected {shape}")
+    return arr
+
+
+def _check_run_filter(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    return _mask(family, comp, out, (len(args[0].ranked.query),), "a mask")
+
+
+def _check_drops(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    return _mask(family, comp, out, np.shape(args[0]), "a mask")
+
+
+def _check_refusal(family: str, comp: Any, out: Any, args: tuple) -> Any:
+    if out is None:
+        return None
+    if not (hasattr(out, "mask") and callable(getattr(out, "message", None))):
+        raise _broken(family, comp, f"returned {type(out).__name__}; expected None or an "
+                                    "evalkit.components.Refusal")
+    _mask(family, comp, out.mask, np.shape(args[0]), "Refusal.mask")
+    return out
+
+
+def _check_reading(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    arr = _array(family, comp, out, np.shape(args[0]), "grades")
+    return _finite(family, comp, arr, args[0], "grade")
+
+
+def _check_outcome(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    values = args[0]
+    arr = _array(family, comp, out, np.shape(values), "values")
+    if _whose(family, comp)[2] is None:
+        return arr
+    kept = ~np.isnan(values)
+    bad = kept != np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        what = "a finite number" if kept[i] else "NaN (the query is left out)"
+        raise _broken(family, comp, f"returned {float(arr[i])!r} for query index {i} whose value is "
+                                    f"{float(values[i])!r}; expected {what}")
+    return arr
+
+
+def _check_aggregate(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    values = args[0]
+    arr = _array(family, comp, out, np.shape(values)[:1], "aggregates")
+    if _whose(family, comp)[2] is None:
+        return arr
+    bad = (~np.isnan(values)).any(axis=-1) & ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _broken(family, comp, f"returned {float(arr[i])!r} for system index {i}, which has included "
+                                    "queries; expected a finite number")
+    return arr
+
+
+def _check_divergence(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
+    arr = out if isinstance(out, np.ndarray) else np.asarray(out, dtype=object)
+    if arr.ndim != 1:
+        raise _broken(family, comp, f"returned an array of shape {arr.shape}; expected the query ids, one dimension")
+    return arr
+
+
 _OUTPUT_CHECKS = {"gain": _check_elementwise, "discount": _check_elementwise, "idcg": _check_idcg,
-                  "ties": _check_order, "metric": _check_metric}
+                  "ties": _check_order, "metric": _check_metric, "run_filter": _check_run_filter,
+                  "drops": _check_drops, "check": _check_refusal, "grades": _check_reading,
+                  "negative": _check_reading, "outcome": _check_outcome, "aggregate": _check_aggregate,
+                  "divergence": _check_divergence}
 
 
 def checked(family: str, component: str, fn: Callable[[np.ndarray], np.ndarray],

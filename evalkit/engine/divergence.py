@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 import numpy as np
 
 from ..errors import ReferenceDivergenceWarning
+from .checks import call_component
 
 if TYPE_CHECKING:
     from ..flavour import Flavour
@@ -58,7 +59,7 @@ def warn_divergences(flavours: Iterable[Flavour], qrels: Any, run: Any, registry
     does."""
     for name, presets in diverging_presets(flavours, registry).items():
         comp = registry.get("divergence", name)
-        topics = comp.fn(qrels, run)
+        topics = call_component("divergence", comp, qrels, run)
         if len(topics) == 0:
             continue
         shown = ", ".join(repr(str(t)) for t in topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5

@@ -32,7 +32,8 @@ from .ranking import RankedList
 @dataclass(frozen=True)
 class _Stage:
     """One stage component of a flavour, looked up once: the component, its bound
-    function and its canonical reference (cache keys, messages)."""
+    function (through :func:`~evalkit.engine.checks.call_component`: isolated, its
+    output checked) and its canonical reference (cache keys, messages)."""
 
     ref: ComponentRef
     component: object
@@ -64,7 +65,7 @@ def _stage(registry: Registry, family: str, ref: ComponentRef | None) -> _Stage 
         return None
     comp = registry.get(family, ref.name)
     kw = comp.bind(ref.params)
-    return _Stage(ref, comp, partial(comp.fn, **kw), kw)
+    return _Stage(ref, comp, partial(call_component, family, comp, **kw), kw)
 
 
 def _bound(registry, family, ref, negative_grades: bool = False, reads=()):
@@ -124,14 +125,11 @@ def _drops(problem: Problem, resolved: _Resolved) -> tuple[tuple, Callable[[Rank
 
     def drop(ranked: RankedList) -> np.ndarray:
         mask = None
-        for st in dropping:
-            hit = np.asarray(st.component.drops(ranked.grade, **st.kw), dtype=bool)
+        for st in dropping:  # bool, the shape of the grades (checked by call_component)
+            hit = call_component("drops", st.component, ranked.grade, **st.kw)
             mask = hit if mask is None else mask | hit
-        if filt is not None:
-            hit = np.asarray(filt.fn(RunFilterInput(ranked, problem)), dtype=bool)
-            if hit.shape != ranked.query.shape:
-                raise ComponentOutputError("run_filter", str(filt.ref), None,
-                                           f"returned shape {hit.shape}, expected {ranked.query.shape}")
+        if filt is not None:  # bool (n,) (checked by call_component)
+            hit = filt.fn(RunFilterInput(ranked, problem))
             mask = hit if mask is None else mask | hit
         return mask
     key = tuple((st.component.family, str(st.ref)) for st in dropping) + ((("run_filter", str(filt.ref)),) if filt else ())
@@ -313,7 +311,7 @@ def check_judgments(problem: Problem, resolved: _Resolved) -> None:
         check = st.component.check
         if check is None:
             continue
-        hit = check(problem.judged_grade, **st.kw)
+        hit = call_component("check", st.component, problem.judged_grade, **st.kw)
         if hit is None:
             continue
         mask = np.asarray(hit.mask, dtype=bool)
@@ -394,12 +392,9 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
 
 
 def _outcome(stage: _Stage, values: np.ndarray) -> np.ndarray:
-    """The per-query outcome component on ``values`` (``float64`` ``(q,)``), checked."""
-    out = np.asarray(stage.fn(values), dtype=np.float64)
-    if out.shape != values.shape:
-        raise ComponentOutputError("outcome", str(stage.ref), None,
-                                   f"returned shape {out.shape}, expected {values.shape}")
-    return out
+    """The per-query outcome component on ``values`` (``float64`` ``(q,)``), checked
+    (:func:`~evalkit.engine.checks.call_component`)."""
+    return np.asarray(stage.fn(values), dtype=np.float64)
 
 
 def _located(exc: ComponentOutputError, flavour: Flavour, qrels: Qrels) -> EvaluationError:
