@@ -134,6 +134,10 @@ class _Component:
     #: parameters (``log`` with base 2 is ``log2``); ``identify`` skips such components
     #: when it enumerates compositions (see :meth:`evalkit.registry.Registry.is_alias`).
     same_as: str | None = None
+    #: ``False``: ``evalkit identify`` does not try this component when it enumerates
+    #: compositions (a component no library reports an NDCG through, as trec_eval's
+    #: ``gmean`` and ``sum`` aggregates of its ``gm_*`` and count measures).
+    tried_by_identify: bool = True
     #: Filled in by the registry: where the component came from.
     origin: str = field(default="", compare=False)
 

@@ -537,6 +537,8 @@ def _component_variants(registry, family: str) -> list[ComponentRef]:
         if registry.is_alias(family, name):  # at its defaults, another component (log = log2)
             continue
         comp = registry.get(family, name)
+        if not comp.tried_by_identify:
+            continue
         if any(p.default is None for p in comp.params) or comp.numeric_keys is not None:
             continue  # a required parameter or a table (map): no default instance to try
         choice_params = [p for p in comp.params if p.kind == "str" and p.choices]
@@ -673,16 +675,11 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
     return out
 
 
-#: Built-in aggregates identify does not try: trec_eval's summaries of its counts and
-#: ``gm_*`` measures (``sum``, ``gmean``); no library reports an NDCG that way.
-UNTRIED_AGGREGATES = ("gmean", "sum")
-
-
 def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str, list[ComponentRef]]:
     """The components each stage family is tried at: every registered component at its
     default parameters (those that need a parameter: at the values the presets use),
     but the ones that refuse data (a judgment rule's ``check``: it raises, it gives no
-    number); not the built-in aggregates of :data:`UNTRIED_AGGREGATES`; a family whose
+    number); not those declared ``tried_by_identify=False``; a family whose
     component type is not ``varied`` (``grades``: on TREC
     qrels its rules refuse a grade or give the number the default gives) is left at
     each preset's value."""
@@ -696,8 +693,8 @@ def _stage_variants(registry: Registry, presets: Sequence[Flavour]) -> dict[str,
                 break
             if getattr(comp, "check", None) is not None or registry.is_alias(key, name):
                 continue
-            if key == "aggregate" and name in UNTRIED_AGGREGATES:
-                continue  # a geometric mean or a sum of NDCG is reported by no library
+            if not comp.tried_by_identify:
+                continue  # e.g. a geometric mean or a sum of NDCG: reported by no library
             if not _REQUIRED[(key, name)] and not comp.numeric_keys:
                 refs.append(ComponentRef(name))
         else:
@@ -732,7 +729,9 @@ def _refuses(registry: Registry, fl: Flavour, grades: np.ndarray) -> bool:
         comp = registry.get(key, ref.name)
         if comp.check is None:
             continue
-        hit = comp.check(grades, **comp.bind(ref.params))
+        from .engine.checks import call_component
+
+        hit = call_component("check", comp, grades, **comp.bind(ref.params))
         if hit is not None and np.asarray(hit.mask).any():
             return True
     return False

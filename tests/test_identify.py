@@ -621,3 +621,27 @@ def test_ranx_default_call_on_six_robust03_runs_names_ranx_preset(qrels):
     assert res.status == "preset"
     assert res.groups[0].first.name == "ranx.ndcg_sorted_once@10"
     assert "ranx.ndcg@10" not in names(res)  # sorted twice: MU03rob01 0.3599, not 0.3604
+
+
+def test_an_aggregate_declared_untried_is_skipped_and_one_without_the_flag_is_tried():
+    """Which aggregates identify tries is the component's own declaration
+    (``tried_by_identify``), not a list of names inside identify: the built-in
+    ``gmean`` and ``sum`` declare it false; a plugin's aggregate is tried unless it
+    declares the same."""
+    from evalkit.components import Aggregate
+    from evalkit.flavour import parse_flavour
+    from evalkit.identify import neighbours
+    from evalkit.registry import build_registry
+
+    reg = build_registry(disable_plugins=True)
+    assert not reg.get("aggregate", "gmean").tried_by_identify and not reg.get("aggregate", "sum").tried_by_identify
+    assert reg.get("aggregate", "mean").tried_by_identify
+    origin = "evalkit-aggregates-test 1.0 (entry point 'aggregates')"
+    reg.add("aggregate", Aggregate(name="median", fn=lambda v: np.nanmedian(v, axis=-1), formula="median"), origin)
+    reg.add("aggregate", Aggregate(name="maximum", fn=lambda v: np.nanmax(v, axis=-1), formula="max",
+                                   tried_by_identify=False), origin)
+    near = {str(fl) for fl in neighbours(reg, [parse_flavour("ndcg", reg)])}
+    base = "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,aggregate={})"
+    assert base.format("median") in near
+    for untried in ("maximum", "gmean", "sum"):
+        assert base.format(untried) not in near

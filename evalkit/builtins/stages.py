@@ -174,7 +174,8 @@ def round_mean(values: np.ndarray, decimals: int, rounding: str = "half_even") -
            description="the geometric mean over the included queries, each value floored at 1e-5",
            source="usnistgov/trec_eval v10.0 meas_avg.c te_calc_avg_meas_s_gm (MIN_GEO_MEAN 0.00001): "
                   "gm_map, gm_bpref",
-           note="the run's value is the geometric mean of max(v, 1e-5) over queries")
+           note="the run's value is the geometric mean of max(v, 1e-5) over queries",
+           tried_by_identify=False)  # no library reports a geometric mean of NDCG
 def gmean(values: np.ndarray) -> np.ndarray:
     counts = (~np.isnan(values)).sum(axis=-1)
     logs = np.log(np.maximum(values, 1e-5))  # NaN (left out) stays NaN
@@ -187,7 +188,8 @@ def gmean(values: np.ndarray) -> np.ndarray:
            description="the sum over the included queries (NaN when none is included)",
            source="usnistgov/trec_eval v10.0 meas_avg.c te_calc_avg_meas_empty: num_q, num_ret, num_rel, "
                   "num_rel_ret",
-           note="the run's value is the sum over queries")
+           note="the run's value is the sum over queries",
+           tried_by_identify=False)  # no library reports a sum of NDCG
 def sum_(values: np.ndarray) -> np.ndarray:
     counts = (~np.isnan(values)).sum(axis=-1)
     return np.where(counts > 0, np.nansum(values, axis=-1), np.nan)
