@@ -226,8 +226,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def format_float(x: float) -> str:
+    """A float as a canonical string writes it: an integer below ``1e16`` without a
+    decimal point (``3``, ``-2``), anything else as Python's shortest round-trip
+    ``repr`` (``0.5``, ``1e+16``, ``-1e+308``: not a 309-digit integer)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
+
+
 def _fmt_key(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
+    return format_float(x)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-from .components import STAGE_FAMILIES, Param
+from .components import STAGE_FAMILIES, Param, format_float
 from .errors import FlavourError
 from .registry import registry_or_default
 
@@ -547,7 +547,7 @@ def _fmt_value(v: Any) -> str:
     if isinstance(v, ComponentRef):
         return str(v)
     if isinstance(v, float):
-        return str(int(v)) if v.is_integer() else repr(v)
+        return format_float(v)
     return str(v)
 
 

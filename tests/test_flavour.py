@@ -395,3 +395,21 @@ def test_every_construction_path_gives_the_same_value(f, rnd):
     assert rebuilt == f and hash(rebuilt) == hash(f)
     assert f.replace(REG, **dict(conventions)) == f
     assert f.replace(REG, k=None).replace(REG, k=f.k) == f
+
+
+def test_canonical_floats_are_shortest_round_trip_not_hundreds_of_digits():
+    """A float parameter is written as an integer below 1e16 (``2``, ``-1``) and as
+    Python's shortest round-trip repr beyond (``1e+16``, ``-1e+308``): the
+    recommenders preset's ``threshold=-1e308`` used to print as a 309-digit integer."""
+    from evalkit.components import format_float
+    from evalkit.registry import default_registry
+
+    assert [format_float(x) for x in (2.0, -1.0, 0.5, 9007199254740992.0, 1e16, -1e308, 1.5e300)] == \
+        ["2", "-1", "0.5", "9007199254740992", "1e+16", "-1e+308", "1.5e+300"]
+    reg = default_registry()
+    fl = parse_flavour(reg.get("preset", "recommenders.python_ndcg_at_k").spec, reg)
+    assert str(fl) == ("ndcg(gain=binary(threshold=-1e+308),discount=log(base=2.718281828459045),idcg=judged,"
+                       "ties=stable,missing=zero,negative=gain)")
+    assert parse_flavour(str(fl), reg) == fl and fl.gain.params == (("threshold", -1e308),)
+    assert str(parse_flavour("ndcg(gain=map(1e20=3,2=9.5))")) == \
+        "ndcg(gain=map(2=9.5,1e+20=3),discount=log2,idcg=judged,ties=trec_eval)"
