@@ -135,8 +135,8 @@ class _Component:
     #: when it enumerates compositions (see :meth:`evalkit.registry.Registry.is_alias`).
     same_as: str | None = None
     #: ``False``: ``evalkit identify`` does not try this component when it enumerates
-    #: compositions (a component no library reports an NDCG through, as trec_eval's
-    #: ``gmean`` and ``sum`` aggregates of its ``gm_*`` and count measures).
+    #: compositions (a component no library reports an NDCG through, as the built-in
+    #: ``gmean`` and ``sum`` aggregates).
     tried_by_identify: bool = True
     #: Filled in by the registry: where the component came from.
     origin: str = field(default="", compare=False)
@@ -243,9 +243,9 @@ class Gain(_Component):
     """Gain function: ``fn(grades, **params) -> gains``.
 
     ``grades``: ``float64`` array of shape ``(n,)`` holding only judged, non-negative
-    grades (the engine gives unjudged and negative-grade documents gain 0 itself, as
-    trec_eval does; under the ``negative=gain`` convention, ``dcg`` only, negative
-    grades are passed too, as scikit-learn ``dcg_score`` uses them). Returns ``float64``
+    grades (the engine gives unjudged and negative-grade documents gain 0 itself; under
+    the ``negative=gain`` convention negative grades are passed too, for a library
+    that sums them as negative gains). Returns ``float64``
     of the same shape.
     """
 
@@ -297,8 +297,8 @@ class TiePolicy(_Component):
     gives the expected value over all orderings of tied documents for metrics that are
     sums over positions.
 
-    ``needs_rank`` policies read the run's rank column (``keys.rank``; ndeval's default
-    order): the readers then keep it (``read_run(..., keep_rank=True)``, asked for by
+    ``needs_rank`` policies read the run's rank column (``keys.rank``; a library's
+    default order): the readers then keep it (``read_run(..., keep_rank=True)``, asked for by
     the command line and the config runner), and a run without one is an error.
     """
 
@@ -397,7 +397,7 @@ class _Judgment(_Component):
 @dataclass(frozen=True)
 class GradeRule(_Judgment):
     """Grade rule (family ``grades``): which grades are accepted and the grade the gain
-    reads, as a library reads its labels (LightGBM's ``CheckLabel``...). See
+    reads, as a library reads its labels. See
     :class:`_Judgment` for ``fn``, ``check``, ``drops``."""
 
     family = "grades"
@@ -507,21 +507,21 @@ class Aggregate(_Component):
 
 @dataclass(frozen=True)
 class Preset:
-    """A named flavour, ``LIBRARY.MEASURE`` (``trec_eval.ndcg_cut``).
+    """A named flavour, ``LIBRARY.MEASURE`` (``<library>.ndcg_cut``).
 
     :param spec: canonical flavour string without cutoff; ``{k}`` is not used: the
         cutoff given as ``@k`` (or each of ``default_cutoffs``) is appended.
     :param requires_cutoff: ``True`` if the measure is only defined with a cutoff.
-    :param default_cutoffs: cutoffs used when none is given (trec_eval's
-        ``ndcg_cut`` reports 5, 10, 15, 20, 30, 100, 200, 500, 1000).
+    :param default_cutoffs: cutoffs used when none is given (a library
+        may report several: 5, 10, 15, 20, 30, 100, 200, 500, 1000).
     :param native_name: the library's own name for the measure, ``{k}`` standing for
-        the cutoff (``"ndcg_cut_{k}"``); used for trec_eval-style output.
+        the cutoff (``"ndcg_cut_{k}"``); used for output in the library's own names.
     :param min_documents: the library refuses a matrix of fewer document columns than
-        this (scikit-learn's ``ndcg_score`` and ``dcg_score`` need 2):
+        this (a library needing 2 documents per query says 2):
         :func:`evalkit.arrays.score` under this preset refuses it too, quoting
         ``too_few_documents`` (the library's message).
     :param interleaved_topics: non-empty if the library, reading a run in its line order,
-        scores each contiguous part of a topic's lines as a topic of its own (pyndeval):
+        scores each contiguous part of a topic's lines as a topic of its own:
         what it does, with its source. :func:`evalkit.evaluate` then warns
         (:class:`~evalkit.errors.ReferenceDivergenceWarning`) for a run in which a judged
         topic's lines are not contiguous; evalkit scores the whole topic.

@@ -226,12 +226,12 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
             notes.append(f"IDCG strategy '{name}' does not build its ideal with ideal_dcg: only its total is shown")
     depth, judged_only = fl.convention("depth"), fl.convention("judged_only")
     if depth is not None:
-        notes.append(f"depth={depth}: only the first {depth} documents after sorting are ranked (trec_eval -M)")
+        notes.append(f"depth={depth}: only the first {depth} documents after sorting are ranked")
     if judged_only == "yes":
-        notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered (trec_eval -J)"
+        notes.append("judged_only=yes: unjudged documents are dropped and the ranks renumbered"
                      + ("; negative grades are judgments here (negative=gain) and stay"
                         if res.negative_gain else
-                        "; a negative grade counts as unjudged, as in trec_eval"))
+                        "; a negative grade counts as unjudged"))
     min_grade = fl.convention("min_grade")
     if min_grade != 0:
         notes.append(f"min_grade={min_grade:g}: grades below it give gain 0 and leave the ideal ranking")

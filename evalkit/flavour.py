@@ -19,44 +19,42 @@ gives this canonical value:
 Conventions (the five choices that mean the same in every library):
 
 * ``empty``: what a query whose IDCG is 0 (no relevant judged document) scores:
-  ``zero`` (trec_eval, scikit-learn), ``one`` (LightGBM), ``skip`` (left out of the
-  mean), ``error``.
-* ``missing``: what a qrels query absent from the run scores: ``skip`` (trec_eval's
-  default), ``zero`` (trec_eval ``-c``), ``error``, ``score`` (the metric's own value
-  on an empty ranking: trec_eval 10.0 ``-c`` scores the topic on a bogus ranking, so
-  ``num_rel`` keeps its count and ``num_q`` counts it).
+  ``zero``, ``one``, ``skip`` (left out of the mean), ``error``.
+* ``missing``: what a qrels query absent from the run scores: ``skip`` (default),
+  ``zero``, ``error``, ``score`` (the metric's own value on an empty ranking, so a
+  count such as ``num_rel`` keeps its value).
 * ``depth``: keep only the first ``n`` documents of each query, in ranking order
-  after sorting (trec_eval ``-M n``, form_res_rels.c); default: all.
+  after sorting; default: all.
 * ``judged_only``: ``yes`` drops unjudged documents (no grade or a negative grade)
-  after sorting and ``depth``, then renumbers the ranks (trec_eval ``-J``:
-  form_res_rels.c keeps ``rel >= 0``; to trec_eval a negative grade means "not in
-  the pool"). Under a negative rule with negative gains (``negative=gain``) a negative
-  grade is a judgment, so only documents without a grade are dropped.
-* ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking
-  (ranx's ``rel_lvl``, ``ndcg@10-l2``); default 0 (only negative grades count 0).
+  after sorting and ``depth``, then renumbers the ranks (a negative grade counts as
+  "not in the pool"). Under a negative rule with negative gains (``negative=gain``) a
+  negative grade is a judgment, so only documents without a grade are dropped.
+* ``min_grade``: grades below it give gain 0 in the DCG and leave the ideal ranking;
+  default 0 (only negative grades count 0).
+
+Which library each choice reproduces is said by its presets and components, in
+:mod:`evalkit.libraries` (``evalkit flavours --verbose``).
 
 Stage components (docs/architecture.md): every other choice is a component of a stage
 family, registered through a hook like gains, written only when it is not the
 family's default (:data:`STAGE_KEYS`):
 
 * ``negative`` (:class:`~evalkit.components.NegativeRule`): what a negative grade
-  means: ``zero`` (default; trec_eval: judged non-relevant, gain 0), ``gain``
-  (scikit-learn ``dcg_score``, CatBoost: through the gain function; only for metrics
-  with a gain and no IDCG, or ndcg with :data:`NEGATIVE_GAIN_IDCG`), ``error``
-  (scikit-learn ``ndcg_score`` refuses it), ``drop`` (TF-Ranking: the document leaves
+  means: ``zero`` (default: judged non-relevant, gain 0), ``gain`` (through the gain
+  function; only for metrics with a gain and no IDCG, or ndcg with
+  :data:`NEGATIVE_GAIN_IDCG`), ``error`` (refused), ``drop`` (the document leaves
   the ranking and the ideal);
 * ``grades`` (:class:`~evalkit.components.GradeRule`): which grades are accepted and
-  the grade the gain reads: ``any`` (default), ``lightgbm``, ``xgboost``, ``gdeval``,
-  ``float32`` (:mod:`evalkit.libraries.label_rules`);
+  the grade the gain reads: ``any`` (default), and the rules of
+  :mod:`evalkit.libraries.label_rules`;
 * ``run_filter`` (:class:`~evalkit.components.RunFilter`): documents removed from the
-  sorted run before ``depth``: ``none``, ``query_id`` (BEIR), ``first``,
-  ``first_stable`` (MTEB), ``unjudged`` (Pyserini; a query left empty is absent);
+  sorted run before ``depth``: ``none``, ``query_id``, ``first``, ``unjudged`` (a
+  query left empty is absent), and the library modules' filters;
 * ``outcome`` (:class:`~evalkit.components.Outcome`): the per-query value reported:
-  ``value``, ``complement`` (``1 - value``, TorchRec), ``round(decimals,rounding)``
-  (OpenSearch);
+  ``value``, ``complement`` (``1 - value``), ``round(decimals,rounding)``;
 * ``aggregate`` (:class:`~evalkit.components.Aggregate`): the mean over queries:
-  ``mean``, ``round_mean(decimals,rounding)`` (BEIR, MTEB), ``gmean`` (trec_eval's
-  ``gm_map``, ``gm_bpref``), ``sum`` (trec_eval's ``num_q``, ``num_ret``...).
+  ``mean``, ``round_mean(decimals,rounding)``, ``gmean`` (of ``max(v, 1e-5)``),
+  ``sum``.
 
 The keys of older strings ``complement=yes``, ``round=N``, ``round_mean=N``,
 and ``rounding=...`` still parse: they are rewritten to ``outcome=`` / ``aggregate=``
@@ -84,20 +82,17 @@ COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
 
 #: Metrics that accept the ``negative=gain`` convention: plain sums of gains, with no
-#: ideal ranking to normalise by (scikit-learn ``dcg_score``), and ``ndcg_float32``,
-#: torchmetrics' NDCG, whose ideal is the returned targets sorted, negative ones too.
+#: ideal ranking to normalise by, and ``ndcg_float32``, whose ideal is the returned
+#: targets sorted, negative ones too.
 NEGATIVE_GAIN_METRICS = ("dcg", "ndcg_float32")
 
 #: ``ndcg`` accepts ``negative=gain`` with these IDCG strategies: their ideal ranking
 #: is a reordering of the returned documents, so a negative gain has a place in it
-#: (sorted after the others, cut at k), and DCG <= IDCG still holds. CatBoost's NDCG
-#: (catboost/libs/metrics/dcg.cpp ``CalcIDcg``: every target of the group sorted
-#: descending, negative ones included; ``CalcNdcg``: ``idcg > 0 ? dcg / idcg : 1``).
-#: ``judged``: the ideal over the whole judged pool, negative judgments included (last),
-#: which microsoft/recommenders' ``ndcg_at_k`` computes (python_evaluation.py: the
-#: ideal of every row of ``rating_true`` sorted by rating, ``head(k)``); a run that
+#: (sorted after the others, cut at k), and DCG <= IDCG still holds. ``judged``: the
+#: ideal over the whole judged pool, negative judgments included (last); a run that
 #: returns unjudged documents where the ideal holds negative ones can then score
-#: above 1. Other strategies (``listed``, ``judged_at_returned``) are refused.
+#: above 1. Other strategies (``listed``, ``judged_at_returned``) are refused. (The
+#: libraries that compute these: the presets using them, :mod:`evalkit.libraries`.)
 NEGATIVE_GAIN_IDCG = ("returned", "returned_top_k", "judged")
 
 #: Flavour-level conventions, validated like component parameters: the five choices
@@ -110,23 +105,23 @@ CONVENTIONS: dict[str, Param] = {
     ),
     "missing": Param(
         "missing", "str", "skip", "score of a qrels query that is absent from the run (score: the "
-        "metric's value on an empty ranking, trec_eval 10.0 -c for its counts: num_rel keeps its count)",
+        "metric's value on an empty ranking: a count such as num_rel keeps its value)",
         choices=("zero", "skip", "error", "score"),
     ),
     "depth": Param(
         "depth", "int", None,
-        "keep only the first n documents of each query after sorting (trec_eval -M n)",
+        "keep only the first n documents of each query after sorting",
         minimum=1, maximum=2**31 - 1,
     ),
     "judged_only": Param(
         "judged_only", "str", "no",
-        "drop unjudged documents after sorting, then renumber the ranks (trec_eval -J: a negative "
+        "drop unjudged documents after sorting, then renumber the ranks (a negative "
         "grade counts as unjudged, except under a negative rule with negative gains, where it is a judgment)",
         choices=("no", "yes"),
     ),
     "min_grade": Param(
         "min_grade", "float", 0.0,
-        "grades below this give gain 0 and leave the ideal ranking (ranx rel_lvl / -l)",
+        "grades below this give gain 0 and leave the ideal ranking",
     ),
 }
 
@@ -501,18 +496,18 @@ def _check_negative_gain(metric: str, out: dict, registry, owner: str) -> None:
         the worst (best) order of the tied documents.
     """
     where = (f"negative=gain is defined only for {', '.join(NEGATIVE_GAIN_METRICS)}, and for ndcg with "
-             f"idcg={' or idcg='.join(NEGATIVE_GAIN_IDCG)} (CatBoost's NDCG; microsoft/recommenders' ndcg_at_k)")
+             f"idcg={' or idcg='.join(NEGATIVE_GAIN_IDCG)}")
     if metric == "ndcg":
         idcg = out["idcg"].name
         if idcg not in NEGATIVE_GAIN_IDCG:
             raise FlavourError(
                 f"{owner}: {where}; with idcg={idcg} the ideal ranking would take in negative judgments "
-                "the run never returned. Use negative=zero (trec_eval) or negative=error (scikit-learn "
-                "ndcg_score refuses negative grades)")
+                "the run never returned. Use negative=zero (a negative grade judged non-relevant) or "
+                "negative=error (refused)")
     elif metric not in NEGATIVE_GAIN_METRICS:
         raise FlavourError(
-            f"{owner}: {where}; an ideal ranking of negative gains is not defined otherwise (scikit-learn "
-            "ndcg_score refuses negative grades: use negative=error)")
+            f"{owner}: {where}; an ideal ranking of negative gains is not defined otherwise "
+            "(use negative=zero, or negative=error to refuse negative grades)")
     ties = out["ties"]
     declared = {p.name: p.default for p in registry.get("ties", ties.name).params}
     if "negative" in declared and dict(ties.params).get("negative", declared["negative"]) != "gain":
@@ -699,7 +694,7 @@ def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
     """Parse a canonical (or partial) flavour string.
 
     Omitted components take their defaults (``gain=linear``, ``discount=log2``,
-    ``idcg=judged``, ``ties=trec_eval``: trec_eval's ``ndcg``). Preset names are not
+    ``idcg=judged``, ``ties=trec_eval``). Preset names are not
     accepted here; see :func:`evalkit.presets.expand_spec`.
 
     :raises FlavourError: syntax error (with position), unknown metric/component/

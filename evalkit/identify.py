@@ -15,13 +15,13 @@ every preset is not tried.
 
 Evidence (:class:`Evidence`) is one number: the mean over queries of one system at
 one cutoff (or an unknown one), or one query's value (a per-query file such as
-``trec_eval -q`` output). Several numbers are intersected: a candidate must
+a TREC-style per-query table). Several numbers are intersected: a candidate must
 reproduce them all, which is how a paper's table (several runs, several cutoffs) is
 identified.
 
 Answers are weighed, not just listed (:class:`Identification`):
 
-* **prior**: presets of real libraries come first (by :data:`LIBRARY_ORDER`), then
+* **prior**: presets of real libraries come first (by :data:`evalkit.libraries.LIBRARY_ORDER`), then
   compositions by their distance to the nearest preset (the number of components,
   conventions and parameters changed, :func:`distance_to_presets`);
 * **groups**: candidates that give the same value on every query of this data are
@@ -83,27 +83,18 @@ __all__ = [
     "ERR_MAX_GRADES",
 ]
 
-#: Libraries by how widely their NDCG numbers are reported (presets are listed in
-#: this order; libraries not listed come after, alphabetically).
-LIBRARY_ORDER: tuple[str, ...] = (
-    "trec_eval", "pytrec_eval", "sklearn", "ranx", "ir_measures", "lightgbm", "xgboost",
-    "torchmetrics", "tensorflow_ranking", "tfr", "ranklib", "gdeval", "pyndeval", "ndeval",
-    "ndeval_traditional",
-    "jarvelin2002", "burges2005",
-)
 
 #: Cutoffs tried when no ``k`` is given (besides no cutoff).
 COMMON_CUTOFFS: tuple[int, ...] = (5, 10, 20, 100, 1000)
 
-#: Binary measures' presets (trec_eval's map, P, recall, recip_rank) are left out, and
-#: trec_eval's other measures (counts, bpref, infAP, set measures...: not NDCG's family).
+#: Binary measures' presets (AP, precision, recall, reciprocal rank) are left out, and
+#: other measures outside NDCG's family (counts, bpref, infAP, set measures...).
 _BINARY_METRICS = frozenset({"ap", "precision", "recall", "rr"}) | frozenset({
     "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rprec", "bpref", "infap",
     "iprec_at_recall", "pt_avg", "rprec_mult", "utility", "bing", "g_gain", "relative_precision", "success",
     "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "judged", "trec_rbp", "rbp_resid"})
 
-#: Maximum grades tried for ERR presets (gdeval's and RankLib's 4; the TREC 2009 Web
-#: track's ERR used 2): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
+#: Maximum grades tried for ERR presets (4 and 2 are in use): ``R = (2^rel - 1) / 2^max_grade`` depends on it.
 ERR_MAX_GRADES: tuple[int, ...] = (1, 2, 3, 4, 5)
 
 #: A reported value's neighbourhood used to estimate the density of candidate
@@ -266,8 +257,8 @@ _MEASURE_CUTOFF = re.compile(r"(?:_cut)?[_.@](\d+)$")
 
 
 def read_per_query(path_or_text: str, system: str, *, k: int | None = None) -> list[Evidence]:
-    """Read one system's per-query values: ``qid value`` lines, or ``trec_eval -q``
-    output (``measure qid value``, one measure; its ``all`` line is the mean, and a
+    """Read one system's per-query values: ``qid value`` lines, or a TREC-style
+    per-query table (``measure qid value``, one measure; its ``all`` line is the mean, and a
     measure name ending in a number, ``ndcg_cut_10``, gives the cutoff).
 
     :param k: the cutoff when the file does not give one (``None``: unknown).
@@ -314,13 +305,13 @@ def read_per_query(path_or_text: str, system: str, *, k: int | None = None) -> l
 class Answer:
     """A candidate flavour and its values on the evidence.
 
-    :param name: preset name with cutoff (``trec_eval.ndcg_cut@10``), or the
+    :param name: preset name with cutoff (``<library>.ndcg_cut@10``), or the
         canonical flavour string for a composition.
     :param flavour: the :class:`Flavour` (at the evidence's cutoff when it has one).
     :param preset: the preset's name, or ``None`` for a composition.
     :param values: its value for each piece of evidence (same order as
         :attr:`Identification.evidence`).
-    :param non_default: number of choices that differ from trec_eval's ``ndcg`` (each
+    :param non_default: number of choices that differ from the default flavour's (each
         non-default component parameter counts too).
     :param distance: for a composition, the number of components, conventions and
         parameters that differ from the nearest preset (:func:`distance_to_presets`);
@@ -439,7 +430,19 @@ class _Candidate:
     kc: int | None         # the cutoff of evidence whose cutoff is unknown
 
 
+def __getattr__(name: str) -> object:
+    """``LIBRARY_ORDER``: the order of libraries, data of :mod:`evalkit.libraries`
+    (read from there; this module names no library)."""
+    if name == "LIBRARY_ORDER":
+        from .libraries import LIBRARY_ORDER
+
+        return LIBRARY_ORDER
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _library_rank(preset_name: str) -> tuple[int, str]:
+    from .libraries import LIBRARY_ORDER
+
     lib = preset_name.split(".", 1)[0]
     try:
         return (LIBRARY_ORDER.index(lib), "")
@@ -531,7 +534,7 @@ class _Distances:
 
 def _component_variants(registry, family: str) -> list[ComponentRef]:
     """Every component of ``family`` at its default numeric parameters and every
-    combination of its string-choice parameters (``trec_eval(score=float32)``)."""
+    combination of its string-choice parameters (``ties=<policy>(score=float32)``)."""
     out = []
     for name in registry.names(family):
         if registry.is_alias(family, name):  # at its defaults, another component (log = log2)
@@ -590,7 +593,7 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
     for index, preset in enumerate(presets):
         base = parse_flavour(preset.spec, registry).without_cutoff()
         if registry.metric(base.metric).needs_subtopics or base.metric in _BINARY_METRICS:
-            continue  # identify traces NDCG-family numbers (trec_eval.map, .P: not candidates)
+            continue  # identify traces NDCG-family numbers (binary measures: not candidates)
         if not ranks and base.ties is not None and registry.get("ties", base.ties.name).needs_rank:
             continue  # orders by the rank column, which the runs do not have
         bases.append(base)
@@ -609,7 +612,7 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
                 label = f"{name} with {suffix}" if suffix else name
                 out.append(_Candidate(label, fl, preset.name, order, pk))
                 if fl.convention("missing") == "skip":
-                    # the preset with queries missing from the run scored 0 (trec_eval -c)
+                    # the preset with queries missing from the run scored 0
                     extra = f"{label} and missing=zero" if suffix else f"{name} with missing=zero"
                     out.append(_Candidate(extra, fl.replace(registry, missing="zero"), preset.name,
                                           order[:3] + (2 * vi + 1, index), pk))
@@ -840,11 +843,11 @@ def identify(
     candidates = candidate_flavours(registry, k=None if has_unknown else (known_ks[0] if known_ks else None),
                                     cutoffs=cutoffs, ranks=all(r.rank is not None for r in runs_used))
     # a flavour whose judgment rule refuses a grade of these qrels (negative=error, as
-    # scikit-learn's ndcg_score refuses negative labels; LightGBM's, XGBoost's labels)
+    # a library that refuses negative labels, or labels that are not integers)
     # cannot have produced the number
     candidates = [c for c in candidates if not _refuses(registry, c.base, qrels.grade)]
-    # nor one with missing=error when a qrels query has no line in a run (ranx's default
-    # call asserts equal query sets): evaluating it would stop the whole search
+    # nor one with missing=error when a qrels query has no line in a run (a library that
+    # asserts equal query sets): evaluating it would stop the whole search
     if any((~isin_ids(qrels.qids, r.qids)).any() for r in runs_used):
         candidates = [c for c in candidates if c.base.convention("missing") != "error"]
     def at(c: _Candidate, e: Evidence) -> int | None:

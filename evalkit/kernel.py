@@ -77,10 +77,9 @@ __all__ = [
 
 def gain_floor(min_grade: float = 0.0, negative: str = "zero") -> float:
     """The lowest grade that goes through the gain function; grades below it (and
-    unjudged ``NaN`` grades) give gain 0. ``max(min_grade, 0)`` (trec_eval: negative
-    grades are judged non-relevant), or ``-inf`` under the ``negative=gain`` convention
-    with ``min_grade <= 0`` (scikit-learn ``dcg_score``: a negative label is a negative
-    linear gain, sklearn/metrics/_ranking.py ``_dcg_sample_scores``)."""
+    unjudged ``NaN`` grades) give gain 0. ``max(min_grade, 0)`` (negative grades
+    are judged non-relevant), or ``-inf`` under the ``negative=gain`` convention with
+    ``min_grade <= 0`` (a negative grade is a negative gain)."""
     if negative == "gain" and min_grade <= 0:
         return -np.inf
     return max(min_grade, 0.0)
@@ -89,8 +88,8 @@ def gain_floor(min_grade: float = 0.0, negative: str = "zero") -> float:
 def apply_gain(gain: Callable[[np.ndarray], np.ndarray], grade: np.ndarray,
                min_grade: float = 0.0, negative: str = "zero") -> np.ndarray:
     """Gains of ``grade`` (``float64`` ``(n,)``; ``NaN`` = unjudged): unjudged and
-    negative grades give 0, as in trec_eval; so do grades below ``min_grade`` (ranx's
-    ``rel_lvl``, whose ``clean_qrels`` drops judgments below the level); the others go
+    negative grades give 0; so do grades below ``min_grade`` (judgments below the
+    level count as non-relevant); the others go
     through ``gain``. Under ``negative="gain"`` negative grades go through ``gain`` too
     (:func:`gain_floor`). Returns ``float64`` ``(n,)``."""
     ok = grade >= gain_floor(min_grade, negative)  # False for NaN
@@ -165,11 +164,9 @@ def ideal_dcg(
 ) -> np.ndarray:
     """DCG of each segment's gains sorted in decreasing order, cut at ``k``.
 
-    Gains below 0 are left out of the ideal ranking, as trec_eval leaves them out
-    (and gains of 0 add nothing), so only the positive gains are sorted. With
+    Gains below 0 are left out of the ideal ranking (and gains of 0 add nothing), so only the positive gains are sorted. With
     ``negative`` (the ``negative=gain`` convention) every gain is sorted, so negative
-    gains take the last places, after the zeros, and count within ``k`` (CatBoost
-    catboost/libs/metrics/dcg.cpp ``CalcIDcg``: all targets sorted descending); the
+    gains take the last places, after the zeros, and count within ``k`` (all targets sorted descending); the
     result can then be 0 or negative.
 
     :param gains: ``float64`` ``(m,)``, segment-contiguous.

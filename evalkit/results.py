@@ -63,7 +63,7 @@ class Results:
 
     def flavour_index(self, flavour) -> int:
         """Column of ``flavour``: its index (``-f <= i < f``), its label (the spec as asked
-        for, ``"trec_eval.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
+        for, ``"<library>.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
         spec expanding to one evaluated flavour (the first column holding it).
 
         :raises UnknownNameError: not evaluated (with the known labels; also a :class:`KeyError`).
@@ -105,7 +105,7 @@ class Results:
     def means(self, registry: Registry | None = None) -> np.ndarray:
         """Each flavour's aggregate over included queries: ``float64`` ``(s, f)``; ``NaN``
         if none included. The mean, unless the flavour names another ``aggregate``
-        component (``round_mean``: the mean rounded, as BEIR and MTEB report it), which
+        component (``round_mean``: the mean rounded, as some libraries report it), which
         is called once per flavour on its ``(s, q)`` values.
 
         :param registry: where the ``aggregate`` components are looked up (default: the
@@ -157,7 +157,7 @@ class Results:
 
     def to_df(self, columns=("system", "qid", "flavour", "value")):
         """Long pandas DataFrame, one row per (system, flavour, included query), as
-        ir_measures' and ranx's users expect (:func:`evalkit.frames.results_to_df`)."""
+        dataframe-based evaluation libraries give it (:func:`evalkit.frames.results_to_df`)."""
         from .frames import results_to_df
 
         return results_to_df(self, columns)

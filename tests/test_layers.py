@@ -12,6 +12,7 @@ packages Python imports first. Not edges: imports under ``if TYPE_CHECKING:``
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,55 @@ def test_light_imports_load_no_runner_or_report_dependencies(module):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+#: Library names the core must not mention (identifiers, strings, docstrings, comments).
+LIBRARY_NAMES = re.compile(
+    r"trec_eval|trec-eval|pytrec|sklearn|scikit|ranx|lightgbm|xgboost|catboost|torchmetrics|tf-ranking|"
+    r"tf_ranking|tensorflow|ndeval|gdeval|\bbeir\b|\bmteb\b|opensearch|elasticsearch|torchrec|recbole|lenskit|"
+    r"ir_measures|ir-measures|pyserini|anserini|allrank|pytorchltr|ranklib|\belliot\b|quepid|"
+    r"sentence.transformers|pyterrier|\brecommenders\b|\bimplicit\.|ignite",
+    re.IGNORECASE)
+
+#: What must stay, with the reason: the default tie policy's component name
+#: ``trec_eval`` is part of every canonical flavour string (pinned by the conformance
+#: suite and by users' stored results), so the flavour model writes it.
+ALLOWED = re.compile(r"ties=trec_eval|\"ties\": \"trec_eval\"|default ``trec_eval``|ties=\(\"trec_eval\",")
+
+#: The core: the engine, the kernel, the flavour model, the component types, results,
+#: explain, identify and the Spark backend.
+CORE = ("engine", "kernel.py", "flavour.py", "components.py", "results.py", "explain.py", "identify.py", "spark")
+
+
+def core_files() -> list[Path]:
+    out: list[Path] = []
+    for name in CORE:
+        path = PACKAGE / name
+        out += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return out
+
+
+def library_mentions(text: str) -> list[tuple[int, str]]:
+    """``(line number, name)`` of each library name in ``text`` outside :data:`ALLOWED`."""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        for m in LIBRARY_NAMES.finditer(ALLOWED.sub("", line)):
+            out.append((i, m.group(0)))
+    return out
+
+
+def test_the_core_names_no_library_in_code_strings_or_docs():
+    """Library knowledge lives in :mod:`evalkit.libraries` (presets, components,
+    citations); the core says what a choice does, not which library makes it."""
+    files = core_files()
+    assert len(files) > 20
+    found = [f"{p.relative_to(PACKAGE.parent)}:{line}: {name}" for p in files
+             for line, name in library_mentions(p.read_text())]
+    assert not found, "library names in the core:\n" + "\n".join(found)
+
+
+def test_the_library_name_check_sees_a_name_and_allows_the_default_tie_policy():
+    assert library_mentions("x = 1  # as scikit-learn does\ny = 'ndcg(ties=trec_eval)'\nz = 'sklearn.ndcg'") == \
+        [(1, "scikit"), (3, "sklearn")]
+    assert library_mentions('DEFAULT = {"ties": "trec_eval"}  # their order') == []
+    assert library_mentions("ranks as in trec_eval -M") == [(1, "trec_eval")]

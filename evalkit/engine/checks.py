@@ -15,10 +15,10 @@ Rules (:class:`evalkit.components.Gain`, :class:`evalkit.components.Discount`):
 * every value is finite (``exp2`` of a grade >= 1024 overflows to infinity in
   ``float64``: that is an error naming the grade, not a silent NaN);
 * gains and discounts are >= 0, except the gain of a negative grade under the
-  ``negative=gain`` convention (scikit-learn ``dcg_score``: a negative linear gain);
+  ``negative=gain`` rule (a negative linear gain, as a library may compute it);
 * an IDCG strategy returns one finite value >= 0 per query (:func:`checked_idcg`);
   under ``negative=gain`` it may be negative (an ideal ranking holding negative
-  gains, CatBoost's ``CalcIDcg``).
+  gains).
 
 Every call of a component's function goes through :func:`call_component`, the one
 boundary between the engine and component code (a plugin's or a built-in's). It
@@ -343,7 +343,7 @@ def checked_idcg(component: str, fn: Callable, negative_gains: bool = False) -> 
     """``fn`` (a bound IDCG strategy, ``fn(ctx) -> (q,)``) with its output checked:
     one finite value >= 0 per query (``ctx.judged_offsets`` has ``q + 1`` entries);
     ``negative_gains`` (``negative=gain``): a negative value is allowed too (an ideal
-    ranking that holds negative gains, as CatBoost's)."""
+    ranking that holds negative gains)."""
 
     def call(ctx) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -389,8 +389,7 @@ def nothing_evaluated(qrels, run) -> str:
 
 def require_common_queries(qrels, runs) -> None:
     """Raise :class:`~evalkit.errors.EvaluationError` unless every run shares at least
-    one query with ``qrels`` (trec_eval stops too: "No queries with both results and
-    relevance info"). Used by the command line and :func:`evalkit.run_config`, where an
+    one query with ``qrels``. Used by the command line and :func:`evalkit.run_config`, where an
     empty evaluation is a mistake (a wrong file, a qid format that differs); the
     library's :func:`evalkit.evaluate` only warns. Costs one pass over the query
     vocabularies (not the rows), through a hash set."""

@@ -35,7 +35,7 @@ def apply_conventions(
       (``skip``), or raises (``error``); under ``missing=skip`` a query absent from
       the run is not subject to ``empty`` (it is left out anyway);
     * a query absent from the run (``missing`` true) is left out (``missing=skip``,
-      trec_eval's default), scores 0 when defined (``zero``, trec_eval ``-c``; an
+      the default), scores 0 when defined (``zero``; an
       undefined one follows ``empty``), or raises (``error``).
 
     :param values: ``float64`` ``(..., q)`` metric values (read where defined).

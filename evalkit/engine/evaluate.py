@@ -153,7 +153,7 @@ def as_flavour(spec: Flavour | str, registry) -> Flavour:
 def needs_rank(flavours: Iterable[Flavour | str] | Flavour | str, registry=None) -> bool:
     """Whether a flavour of ``flavours`` (resolved: :class:`Flavour` objects or flavour
     strings) orders the run by its rank column (its tie policy ``needs_rank``, as
-    ``ties=rank`` and the ``ndeval.*`` presets): readers should then keep the column
+    ``ties=rank``): readers should then keep the column
     (``read_run(..., keep_rank=True)``).
 
     :raises FlavourError: an unknown component or parameter.
@@ -298,8 +298,8 @@ def first_judgment(problem: Problem, mask: np.ndarray) -> int:
 
 def check_judgments(problem: Problem, resolved: _Resolved) -> None:
     """The judgment rules' ``check``: raise if a rule (``grades``, ``negative``) refuses
-    a judged grade of the problem's qrels (scikit-learn ``ndcg_score``'s negative
-    labels, LightGBM's and XGBoost's labels...). One vectorised pass per rule over the
+    a judged grade of the problem's qrels (a negative grade under ``negative=error``,
+    a label a library refuses...). One vectorised pass per rule over the
     judged grades, before the metric runs.
 
     :raises InvalidGradeError: (the rule's :attr:`~evalkit.components.Refusal.error`)
@@ -380,7 +380,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_
 
     absent = ~in_run
     missing_rule = fl.convention("missing")
-    if missing_rule == "score":  # the kernel's value on the empty ranking (trec_eval 10.0 -c)
+    if missing_rule == "score":  # the kernel's value on the empty ranking
         absent, missing_rule = np.zeros_like(absent), "skip"
     if empty_ranking is not None:
         absent = absent | empty_ranking
@@ -430,8 +430,7 @@ def evaluate(
     :param qrels: judgments (:func:`evalkit.read_qrels` or :meth:`Qrels.from_rows`).
     :param runs: one run, a list of runs with distinct names, or ``{name: run}``.
     :param flavours: flavours, canonical strings, preset specs
-        (``"trec_eval.ndcg_cut@10"``) or trec_eval / ir_measures names (``"ndcg_cut.10"``,
-        ``"nDCG@10"``); a preset with several default cutoffs adds one flavour per
+        (``"<library>.<measure>@10"``) or measure names a library uses; a preset with several default cutoffs adds one flavour per
         cutoff. Specs that give the same flavour are evaluated once and kept as
         separate columns. (:func:`evalkit.evaluate` resolves the specs once, at the
         edge, :mod:`evalkit.resolve`; this engine function itself takes resolved
@@ -443,27 +442,25 @@ def evaluate(
     :raises FlavourError: unknown name, component or parameter; a label given twice.
     :raises EvaluationError: a convention set to ``error`` is triggered (under
         ``negative=error`` a :class:`~evalkit.errors.NegativeGradeError` naming the first
-        negative judgment's query, document, file and line; under ``grades=lightgbm`` or
-        ``grades=xgboost`` an :class:`~evalkit.errors.InvalidGradeError` for a grade the
-        library refuses as a label, likewise located); a value is not finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
+        negative judgment's query, document, file and line; under a grade rule with a
+        ``check`` an :class:`~evalkit.errors.InvalidGradeError` for a grade it refuses,
+        likewise located); a value is not finite; a gain or discount returns a wrong shape, NaN, an infinity or a negative value
         (:class:`~evalkit.errors.ComponentOutputError`, naming the component and, for a
         gain, the query, document and grade).
     :raises ArgumentError: ``qrels``, ``runs`` or ``subtopics`` has the wrong type.
-    :raises RankColumnError: a flavour orders runs by their rank column (``ties=rank``,
-        the ``ndeval.*`` presets) and a run has none (read it with
+    :raises RankColumnError: a flavour orders runs by their rank column (``ties=rank``)
+        and a run has none (read it with
         ``read_run(..., keep_rank=True)``), or two documents of a query share a rank.
     :warns EmptyEvaluationWarning: a run shares no query with the qrels (or either is
         empty): its values are all left out (or 0 under ``missing=zero``). Evaluating a
         partition of the queries can do that on purpose; the command line and
         :func:`evalkit.run_config` refuse it instead (:func:`require_common_queries`).
         Also when a flavour's conventions leave out every query a run shares with the
-        qrels (``empty=skip`` and no query has a relevant judgment, as gdeval.pl then
-        reports no topic): that mean is ``NaN``, undefined.
+        qrels (``empty=skip`` and no query has a relevant judgment): that mean is ``NaN``, undefined.
     :warns ReferenceDivergenceWarning: a flavour is a preset's (named or spelt out)
         whose library computes otherwise on this run (:mod:`evalkit.engine.divergence`:
-        a judged topic whose lines are not contiguous, under the pyndeval-based
-        ``ir_measures.alpha_nDCG`` / ``ERR_IA`` / ``nERR_IA`` and ``pyndeval.*``); the
-        values are evalkit's (each topic whole).
+        the presets' :attr:`~evalkit.components.Preset.diverges`); the values are
+        evalkit's.
     """
     _check_type(qrels, Qrels, "qrels")
     if subtopics is not None:
@@ -487,8 +484,8 @@ def evaluate(
     if len(set(labels)) != len(labels):
         raise FlavourError("two measures share the label(s) " + ", ".join(
             sorted({str(x) for x in labels if list(labels).count(x) > 1})) + "; give distinct labels")
-    # presets that share a flavour (sklearn.ndcg_score and torchmetrics.ndcg on tie-free
-    # data) are evaluated once and shown under each label
+    # presets that share a flavour (two libraries' NDCG on tie-free data) are
+    # evaluated once and shown under each label
     position: dict[Flavour, int] = {}
     column = [position.setdefault(f, len(position)) for f in expanded]  # O(F), not list.index
     distinct = list(position)

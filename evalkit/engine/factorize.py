@@ -3,7 +3,7 @@
 Two tools live here:
 
 * :func:`factorize` gives exact integer codes whose order is the byte order of the
-  UTF-8 strings (C ``strcmp``'s order, which trec_eval uses to break score ties).
+  UTF-8 strings (C ``strcmp``'s order, by which a tie policy may break score ties).
 * :func:`string_hash` and :func:`pair_hash` give 64-bit hashes of string columns,
   computed with NumPy straight from the Arrow buffers (no Python object per row).
   Hashes are only ever used to find *candidate* equal pairs; every candidate is then
@@ -652,7 +652,7 @@ def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:
     :returns: ``(codes, vocab)``: one ``int64`` code array per column and the sorted
         vocabulary (``object`` array). Codes follow the byte order of the UTF-8
         strings (code-point order), the order C's ``strcmp`` gives, so comparing codes
-        compares docnos as trec_eval does.
+        compares docnos as ``strcmp`` does.
     """
     sizes = [len(c) for c in columns]
     if sum(sizes) == 0:

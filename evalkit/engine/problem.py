@@ -1,7 +1,7 @@
 """Joining a run with qrels.
 
 A :class:`Problem` is one run against one set of qrels, restricted to the qrels'
-queries (run queries without judgments are ignored, as trec_eval ignores them).
+queries (run queries without judgments are ignored).
 :meth:`Problem.ranked` sorts the run under a tie policy once and caches the
 :class:`~evalkit.engine.ranking.RankedList` that every flavour with that tie policy
 reuses (sorting lives in :mod:`evalkit.engine.ranking`).
@@ -77,12 +77,12 @@ class Problem:
         computed once per policy and parameters and then reused.
 
         :param depth: keep only the first ``depth`` documents of each query after
-            sorting (trec_eval ``-M``; ``None`` keeps all).
+            sorting (the ``depth`` convention; ``None`` keeps all).
         :param judged_only: drop unjudged documents (no grade, or a negative grade)
-            after sorting and truncation, and renumber the ranks (trec_eval ``-J``).
+            after sorting and truncation, and renumber the ranks (the ``judged_only`` convention).
         :param keep_negative: with ``judged_only``, keep the documents with a negative
             grade (a negative rule with negative gains: a negative grade is a judgment,
-            not trec_eval's "not in the pool").
+            not "not in the pool").
         :param drop: ``(key, fn)`` or ``None``: ``fn(ranked) -> bool (n,)`` gives the
             positions of the sorted run that leave it (the run filter and the judgment
             rules' drops), before ``depth`` and ``judged_only``; ranks renumbered.

@@ -737,12 +737,10 @@ def restrict(ranked: RankedList, depth: int | None, judged_only: bool,
              drop: np.ndarray | None = None, *, keep_negative: bool = False) -> RankedList:
     """Keep part of each query's ranking and renumber the ranks (vectorised).
 
-    ``depth``: positions with rank > depth are dropped (trec_eval ``-M``: form_res_rels.c
-    truncates to ``max_num_docs_per_topic`` right after sorting by score and docno).
+    ``depth``: positions with rank > depth are dropped (truncated right after sorting).
     ``judged_only``: positions whose grade is NaN or negative are then dropped and the
-    remaining documents ranked 1, 2, ... in their original order (trec_eval ``-J``:
-    form_res_rels.c keeps ``rel >= 0`` sorted by the original rank: a negative qrels
-    grade means "not in the pool" to trec_eval). ``keep_negative`` (the
+    remaining documents ranked 1, 2, ... in their original order (a negative grade
+    counts as "not in the pool"). ``keep_negative`` (the
     ``negative=gain`` convention, where a negative grade is a real judgment with a
     negative gain): only the NaN (unjudged) positions are dropped. Tie blocks are
     renumbered so block ids stay dense. ``drop`` (``bool`` ``(n,)``): positions removed

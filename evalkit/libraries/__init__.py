@@ -43,3 +43,14 @@ MODULES = tuple(f"evalkit.libraries.{name}" for name in (
     "trec_eval", "sklearn", "ranx", "ir_measures", "papers", "ltr", "gdeval", "spark",
     "ndeval", "recsys", "embedding_benchmarks", "search_engines", "trec_eval_measures",
 ))
+
+
+#: Libraries by how widely their NDCG numbers are reported: ``evalkit identify`` lists
+#: the presets of a library in this order (libraries not listed come after,
+#: alphabetically). Keys are the preset names' library part (``LIBRARY.MEASURE``).
+LIBRARY_ORDER: tuple[str, ...] = (
+    "trec_eval", "pytrec_eval", "sklearn", "ranx", "ir_measures", "lightgbm", "xgboost",
+    "torchmetrics", "tensorflow_ranking", "tfr", "ranklib", "gdeval", "pyndeval", "ndeval",
+    "ndeval_traditional",
+    "jarvelin2002", "burges2005",
+)

@@ -7,7 +7,7 @@ runtime; nothing imports pyspark until a function here runs.
 ::
 
     from evalkit import spark as eks
-    res = eks.evaluate(qrels_df, run_df, ["trec_eval.ndcg_cut@10"])     # evalkit.Results
+    res = eks.evaluate(qrels_df, run_df, ["ndcg(ties=stable)@10"])   # evalkit.Results
     frame = eks.evaluate_frame(qrels_df, run_df, ["ndcg@10"])            # Spark DataFrame
 
 See ``docs/scale.md`` for the plan (what is shuffled and why) and cluster use.

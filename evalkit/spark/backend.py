@@ -61,7 +61,7 @@ def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour],
             from ..errors import RankColumnError
 
             raise RankColumnError(f"{f}: the Spark engine does not carry a run's rank column, by which tie "
-                                  f"policy '{f.ties.name}' orders it (ndeval.*); use the local engine")
+                                  f"policy '{f.ties.name}' orders it; use the local engine")
         if registry.metric(f.metric).needs_subtopics and not subtopics:
             raise EvaluationError(f"metric '{f.metric}' needs subtopic qrels (subtopics=, or subtopic_qrels: "
                                   "in the config)")

@@ -43,8 +43,9 @@ class Columns:
 
 #: TREC's names (the readers of :mod:`evalkit.spark.io` produce them).
 TREC = Columns()
-#: The recommender layout of Spark ALS and microsoft/recommenders:
+#: The recommender layout of Spark ALS and recommender libraries:
 #: ``user, item, prediction`` runs and ``user, item, rating`` qrels.
 RECOMMENDER = Columns(qid="user", docno="item", grade="rating", score="prediction")
-#: microsoft/recommenders' default names (``DEFAULT_USER_COL`` ...).
+#: A recommender library's default column names (``userID``, ``itemID``; the Spark
+#: presets in :mod:`evalkit.libraries.spark` read it).
 RECOMMENDERS_LIB = Columns(qid="userID", docno="itemID", grade="rating", score="prediction")

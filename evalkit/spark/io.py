@@ -80,7 +80,7 @@ def read_qrels(spark, paths, *, validate: bool = True):
 
 
 def read_subtopic_qrels(spark, paths, *, validate: bool = True):
-    """Subtopic qrels ``topic subtopic docno grade`` (ndeval's format).
+    """Subtopic qrels ``topic subtopic docno grade`` (the TREC diversity tasks' format).
 
     :returns: DataFrame ``qid string, subtopic string, docno string, grade double, order long``.
     :raises InputFormatError: a line without 4 fields or with a non-integer grade.
