@@ -1,10 +1,10 @@
-"""The plugin contract: everything a metric, gain, discount, IDCG-strategy or
-tie-policy plugin writes against.
+"""The kernels' types and helpers: what a metric, gain, discount, IDCG-strategy or
+tie-policy function receives, and the vectorised segment helpers it may use.
 
-A plugin imports from this module (and the component types of
-:mod:`evalkit.components`, and :data:`evalkit.hookimpl`), never from
-``evalkit.engine``: what is listed in ``__all__`` here is stable, the engine's
-modules are not.
+The plugin contract itself is the small module :mod:`evalkit.plugin` (the
+decorators, :data:`~evalkit.plugin.hookimpl` and the input and output types, which
+it re-exports from here). A plugin never imports ``evalkit.engine``: what is listed
+in ``__all__`` here is stable too, the engine's modules are not.
 
 Kernel signatures, by component family (``n`` = ranked positions of a run over all
 queries, ``m`` = judged documents, ``q`` = evaluated queries; see
@@ -368,22 +368,25 @@ class MetricInput:
     """Everything a metric kernel needs, for all queries of one run.
 
     :param ranked: the run sorted under the flavour's tie policy.
-    :param judged_grade: ``float64`` ``(m,)`` grades of all judged documents by query;
-        ``judged_offsets`` (``(q + 1,)``) delimits queries.
+    :param judged_grade: ``float64`` ``(m,)`` grades of all judged documents, grouped by
+        query.
+    :param judged_offsets: ``int64`` ``(q + 1,)``: query ``i``'s judgments are
+        ``judged_grade[judged_offsets[i]:judged_offsets[i + 1]]``.
     :param k: cutoff or ``None``.
     :param gain: bound gain function or ``None`` if the metric does not use one.
     :param discount: bound discount function or ``None``.
     :param idcg: bound IDCG strategy (``IdealContext -> (q,)``) or ``None``.
     :param subtopics: for metrics with ``needs_subtopics``: a
         :class:`IntentProblem`, else ``None``.
-    :param min_grade: the flavour's ``min_grade`` convention: grades below it give gain 0.
-    :param negative: the flavour's ``negative`` convention (``zero``: negative grades
-        give gain 0; ``gain``: they go through ``gain``; ``error`` is the engine's check).
 
-    A kernel reads these fields and calls the helper methods below; it never builds a
-    :class:`MetricInput` itself (the engine does). The fields whose names start with
+    These eight fields are the contract (``tests/test_plugin_contract.py`` counts
+    them). A kernel reads them and calls the helper methods below (``ranked_gain()``,
+    ``judged_gain()``, ``dcg()``, ``ideal()``, ``gain_floor()``...); it never builds a
+    :class:`MetricInput` itself (the engine does). ``min_grade`` and ``negative`` are
+    the engine's settings of the gain helpers (the flavour's conventions; a kernel that
+    reads grades itself asks :meth:`gain_floor`); the fields whose names start with
     ``_`` are the engine's caches (gains, discounts, cutoff positions and ideal
-    rankings shared by every flavour of one run) and are not part of the contract.
+    rankings shared by every flavour of one run). Neither is part of the contract.
     """
 
     ranked: RankedList
@@ -493,6 +496,12 @@ class MetricInput:
         return hit[ranks - 1]
 
     # ------------------------------------------------------------- gain helpers
+    def gain_floor(self) -> float:
+        """The lowest grade that goes through the gain function (``float``): grades
+        below it, and unjudged ``NaN`` grades, give gain 0. ``max(min_grade, 0)``, or
+        ``-inf`` when negative grades are negative gains (:func:`gain_floor`)."""
+        return gain_floor(self.min_grade, self.negative)
+
     @property
     def _floor(self) -> float:
         """:func:`gain_floor` of this input's conventions (part of the gain caches' keys)."""

@@ -261,3 +261,64 @@ def test_kernel_module_lists_the_contract():
     public = {f for f in fields if not f.startswith("_")}
     assert public == {"ranked", "judged_grade", "judged_offsets", "k", "gain", "discount", "idcg",
                       "subtopics", "min_grade", "negative"}
+
+
+# ----------------------------------------------------------------------------- the contract's size
+
+#: the public names of evalkit.plugin: growing the contract is a decision, made here
+CONTRACT = {"hookimpl", "declared", "Param", "Preset",
+            "gain", "discount", "idcg_strategy", "tie_policy", "metric",
+            "run_filter", "grade_rule", "negative_rule", "outcome", "aggregate",
+            "MetricInput", "MetricOutput", "IdealContext", "SortKeys", "RankedList", "RunFilterInput", "Refusal"}
+
+#: MetricInput's documented fields (the issue's bound: at most 8)
+METRIC_INPUT_FIELDS = ["ranked", "judged_grade", "judged_offsets", "k", "gain", "discount", "idcg", "subtopics"]
+
+
+def test_the_plugin_contract_module_is_small_and_keeps_the_old_paths():
+    import dataclasses
+
+    import evalkit.components
+    import evalkit.kernel
+    import evalkit.plugin as plugin
+
+    assert len(plugin.__all__) == len(set(plugin.__all__)) == 21
+    assert set(plugin.__all__) == CONTRACT
+    public = {n for n, v in vars(plugin).items() if not n.startswith("_") and not isinstance(v, type(plugin))}
+    assert public - {"annotations"} == CONTRACT  # nothing else leaks in
+    # the same objects as under the older import paths
+    for name in CONTRACT:
+        old = getattr(evalkit.kernel, name, None) or getattr(evalkit.components, name, None) or getattr(evalkit, name)
+        assert getattr(plugin, name) is old, name
+    # its docstring states each decorator's input and output
+    for decorator in ("gain", "discount", "idcg_strategy", "tie_policy", "metric", "run_filter", "grade_rule",
+                      "negative_rule", "outcome", "aggregate"):
+        assert f":func:`{decorator}`" in plugin.__doc__, decorator
+    # a gain is three concepts: the decorator, the marker and declared
+    assert "from evalkit.plugin import declared, gain, hookimpl" in plugin.__doc__
+
+    documented = re.findall(r":param (\w+):", evalkit.kernel.MetricInput.__doc__)
+    assert documented == METRIC_INPUT_FIELDS and len(documented) <= 8
+    fields = [f.name for f in dataclasses.fields(evalkit.kernel.MetricInput) if not f.name.startswith("_")]
+    # every other public field is an engine setting read through a helper, said so
+    assert set(fields) - set(documented) == {"min_grade", "negative"}
+    assert "``min_grade`` and ``negative`` are\n    the engine's settings" in evalkit.kernel.MetricInput.__doc__
+    assert "These eight fields (`ranked`, `judged_grade`, `judged_offsets`, `k`, `gain`" in \
+        (DOCS / "plugins.md").read_text()
+
+
+def test_gain_floor_is_the_floor_the_gain_helpers_apply():
+    """``inp.gain_floor()``, the helper that replaces reading ``min_grade`` and
+    ``negative``: grades below it give gain 0 in ``ranked_gain()``."""
+    from evalkit.engine.evaluate import prepare_input, resolve
+    from evalkit.engine.problem import build_problem
+
+    reg = build_registry(disable_plugins=True)
+    qrels = Qrels.from_rows([("q", "a", 1), ("q", "b", 2), ("q", "c", -1)])
+    run = Run.from_rows([("q", "a", 3.0), ("q", "b", 2.0), ("q", "c", 1.0)], name="r")
+    problem = build_problem(qrels, run)
+    for spec, floor, gains in (("dcg", 0.0, [1, 2, 0]), ("dcg(min_grade=2)", 2.0, [0, 2, 0]),
+                               ("dcg(negative=gain)", -np.inf, [1, 2, -1])):
+        inp = prepare_input(problem, resolve(evalkit.parse_flavour(spec, reg), reg))
+        assert inp.gain_floor() == floor
+        assert inp.ranked_gain().tolist() == gains

@@ -35,7 +35,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Preset, declared, metric
 from ..float32 import scores_as_float32
 from ..hookspecs import hookimpl
-from ..kernel import MetricInput, gain_floor, offsets_from_sorted
+from ..kernel import MetricInput, offsets_from_sorted
 
 LIGHTGBM = "microsoft/LightGBM v4.7.0"
 XGBOOST = "dmlc/xgboost v3.2.0"
@@ -74,7 +74,7 @@ def ndcg_float32(inp: MetricInput) -> MetricOutput:
     nq, offsets, n = inp.n_queries, r.offsets, len(r.query)
     # the gain floor of the conventions: -inf under negative=gain (min_grade <= 0), else
     # max(min_grade, 0); NaN (unjudged) compares False, so it gets 0 as well
-    grade = np.where(r.grade >= gain_floor(inp.min_grade, inp.negative), r.grade, 0.0)
+    grade = np.where(r.grade >= inp.gain_floor(), r.grade, 0.0)
     target = grade.astype(np.float32).astype(np.float64)
     disc = log2_discount_float32(r.rank)
     if inp.k is not None:
