@@ -1,7 +1,7 @@
 """Running a config: read qrels and runs, evaluate every flavour, return a Report.
 
 The runner prints nothing and writes nothing; ``evalkit run`` prints the report and
-writes its files (:meth:`evalkit.report.Report.write`).
+writes its files (:func:`evalkit.report.write_report`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def run_config(
     """Evaluate the runs of a config under its flavours.
 
     The importable equivalent of ``evalkit run CONFIG.yaml`` (minus printing and
-    writing: call ``report.write()`` to write the files to the config's ``output.dir``).
+    writing: call ``evalkit.report.write_report(report)`` to write the files to the
+    config's ``output.dir``).
 
     :param config: a YAML file path, a config mapping (paths relative to ``base_dir``,
         default the current directory) or a loaded :class:`Config`.
@@ -205,7 +206,7 @@ def config_metadata(cfg: Config) -> dict[str, Any]:
     """JSON-friendly facts about a config for the report. Paths (qrels, runs, output
     directory) are relative to the config file's directory, as the config writes them,
     so a report names no machine's absolute paths; ``config`` is the file's name. The
-    absolute output directory is kept under ``_output_dir`` for :meth:`Report.write`
+    absolute output directory is kept under ``_output_dir`` for :func:`~evalkit.report.write_report`
     (keys starting with ``_`` are never written to a report)."""
     base = cfg.base_dir
     return {
