@@ -216,7 +216,7 @@ def json_text(results, measures, per_query: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..engine.evaluate import needs_rank
     from ..io import read_qrels, read_run, read_subtopic_qrels
-    from . import registry_for
+    from .registry_args import registry_for
     from .specs import expand_measures
 
     from ..ecosystem.ir_datasets import expand_official
