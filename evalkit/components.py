@@ -568,11 +568,21 @@ class Divergence(_Component):
 
 @dataclass(frozen=True)
 class Engine:
-    """An evaluation backend (issue 12): where and how qrels and runs are evaluated.
+    """An evaluation backend (issue 12): where and how qrels and runs are evaluated;
+    the :class:`evalkit.backends.Backend` the command line and the runner call.
 
     ``fn(qrels, runs, flavours, **options) -> Results``: the same per-query values as
     the in-process engine (``columnar``, the default), whatever holds the data (for
     ``spark``, Spark DataFrames). A Dask or Ray backend is a plugin registering one.
+
+    :param files: ``files(qrels, runs, flavours, *, labels, registry, names, namer,
+        subtopics, sensitivity, options)``: evaluate paths the backend reads itself
+        (:meth:`evaluate_files`); required when ``in_process`` is ``False``.
+    :param in_process: capability: ``fn`` takes :class:`~evalkit.Qrels` and runs read
+        into this process by :mod:`evalkit.io`, so callers read the files and evaluate
+        run by run (progress, the results store, unjudged bounds). ``False``: callers
+        hand the paths to ``files``.
+    :param options: the settings ``files`` takes (:class:`evalkit.backends.EngineOption`).
     """
 
     name: str
@@ -580,7 +590,24 @@ class Engine:
     description: str = ""
     source: str = ""
     origin: str = field(default="", compare=False)
+    files: Callable | None = field(default=None, compare=False)
+    in_process: bool = True
+    options: tuple = ()
     family = "engine"
+
+    def evaluate(self, qrels: Any, runs: Any, flavours: Any, **options: Any) -> Any:
+        """``fn(qrels, runs, flavours, **options)``: :class:`~evalkit.Results` ``(s, f, q)``."""
+        return self.fn(qrels, runs, flavours, **options)
+
+    def evaluate_files(self, qrels: Any, runs: Any, flavours: Any, **kwargs: Any) -> Any:
+        """``files(qrels, runs, flavours, **kwargs)`` (see :class:`evalkit.backends.Backend`).
+
+        :raises EvaluationError: the backend reads no files (it has no ``files``)."""
+        if self.files is None:
+            from .errors import EvaluationError
+
+            raise EvaluationError(f"engine '{self.name}' evaluates data in this process only; it reads no files")
+        return self.files(qrels, runs, flavours, **kwargs)
 
 
 FAMILIES = {

@@ -55,7 +55,7 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.ties",
     "evalkit.builtins.metrics",
     "evalkit.builtins.diversity",
-    "evalkit.engine.backends",
+    "evalkit.builtin_backends",
     "evalkit.builtins.stages",
     "evalkit.libraries.trec_eval",
     "evalkit.libraries.sklearn",

@@ -4,9 +4,14 @@ The import graph is read with the standard library's :mod:`ast` (no module is
 imported to build it). An edge ``a -> b`` is any ``import`` statement in ``a`` naming
 the evalkit module ``b`` (or a name in it), at module level or inside a function
 (a deferred import still makes the modules depend on each other), plus the parent
-packages Python imports first. Not edges: imports under ``if TYPE_CHECKING:``
-(never executed) and those inside a package ``__init__``'s PEP 562
-``__getattr__`` (a lazy re-export of the package's own children).
+packages Python imports first; a name taken from the module's own package
+(``from . import registry_for``) is an edge to that package. The command modules the
+CLI package loads by name (``importlib.import_module`` over ``COMMANDS``) are edges
+of ``evalkit.cli`` too. Not edges: imports under ``if TYPE_CHECKING:``
+(never executed), those inside a package ``__init__``'s PEP 562
+``__getattr__`` (a lazy re-export of the package's own children), and the registry
+loading its plugin modules by name (``DEFAULT_PLUGINS``, as it loads third-party
+entry points: a plugin depends on the host, not the other way round).
 """
 
 from __future__ import annotations
@@ -58,13 +63,20 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
                 continue
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
+                named = set(targets)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base_parts = here.split(".")[: len(here.split(".")) - node.level + 1]
                     base = ".".join(base_parts + ([node.module] if node.module else []))
                 else:
                     base = node.module or ""
-                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+                subs = [f"{base}.{alias.name}" for alias in node.names]
+                targets = [base] + subs
+                # the modules the statement names: the submodules it takes, and the base
+                # module itself when it takes a name defined there
+                named = {t for t in subs if t in modules}
+                if any(t not in modules for t in subs):
+                    named.add(base)
             else:
                 continue
             for target in targets:
@@ -73,10 +85,38 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
                 parts = target.split(".")
                 for i in range(1, len(parts) + 1):  # the parents are imported first
                     dep = ".".join(parts[:i])
-                    # a module's own parent packages are being imported already
-                    if dep in modules and dep != name and not name.startswith(dep + "."):
+                    # a module's own parent packages are being imported already, unless
+                    # the statement takes a name from one (``from . import registry_for``)
+                    own_parent = name.startswith(dep + ".") and dep not in named
+                    if dep in modules and dep != name and not own_parent:
                         graph[name].add(dep)
+    for name, children in _loaded_by_name(package, modules).items():
+        graph[name] |= children
     return graph
+
+
+#: the modules that call ``importlib.import_module``, and how the graph reads them
+DYNAMIC_IMPORTS = {
+    "cli": "its COMMANDS: edges to evalkit.cli.<command>",
+    "registry": "its DEFAULT_PLUGINS and entry points: plugin discovery, not edges",
+    "ecosystem": "third-party libraries only (require(module, extra))",
+}
+
+
+def _loaded_by_name(package: Path, modules: dict[str, Path]) -> dict[str, set[str]]:
+    """``{package: {children}}`` a package loads with ``importlib.import_module`` over
+    a module-level tuple ``COMMANDS`` of its children's names (read with ast)."""
+    out: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+            value = getattr(node, "value", None)
+            if isinstance(target, ast.Name) and target.id == "COMMANDS" and isinstance(value, ast.Tuple):
+                out[name] = {f"{name}.{e.value}" for e in value.elts
+                             if isinstance(e, ast.Constant) and f"{name}.{e.value}" in modules}
+    return out
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -138,6 +178,39 @@ def test_the_graph_sees_deferred_and_relative_imports(tmp_path):
 
 def test_no_import_cycle_inside_evalkit():
     assert cycles(import_graph()) == []
+
+
+def test_the_graph_sees_commands_loaded_by_name_and_names_taken_from_the_package(tmp_path):
+    """A package that loads its command modules by name while they take a helper from
+    the package is a cycle (the CLI's was: ``from . import registry_for``)."""
+    pkg = tmp_path / "evalkit"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli" / "__init__.py").write_text(
+        'import importlib\nCOMMANDS = ("one", "two")\ndef helper():\n    pass\n'
+        "def build():\n    for n in COMMANDS:\n        importlib.import_module(f'{__name__}.{n}')\n")
+    (pkg / "cli" / "one.py").write_text("def run():\n    from . import helper\n")
+    (pkg / "cli" / "two.py").write_text("def run():\n    from . import one\n")
+    graph = import_graph(pkg)
+    assert graph["evalkit.cli"] == {"evalkit.cli.one", "evalkit.cli.two"}
+    assert graph["evalkit.cli.one"] == {"evalkit.cli"}
+    assert graph["evalkit.cli.two"] == {"evalkit.cli.one"}
+    assert cycles(graph) == [["evalkit.cli", "evalkit.cli.one", "evalkit.cli.two"]]
+
+
+def test_every_import_by_name_is_accounted_for():
+    """A new ``importlib.import_module`` call must be read by the graph (or said not to
+    load evalkit modules) in :data:`DYNAMIC_IMPORTS`."""
+    callers = set()
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        skip = _excluded_nodes(tree, path.name == "__init__.py")  # a PEP 562 __getattr__: lazy re-exports
+        for node in ast.walk(tree):
+            if id(node) not in skip and isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == \
+                    "import_module":
+                callers.add(_module_name(path, PACKAGE).removeprefix("evalkit."))
+    assert callers == set(DYNAMIC_IMPORTS)
+    assert {"evalkit.cli.run", "evalkit.cli.eval"} <= import_graph()["evalkit.cli"]
 
 
 def test_registry_does_not_import_the_flavour_layer():

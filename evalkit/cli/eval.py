@@ -78,12 +78,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "default the qrels' largest grade, 'query' each query's own) and the condensed "
                         "value (judged_only=yes, trec_eval -J); see docs/bounds.md")
     # --- end unjudged bounds ---
-    p.add_argument("--engine", default="columnar", metavar="NAME",
-                   help="evaluation backend from the registry: columnar (alias local; the default, in process) "
-                        "or spark (evalkit.spark; QRELS and RUN may then also be directories, globs or Parquet)")
-    p.add_argument("--spark-master", default="local[*]", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark setting; repeat for several")
+    from .engine_args import add_engine_arguments
+
+    add_engine_arguments(p)  # --engine, --engine-option and the built-in backends' own flags
     return p
 
 
@@ -217,9 +214,9 @@ def json_text(results, measures, per_query: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine.evaluate import evaluate, needs_rank
+    from ..engine.evaluate import needs_rank
     from ..io import read_qrels, read_run, read_subtopic_qrels
-    from . import registry_for
+    from .registry_args import registry_for
     from .specs import expand_measures
 
     from ..ecosystem.ir_datasets import expand_official
@@ -231,19 +228,21 @@ def run(args: argparse.Namespace) -> int:
     measures = _trec_eval_flags(measures, args, registry)
     if args.format == "tsv":
         check_tsv_names(measures)
-    engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
+    from ..backends import get_backend
+    from .engine_args import options_from_args
+
+    backend = get_backend(args.engine, registry)  # FlavourError lists the known engines
+    options = options_from_args(backend, args)
     bounds = None  # --- unjudged bounds ---
-    if args.bounds is not None and engine.name != "columnar":
+    if args.bounds is not None and not backend.in_process:
         from ..errors import ArgumentError
 
-        raise ArgumentError(f"--bounds: not available with --engine {engine.name} (columnar only)")
-    if engine.name == "spark":
-        from ..spark import files, parse_conf
-
-        results = files.evaluate_paths(args.qrels, args.runs, [m.flavour for m in measures],
-                                       labels=[m.label for m in measures], registry=registry, namer=_names,
-                                       master=args.spark_master, conf=parse_conf(args.spark_conf),
-                                       subtopics_path=args.subtopic_qrels)
+        raise ArgumentError(f"--bounds: not available with --engine {backend.name} (in-process engines only)")
+    runs = qrels = None  # read here only for an in-process backend
+    if not backend.in_process:  # the backend reads the files itself
+        results = backend.evaluate_files(args.qrels, args.runs, [m.flavour for m in measures],
+                                         labels=[m.label for m in measures], registry=registry, namer=_names,
+                                         subtopics=args.subtopic_qrels, options=options)
     else:
         qrels = read_qrels(args.qrels)
         subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
@@ -255,7 +254,6 @@ def run(args: argparse.Namespace) -> int:
         require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
         runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
         args.runids = {r.name: rid for r, rid in zip(runs, runids)}
-        run_engine = evaluate if engine.name == "columnar" else engine.fn
         if args.bounds is not None:  # --- unjudged bounds: the value comes with them ---
             from ..bounds import parse_high, unjudged_bounds
 
@@ -263,11 +261,11 @@ def run(args: argparse.Namespace) -> int:
                                      labels=[m.label for m in measures], registry=registry)
             results = bounds.value
         else:
-            results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
-                                 subtopics=subtopics, registry=registry)
+            results = backend.evaluate(qrels, runs, [m.flavour for m in measures],
+                                       labels=[m.label for m in measures], subtopics=subtopics, registry=registry,
+                                       **options)
     if args.format == "tsv":
-        text = "\n".join(_trec_tsv(results, measures, args, runs if engine.name != "spark" else None, qrels
-                                   if engine.name != "spark" else None))
+        text = "\n".join(_trec_tsv(results, measures, args, runs, qrels))
     elif args.format == "json":
         results, measures = _without_relstring(results, measures)
         text = json_text(results, measures, args.per_query)

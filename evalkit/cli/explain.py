@@ -107,7 +107,7 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
 def run(args: argparse.Namespace) -> int:
     from ..explain import explain_query
     from ..io import read_qrels, read_run
-    from . import registry_for
+    from .registry_args import registry_for
 
     from ..engine.evaluate import needs_rank
     from ..resolve import resolve_flavour

@@ -100,7 +100,7 @@ def matches(name: str, pattern: str | None) -> bool:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from . import registry_for
+    from .registry_args import registry_for
 
     registry = registry_for(args)
     names = [n for n in registry.names("preset") if matches(n, args.pattern)]

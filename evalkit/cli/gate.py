@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..progress import terminal_progress
     from ..report.escape import text_escape
     from ..runner import load_config, run_config
-    from . import registry_for
+    from .registry_args import registry_for
     from .store_args import check_and_report, gate_directory, store_setting
 
     registry = registry_for(args)

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ..history import history, html_page, text
     from ..store import ResultsStore, store_path
     from ..store.cached import config_name
-    from . import registry_for
+    from .registry_args import registry_for
 
     if not 0 < args.alpha < 1:
         raise ConfigError(f"--alpha: {args.alpha} is not between 0 and 1")

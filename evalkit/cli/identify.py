@@ -108,7 +108,7 @@ def _evidence(args, runs) -> tuple[list, list]:
 def run(args: argparse.Namespace) -> int:
     from ..identify import identify
     from ..io import read_qrels, read_run
-    from . import registry_for
+    from .registry_args import registry_for
 
     registry = registry_for(args)
     qrels = read_qrels(args.qrels)

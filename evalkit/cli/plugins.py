@@ -63,7 +63,7 @@ def component_info(component) -> dict:
 def run(args: argparse.Namespace) -> int:
     from tabulate import tabulate  # imported when a table is printed
 
-    from . import registry_for
+    from .registry_args import registry_for
 
     registry = registry_for(args)
     families = [args.family] if args.family else list(FAMILY_TITLES)

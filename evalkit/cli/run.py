@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import load_config, run_config
     from ..errors import ConfigError
     from ..progress import terminal_progress
-    from . import registry_for
+    from .registry_args import registry_for
 
     registry = registry_for(args)
     if args.formats:

@@ -4,8 +4,10 @@ format-neutral views (:mod:`.views`), the formats (:mod:`.text`: terminal and Ma
 :mod:`.plots`), user-string escaping per format (:mod:`.escape`), the registry of
 formats (:mod:`.render`) and the file writer (:mod:`.write`).
 
-(The submodule :mod:`evalkit.report.render` keeps its name; render one format with
-:meth:`Report.render`.)"""
+A :class:`Report` is data; rendering and writing are functions of it: render one
+format with :func:`evalkit.report.render.render` ``(report, fmt)`` (the submodule keeps
+its name), write files with :func:`write_report` ``(report, directory, formats)``.
+(``Report.render`` and ``Report.write`` are deprecated forwards to them.)"""
 
 from .model import Agreement, BaselineChange, PairAgreement, Report, flavour_agreement
 from .render import (

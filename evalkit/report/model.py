@@ -5,9 +5,12 @@ under several flavours, the flavour labels and canonical strings, the config's
 metadata, the evalkit version and the optional baseline run. Its views are computed
 on demand: the means table (systems x flavours), the per-query long table, the
 differences from the baseline and the **flavour agreement** (does the choice of
-flavour change the conclusion?). Rendering to text, Markdown, CSV and JSON lives in
-:mod:`evalkit.report.render`; writing files in :mod:`evalkit.report.write`
-(the split ranx uses between its ``Report`` data and its output code).
+flavour change the conclusion?). Rendering is a function of the report,
+:func:`evalkit.report.render.render` ``(report, fmt)`` over the formats' modules;
+writing files is :func:`evalkit.report.write.write_report` ``(report, directory,
+formats)`` (the split ranx uses between its ``Report`` data and its output code). Only
+the deprecated forwarding methods ``Report.render``/``Report.write`` import them, when
+called; neither imports this module (only for type checking).
 
 Later additions (significance tests, more output formats) add views here and
 renderers in :data:`evalkit.report.render.RENDERERS` without reshaping this class.
@@ -288,7 +291,8 @@ class Report:
     >>> report = Report(res, statistics=None)
     >>> report.means.round(4).tolist(), report.system_order(0)
     ([[0.5, 0.4], [0.4, 0.2]], [0, 1])
-    >>> print(report.render("csv")["means.csv"], end="")
+    >>> from evalkit.report.render import render
+    >>> print(render(report, "csv")["means.csv"], end="")
     system,lin@10,exp@10
     bm25,0.5,0.4
     dense,0.39999999999999997,0.2
@@ -520,24 +524,32 @@ class Report:
         return [int(i) for i in np.argsort(key, kind="stable")]
 
     # ----------------------------------------------------------------- output
+    # Rendering and writing are functions of the report (evalkit.report.render.render,
+    # evalkit.report.write.write_report); these two methods only forward to them.
     def render(self, fmt: str) -> dict[str, str]:
-        """``{file name: text}`` of output format ``fmt`` (see :data:`RENDERERS`)."""
+        """``{file name: text}`` of output format ``fmt``.
+
+        .. deprecated:: use :func:`evalkit.report.render.render` ``(report, fmt)``.
+        """
+        import warnings
+
         from .render import render
 
+        warnings.warn("Report.render(fmt) is deprecated: use evalkit.report.render.render(report, fmt)",
+                      DeprecationWarning, stacklevel=2)
         return render(self, fmt)
 
-    def write(self, directory=None, formats: Sequence[str] | None = None):
-        """Write the report files atomically (see :func:`evalkit.report.write.write_report`).
+    def write(self, directory: Any = None, formats: Sequence[str] | None = None) -> list[Any]:
+        """Write the report files atomically.
 
-        Defaults: the config's ``output.dir`` and ``output.formats``.
+        .. deprecated:: use :func:`evalkit.report.write_report` ``(report, directory, formats)``
+           (same defaults: the config's ``output.dir`` and ``output.formats``).
         :raises ReportError: no directory given and none in the config.
         """
+        import warnings
+
         from .write import write_report
 
-        if directory is None:
-            directory = self.metadata.get("_output_dir", self.metadata.get("output_dir"))
-            if directory is None:
-                raise ReportError("no output directory: give one or set output.dir in the config")
-        if formats is None:
-            formats = self.metadata.get("formats") or None
+        warnings.warn("Report.write() is deprecated: use evalkit.report.write_report(report, directory, formats)",
+                      DeprecationWarning, stacklevel=2)
         return write_report(self, directory, formats)

@@ -243,16 +243,26 @@ def _swap_by_renames(new: Path, directory: Path) -> Path:
     return old
 
 
-def write_report(report: Report, directory: str | os.PathLike, formats: Sequence[str] | None = None) -> list[Path]:
+def write_report(report: Report, directory: str | os.PathLike | None = None,
+                 formats: Sequence[str] | None = None) -> list[Path]:
     """Render ``formats`` of ``report`` and write them into ``directory``.
 
     Files: ``report.md`` (markdown); ``means.csv`` and ``per_query.csv`` (csv, plus
     ``statistics.csv`` and ``flips.csv`` when the report has significance tests);
     ``report.json`` (json); ``report.tex`` (latex); ``report.html`` (html).
 
+    Defaults, from the report's metadata (:func:`evalkit.runner.config_metadata`):
+    the config's ``output.dir`` and ``output.formats`` (markdown, csv, json without them).
+
     :returns: the written paths.
-    :raises ReportError: unknown format. Rendering errors propagate before any file
-        or directory is created.
+    :raises ReportError: unknown format; no directory given and none in the metadata.
+        Rendering errors propagate before any file or directory is created.
     """
+    if directory is None:
+        directory = report.metadata.get("_output_dir", report.metadata.get("output_dir"))
+        if directory is None:
+            raise ReportError("no output directory given: give one or set output.dir in the config")
+    if formats is None:
+        formats = report.metadata.get("formats") or None
     files = render_files(report, formats)
     return write_files(files, directory)

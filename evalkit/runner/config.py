@@ -52,6 +52,7 @@ import yaml
 if TYPE_CHECKING:  # jsonschema is imported when a config is validated, not at start-up
     import jsonschema
 
+from ..backends import DEFAULT_BACKEND
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour
 from ..resolve import resolve_measures
@@ -142,8 +143,8 @@ class Config:
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: ``report.sensitivity``: compute the tie spread and judged@k (default ``True``)
     sensitivity: bool = True
-    #: the ``engine:`` section (``{"name": "local"}`` when absent)
-    engine: Mapping[str, Any] = field(default_factory=lambda: {"name": "local"}, compare=False)
+    #: the ``engine:`` section (``{"name": DEFAULT_BACKEND}`` when absent; :mod:`evalkit.backends`)
+    engine: Mapping[str, Any] = field(default_factory=lambda: {"name": DEFAULT_BACKEND}, compare=False)
     #: the ``store:`` section: ``None`` (absent), ``True``/``False`` or ``{"path": ...}`` (:mod:`evalkit.store`)
     store: Any = None
     #: the ``gates:`` section as :class:`evalkit.gates.Gate` values
@@ -217,6 +218,25 @@ class _Locator:
         where = self.source + (f":{line}" if line is not None else "")
         key = format_key(path)
         return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
+
+
+def _check_engine(section: Mapping[str, Any], registry: Any, loc: _Locator) -> None:
+    """The ``engine:`` section names a registered backend and only options it declares
+    (:func:`evalkit.backends.engine_options`).
+
+    :raises ConfigError: naming the file, line and key."""
+    from ..backends import engine_options, get_backend
+
+    try:
+        backend = get_backend(section["name"], registry)
+    except FlavourError as exc:
+        raise loc.error(["engine", "name"], str(exc), value=True) from None
+    for key in section:
+        if key != "name" and key not in {o.key for o in backend.options}:
+            try:
+                engine_options(backend, {key: section[key]})
+            except ConfigError as exc:
+                raise loc.error(["engine", key], str(exc)) from None
 
 
 def format_key(path: KeyPath) -> str:
@@ -703,6 +723,8 @@ def load_config(
         gates = parse_gates(data["gates"], [r.name for r in runs], flavours, baseline, loc)
     gates_dir = _resolve(base, output["gates_dir"]) if "gates_dir" in output else None
     formats = tuple(output.get("formats", FORMATS))
+    if "engine" in data:
+        _check_engine(data["engine"], registry, loc)
     return Config(
         source=source,
         base_dir=base,
@@ -718,7 +740,7 @@ def load_config(
         statistics=statistics,
         raw=data,
         sensitivity=data.get("report", {}).get("sensitivity", True),
-        engine=dict(data.get("engine", {"name": "local"})),
+        engine=dict(data.get("engine", {"name": DEFAULT_BACKEND})),
         store=data.get("store"),
         gates=gates,
         gates_dir=gates_dir,

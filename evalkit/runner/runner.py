@@ -1,16 +1,18 @@
 """Running a config: read qrels and runs, evaluate every flavour, return a Report.
 
 The runner prints nothing and writes nothing; ``evalkit run`` prints the report and
-writes its files (:meth:`evalkit.report.Report.write`).
+writes its files (:func:`evalkit.report.write_report`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
+from ..backends import Backend, engine_options, get_backend
 from ..engine.evaluate import evaluate, needs_rank
 from ..errors import ConfigError, FlavourError
 from ..results import Results
@@ -20,6 +22,10 @@ from ..report.model import Report
 from ..registry import registry_or_default
 from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..flavour import Flavour
+    from ..registry import Registry
 
 
 def run_config(
@@ -36,7 +42,8 @@ def run_config(
     """Evaluate the runs of a config under its flavours.
 
     The importable equivalent of ``evalkit run CONFIG.yaml`` (minus printing and
-    writing: call ``report.write()`` to write the files to the config's ``output.dir``).
+    writing: call ``evalkit.report.write_report(report)`` to write the files to the
+    config's ``output.dir``).
 
     :param config: a YAML file path, a config mapping (paths relative to ``base_dir``,
         default the current directory) or a loaded :class:`Config`.
@@ -63,7 +70,7 @@ def run_config(
         Stored values whose key (qrels, run, flavour, evalkit version) is unchanged are
         reused and the rest computed and stored; the report's ``metadata["_store"]`` is
         then a :class:`~evalkit.store.cached.StoreUse` (how many, under which label).
-        Not used with the Spark engine.
+        Used with an in-process engine only (:attr:`evalkit.backends.Backend.in_process`).
     :param label: the label the evaluation is recorded under (default:
         :func:`evalkit.store.default_label` of the config's directory).
     :param significance: compute the significance tests now (default); ``False`` leaves
@@ -88,15 +95,18 @@ def run_config(
     if progress is not None:
         progress("runs", 0, total)
     try:
-        engine = registry.get("engine", cfg.engine.get("name", "columnar"))
-    except FlavourError as exc:
+        backend = get_backend(cfg.engine.get("name"), registry)
+        options = engine_options(backend, {k: v for k, v in cfg.engine.items() if k != "name"})
+    except (FlavourError, ConfigError) as exc:
         raise ConfigError(f"{cfg.source}: engine: {exc}") from None
     use = unavailable = None  # what the results store did (evalkit.store.cached.StoreUse), why not
-    if engine.name == "spark":
-        results, tie_spread, judged = _evaluate_on_spark(cfg, flavours, registry, sensitivity=sensitivity)
+    if not backend.in_process:  # the backend reads the files itself, every run in one evaluation
+        results, tie_spread, judged = _evaluate_files(cfg, flavours, registry, backend, options,
+                                                      sensitivity=sensitivity)
         if progress is not None:
             progress("runs", total, total)
     else:
+        evaluate_fn = functools.partial(backend.evaluate, **options) if options else backend.evaluate
         # --- results store (evalkit.store): reuse what is stored, compute the rest ---
         from ..store import ResultsStore, StoreUnavailableError, default_label, implicit_store, store_path
 
@@ -116,15 +126,14 @@ def run_config(
                 results, tie_spread, judged, use = evaluate_with_store(
                     cfg, flavours, registry, progress, db, sensitivity=sensitivity,
                     label=label or default_label(cfg.base_dir),
-                    evaluate_fn=evaluate if engine.name == "columnar" else engine.fn)
+                    evaluate_fn=evaluate_fn)
             finally:
                 if db is not store:
                     db.close()
         # --- end of the results store ---
         else:
             results, tie_spread, judged = _evaluate_locally(
-                cfg, flavours, registry, progress, evaluate if engine.name == "columnar" else engine.fn,
-                sensitivity=sensitivity)
+                cfg, flavours, registry, progress, evaluate_fn, sensitivity=sensitivity)
     metadata = config_metadata(cfg)
     if use is not None:
         metadata["_store"] = use
@@ -170,18 +179,15 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
 
 
-def _evaluate_on_spark(cfg: Config, flavours, registry, *, sensitivity: bool = True):
-    """Every run of the config in one Spark evaluation (``engine: {name: spark}``);
-    returns the results, the tie spread ``(low, high)`` and judged@k, all computed on
-    the executors (both ``None`` when not ``sensitivity``)."""
-    from ..spark.files import evaluate_paths
-
-    engine = cfg.engine
-    out = evaluate_paths(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
-                         registry=registry, names=[r.name for r in cfg.runs],
-                         master=engine.get("master", "local[*]"), conf=engine.get("conf"),
-                         partitions=engine.get("partitions"), subtopics_path=cfg.subtopic_qrels,
-                         sensitivity=sensitivity)
+def _evaluate_files(cfg: Config, flavours: list[Flavour], registry: Registry, backend: Backend,
+                    options: Mapping[str, Any], *, sensitivity: bool = True) -> tuple[Results, Any, Any]:
+    """Every run of the config in one evaluation by a backend that reads the files
+    itself (:meth:`evalkit.backends.Backend.evaluate_files`); returns the results, the
+    tie spread ``(low, high)`` and judged@k, computed by the backend (both ``None``
+    when not ``sensitivity``)."""
+    out = backend.evaluate_files(cfg.qrels, [r.path for r in cfg.runs], flavours, labels=list(cfg.labels),
+                                 registry=registry, names=[r.name for r in cfg.runs],
+                                 subtopics=cfg.subtopic_qrels, sensitivity=sensitivity, options=options)
     return out if sensitivity else (out, None, None)
 
 
@@ -200,7 +206,7 @@ def config_metadata(cfg: Config) -> dict[str, Any]:
     """JSON-friendly facts about a config for the report. Paths (qrels, runs, output
     directory) are relative to the config file's directory, as the config writes them,
     so a report names no machine's absolute paths; ``config`` is the file's name. The
-    absolute output directory is kept under ``_output_dir`` for :meth:`Report.write`
+    absolute output directory is kept under ``_output_dir`` for :func:`~evalkit.report.write_report`
     (keys starting with ``_`` are never written to a report)."""
     base = cfg.base_dir
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from types import SimpleNamespace
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .columns import TREC
 
@@ -75,3 +75,34 @@ def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, re
     run = evaluate_with_sensitivity if sensitivity else evaluate
     return run(qrels, dict(zip(final, frames)), flavours, columns=TREC, labels=labels, registry=registry,
                partitions=partitions, subtopics=subtopics)
+
+
+def evaluate_files(qrels: Any, runs: Sequence[Any], flavours: Any, *, labels: Sequence[str] | None = None,
+                   registry: Any = None, names: Sequence[str | None] | None = None,
+                   namer: Callable[..., list[str]] | None = None, subtopics: Any = None, sensitivity: bool = False,
+                   options: Mapping[str, Any] | None = None) -> Any:
+    """The Spark backend's ``files`` (:meth:`evalkit.backends.Backend.evaluate_files`):
+    :func:`evaluate_paths` with the backend's options ``master`` (default ``local[*]``),
+    ``conf`` (a mapping, or ``KEY=VALUE`` items as ``--spark-conf`` gives them) and
+    ``partitions`` (an integer, or its text).
+
+    :raises ConfigError: a ``conf`` item without ``=``, or ``partitions`` not a positive integer.
+    """
+    from ..errors import ConfigError
+    from .session import parse_conf
+
+    opts = dict(options or {})
+    conf = opts.get("conf")
+    if conf is not None and not isinstance(conf, Mapping):
+        conf = parse_conf([conf] if isinstance(conf, str) else conf)
+    partitions = opts.get("partitions")
+    if partitions is not None:
+        try:
+            partitions = int(partitions)
+        except (TypeError, ValueError):
+            partitions = 0
+        if partitions < 1:
+            raise ConfigError(f"engine spark: partitions must be a positive integer, got {opts['partitions']!r}")
+    return evaluate_paths(qrels, runs, flavours, labels=labels, registry=registry, names=names, namer=namer,
+                          master=opts.get("master") or "local[*]", conf=conf, partitions=partitions,
+                          subtopics_path=subtopics, sensitivity=sensitivity)
