@@ -165,3 +165,32 @@ def test_explain_prints_a_bounded_table_by_default(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "... 500 more rows (totals cover all; --rows N prints more)" in out
     assert f"\n{n:>5} " not in out and "NDCG = DCG/IDCG = 1.0000" in out
+
+
+def test_gzip_bomb_is_refused_with_the_setting_named(tmp_path, monkeypatch, capsys):
+    """Issue 25: a 3 MB gzip of 3 GB of newlines was decompressed whole (MemoryError).
+    Here 8 MB of newlines (8 KB compressed) against a lowered floor: the output stops
+    at 200 times the compressed size, with an error naming the file and the setting."""
+    import gzip
+
+    from evalkit.cli import main
+    from evalkit.io import trec
+
+    bomb = gzip.compress(b"\n" * (8 << 20), compresslevel=9)
+    assert len(bomb) * 200 < 8 << 20
+    qrels = tmp_path / "qrels.gz"
+    qrels.write_bytes(bomb)
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 5 r\n")
+    monkeypatch.setattr(trec, "GUNZIP_MIN_BYTES", 1 << 18)
+    monkeypatch.setattr(trec, "_GUNZIP_PIECE", 1 << 16)
+    with pytest.raises(EvalkitError, match=r"qrels.gz: gzip data expands to more than [\d,]+ bytes \(200 times"):
+        evalkit.read_qrels(qrels)
+    assert main(["eval", str(qrels), str(run), "-m", "ndcg"]) == 2
+    assert "EVALKIT_GUNZIP_MAX_RATIO" in capsys.readouterr().err
+    monkeypatch.setenv("EVALKIT_GUNZIP_MAX_RATIO", "100000")  # the user's override reads it (all blank lines)
+    assert len(evalkit.read_qrels(qrels).qid) == 0
+    # a multi-member gzip with zero padding still reads whole, as gzip.decompress does
+    parts = tmp_path / "parts.gz"
+    parts.write_bytes(gzip.compress(b"1 0 a 1\n") + gzip.compress(b"2 0 b 2\n") + b"\0\0")
+    assert evalkit.read_qrels(parts).qid.tolist() == ["1", "2"]

@@ -22,7 +22,6 @@ line number and the field.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -55,15 +54,67 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: gzip data may expand to at most this many times its compressed size (and always
+#: to :data:`GUNZIP_MIN_BYTES`): TREC runs and qrels compress 4-20 times; a "gzip
+#: bomb" (3 MB holding 3 GB of newlines) 1000 times. ``EVALKIT_GUNZIP_MAX_RATIO``
+#: (an integer) overrides it.
+GUNZIP_MAX_RATIO = 200
+#: gzip data may always expand to this many bytes, whatever the ratio.
+GUNZIP_MIN_BYTES = 64 << 20
+_GUNZIP_PIECE = 1 << 24  # bytes decompressed per step (the bound is checked after each)
+
+
+def _gunzip_ratio() -> int:
+    """:data:`GUNZIP_MAX_RATIO`, or ``EVALKIT_GUNZIP_MAX_RATIO`` when set (a positive integer)."""
+    text = os.environ.get("EVALKIT_GUNZIP_MAX_RATIO")
+    if text is None:
+        return GUNZIP_MAX_RATIO
+    if not text.strip().isdigit() or int(text) < 1:
+        raise InputFormatError("EVALKIT_GUNZIP_MAX_RATIO", None, None,
+                               f"must be a positive integer; got {text!r}")
+    return int(text)
+
+
 def _gunzip(raw: bytes, name: str) -> bytes:
-    """Decompress gzip data; a corrupt or truncated body is an :class:`InputFormatError`
-    naming the file (``gzip`` raises ``OSError``, ``EOFError`` or ``zlib.error``)."""
+    """Decompress gzip data (every member, as :func:`gzip.decompress`) in steps of
+    :data:`_GUNZIP_PIECE` bytes, stopping with an :class:`InputFormatError` naming the
+    file once the output passes ``max(GUNZIP_MIN_BYTES, ratio x len(raw))`` (see
+    :data:`GUNZIP_MAX_RATIO`) or memory runs out, instead of decompressing a bomb whole.
+    A corrupt or truncated body is an :class:`InputFormatError` naming the file."""
     import zlib
 
+    ratio = _gunzip_ratio()
+    limit = max(GUNZIP_MIN_BYTES, ratio * len(raw))
+    pieces: list[bytes] = []
+    total = 0
+    data = raw
     try:
-        return gzip.decompress(raw)
+        while True:
+            member = zlib.decompressobj(wbits=31)  # one gzip member: header, deflate body, CRC
+            while not member.eof:
+                piece = member.decompress(data, _GUNZIP_PIECE)
+                data = member.unconsumed_tail
+                total += len(piece)
+                if total > limit:
+                    raise InputFormatError(
+                        name, None, None,
+                        f"gzip data expands to more than {limit:,} bytes ({ratio} times its {len(raw):,} "
+                        "compressed bytes; a gzip bomb?); decompress it yourself (gunzip -c) or set "
+                        f"EVALKIT_GUNZIP_MAX_RATIO above {ratio} to read it")
+                pieces.append(piece)
+                if not piece and not data and not member.eof:
+                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
+            data = member.unused_data.lstrip(b"\x00")
+            if not data:
+                break
+            if data[:2] != _GZIP_MAGIC:
+                raise OSError(f"not a gzipped file ({data[:2]!r}) after a gzip member")
+        return b"".join(pieces)
     except (OSError, EOFError, zlib.error) as exc:
         raise InputFormatError(name, None, None, f"corrupt gzip data: {exc}") from None
+    except MemoryError:
+        raise InputFormatError(name, None, None,
+                               f"not enough memory to decompress it ({total:,} bytes so far)") from None
 
 
 def _from_bytes(raw: bytes, name: str) -> bytes:
