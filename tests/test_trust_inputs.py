@@ -194,3 +194,56 @@ def test_gzip_bomb_is_refused_with_the_setting_named(tmp_path, monkeypatch, caps
     parts = tmp_path / "parts.gz"
     parts.write_bytes(gzip.compress(b"1 0 a 1\n") + gzip.compress(b"2 0 b 2\n") + b"\0\0")
     assert evalkit.read_qrels(parts).qid.tolist() == ["1", "2"]
+
+
+def test_explain_builds_only_the_rows_it_prints(tmp_path):
+    """The 2 M-document case: explain_query(max_rows=N) builds N rows (not one Python
+    object per rank), each equal to the full table's row, the running DCG/IDCG included
+    (cumulative sums over the query), and n_rows counts the whole table."""
+    from evalkit import read_qrels, read_run
+    from evalkit.explain import explain_query
+
+    n = 3000
+    rng = __import__("numpy").random.default_rng(4)
+    grades = rng.integers(0, 4, size=n)
+    (tmp_path / "qrels").write_text("".join(f"q 0 d{i} {g}\n" for i, g in enumerate(grades) if i % 3))
+    scores = rng.integers(0, 200, size=n)  # many ties
+    (tmp_path / "run").write_text("".join(f"q Q0 d{i} 1 {s} r\n" for i, s in enumerate(scores)))
+    qrels, run = read_qrels(tmp_path / "qrels"), read_run(tmp_path / "run")
+    for spec in ("ndcg(gain=exp2,ties=average)", "trec_eval.ndcg_cut@100", "ndcg(idcg=judged)"):
+        full = explain_query(qrels, run, "q", parse_or_resolve(spec))
+        part = explain_query(qrels, run, "q", parse_or_resolve(spec), max_rows=25)
+        assert len(part.rows) == 25 and part.n_rows == full.n_rows == len(full.rows) > 25
+        assert [repr(r) for r in part.rows] == [repr(r) for r in full.rows[:25]]  # repr: NaN grades
+        running = running_ideal = 0.0  # a running Python sum, as the table was built before
+        for r in full.rows:
+            if r.contribution is not None:
+                running += r.contribution
+                assert r.running_dcg == running
+            if r.ideal_contribution is not None:
+                running_ideal += r.ideal_gain * r.ideal_discount
+                assert r.running_idcg == running_ideal and r.ideal_contribution == r.ideal_gain * r.ideal_discount
+        assert (part.dcg, part.idcg, part.value) == (full.dcg, full.idcg, full.value)
+
+
+def parse_or_resolve(spec: str):
+    from evalkit.resolve import resolve_flavour
+
+    return resolve_flavour(spec)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_explain_fits_the_terminal_width(tmp_path, capsys, monkeypatch, columns):
+    """Issue 25: explain printed 160 columns whatever COLUMNS said. Wider tables are
+    split into blocks of columns (rank and docno repeated); long docnos are wrapped."""
+    from evalkit.cli import main
+
+    long_docno = "msmarco_v2.1_doc_00_880019750#4_1633802806"
+    (tmp_path / "qrels").write_text(f"q 0 {long_docno} 2\nq 0 b 1\n")
+    (tmp_path / "run").write_text(f"q Q0 {long_docno} 1 5 r\nq Q0 b 2 4 r\nq Q0 c 3 3 r\n")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["explain", str(tmp_path / "qrels"), str(tmp_path / "run"), "--query", "q",
+                 "-m", "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert long_docno in out and "IDCG" in out and "ideal gain x disc" in out
