@@ -321,7 +321,8 @@ def test_flavours_pattern_filters(capsys, pattern, expected):
 # ----------------------------------------------------------------------------- explain
 
 
-def test_explain_by_hand(small, capsys):
+def test_explain_by_hand(small, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the whole table side by side (narrower: blocks of columns)
     code, out, _ = run_cli(capsys, "explain", str(small / "qrels.txt"), str(small / "sys.run"),
                            "--query", "q1", "-m", "trec_eval.ndcg_cut@3")
     assert code == 0

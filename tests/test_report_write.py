@@ -229,3 +229,67 @@ def test_swap_by_two_renames_where_no_atomic_exchange(report, tmp_path, monkeypa
     write_report(report, out, ["markdown", "csv"])
     write_report(report, out, ["json"])
     assert os.listdir(out) == ["report.json"] and temporaries(out) == []
+
+
+def _config_for(tmp_path: Path, out: Path) -> Path:
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "r.run").write_text("1 Q0 a 1 5 r\n")
+    path = tmp_path / "c.yaml"
+    path.write_text(f"qrels: qrels\nruns: [{{path: r.run}}]\nflavours: {{a: ndcg}}\noutput: {{dir: '{out}'}}\n")
+    return path
+
+
+def test_full_disk_is_refused_before_the_evaluation(tmp_path, monkeypatch, capsys):
+    """Issue 25: a full disk was reported only after the whole evaluation, without the
+    path. Now `evalkit run` checks the free space first and names the directory."""
+    import shutil
+
+    from evalkit.report import write as write_mod
+    from evalkit import runner
+
+    out = tmp_path / "out"
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(write_mod.shutil, "disk_usage", lambda p: usage._replace(free=1000))
+    monkeypatch.setattr(runner, "run_config", lambda *a, **k: pytest.fail("evaluated before checking the output"))
+    assert main(["run", str(_config_for(tmp_path, out)), "--no-sensitivity", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"output directory {out.resolve()}: only 1,000 bytes free on its file system" in err
+    assert not out.exists()
+
+
+def test_a_failed_write_names_the_directory_and_keeps_the_previous_set(report, tmp_path, monkeypatch):
+    """ENOSPC while writing (the check passed, the disk filled meanwhile): a ReportError
+    naming the directory and the file; the previous set stays, no temporaries."""
+    import errno
+
+    from evalkit.report import write as write_mod
+
+    out = tmp_path / "out"
+    write_report(report, out, ["json"])
+    before = (out / "report.json").read_text()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(write_mod.os, "fsync", full)
+    with pytest.raises(ReportError, match=rf"output directory {out.resolve()}: cannot write report.md "
+                                          r"\(No space left on device\); its previous contents are untouched"):
+        write_report(report, out, ["markdown"])
+    assert os.listdir(out) == ["report.json"] and (out / "report.json").read_text() == before
+    assert temporaries(out) == []
+
+
+def test_a_mount_point_is_refused_up_front(tmp_path, monkeypatch):
+    """A mount point cannot be swapped (rename fails across file systems, EBUSY/EXDEV):
+    refused before anything is evaluated, naming the path and a directory inside it."""
+    from evalkit.report import write as write_mod
+    from evalkit.report.write import check_output_directory
+
+    out = tmp_path / "mnt"
+    out.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(write_mod.os.path, "ismount", lambda p: Path(p) == out.resolve() or real(p))
+    with pytest.raises(ReportError, match=rf"output directory {out.resolve()}: is a mount point; .* "
+                                          rf"\(for example {out.resolve() / 'report'}\)"):
+        check_output_directory(out)
+    check_output_directory(out / "report")  # inside it: fine

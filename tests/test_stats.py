@@ -511,3 +511,33 @@ def test_resampling_in_batches_gives_the_same_numbers(monkeypatch, test):
     batched = paired_comparison(a, b, settings, ("k",))
     assert batched.p_value == whole.p_value
     assert (batched.ci_low, batched.ci_high) == (whole.ci_low, whole.ci_high)
+
+
+def test_all_pairs_over_40_runs_resamples_within_the_budget(monkeypatch):
+    """Issue 25: a permutation test with ``all_pairs`` over 40 runs failed after 38 s.
+    Each of the 780 pair tests draws its resamples in batches of at most
+    RESAMPLE_BUDGET (checked on every call to scipy, here with a tiny budget), so
+    memory does not grow with the number of runs or resamples; the p-values equal
+    those drawn all at once."""
+    from scipy import stats as scipy_stats
+
+    from evalkit.report import stats as st
+
+    rng = np.random.default_rng(3)
+    s, q = 40, 12
+    res = Results(np.array([f"q{i}" for i in range(q)], dtype=object), tuple(f"r{i:02d}" for i in range(s)),
+                  (parse_flavour("ndcg@10"),), ("a",), rng.uniform(size=(s, 1, q)))
+    settings = StatSettings(test="permutation", n_resamples=60, all_pairs=True)
+    whole = compute_significance(res, None, settings=settings).all_pairs["a"]
+    calls = []
+    real = scipy_stats.permutation_test
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["batch"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scipy_stats, "permutation_test", spy)
+    monkeypatch.setattr(st, "RESAMPLE_BUDGET", q * 24 * 7)  # 7 resamples a batch
+    batched = compute_significance(res, None, settings=settings).all_pairs["a"]
+    assert len(calls) == s * (s - 1) // 2 and set(calls) == {7}
+    np.testing.assert_array_equal(batched.p_value, whole.p_value)

@@ -165,3 +165,85 @@ def test_explain_prints_a_bounded_table_by_default(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "... 500 more rows (totals cover all; --rows N prints more)" in out
     assert f"\n{n:>5} " not in out and "NDCG = DCG/IDCG = 1.0000" in out
+
+
+def test_gzip_bomb_is_refused_with_the_setting_named(tmp_path, monkeypatch, capsys):
+    """Issue 25: a 3 MB gzip of 3 GB of newlines was decompressed whole (MemoryError).
+    Here 8 MB of newlines (8 KB compressed) against a lowered floor: the output stops
+    at 200 times the compressed size, with an error naming the file and the setting."""
+    import gzip
+
+    from evalkit.cli import main
+    from evalkit.io import trec
+
+    bomb = gzip.compress(b"\n" * (8 << 20), compresslevel=9)
+    assert len(bomb) * 200 < 8 << 20
+    qrels = tmp_path / "qrels.gz"
+    qrels.write_bytes(bomb)
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 5 r\n")
+    monkeypatch.setattr(trec, "GUNZIP_MIN_BYTES", 1 << 18)
+    monkeypatch.setattr(trec, "_GUNZIP_PIECE", 1 << 16)
+    with pytest.raises(EvalkitError, match=r"qrels.gz: gzip data expands to more than [\d,]+ bytes \(200 times"):
+        evalkit.read_qrels(qrels)
+    assert main(["eval", str(qrels), str(run), "-m", "ndcg"]) == 2
+    assert "EVALKIT_GUNZIP_MAX_RATIO" in capsys.readouterr().err
+    monkeypatch.setenv("EVALKIT_GUNZIP_MAX_RATIO", "100000")  # the user's override reads it (all blank lines)
+    assert len(evalkit.read_qrels(qrels).qid) == 0
+    # a multi-member gzip with zero padding still reads whole, as gzip.decompress does
+    parts = tmp_path / "parts.gz"
+    parts.write_bytes(gzip.compress(b"1 0 a 1\n") + gzip.compress(b"2 0 b 2\n") + b"\0\0")
+    assert evalkit.read_qrels(parts).qid.tolist() == ["1", "2"]
+
+
+def test_explain_builds_only_the_rows_it_prints(tmp_path):
+    """The 2 M-document case: explain_query(max_rows=N) builds N rows (not one Python
+    object per rank), each equal to the full table's row, the running DCG/IDCG included
+    (cumulative sums over the query), and n_rows counts the whole table."""
+    from evalkit import read_qrels, read_run
+    from evalkit.explain import explain_query
+
+    n = 3000
+    rng = __import__("numpy").random.default_rng(4)
+    grades = rng.integers(0, 4, size=n)
+    (tmp_path / "qrels").write_text("".join(f"q 0 d{i} {g}\n" for i, g in enumerate(grades) if i % 3))
+    scores = rng.integers(0, 200, size=n)  # many ties
+    (tmp_path / "run").write_text("".join(f"q Q0 d{i} 1 {s} r\n" for i, s in enumerate(scores)))
+    qrels, run = read_qrels(tmp_path / "qrels"), read_run(tmp_path / "run")
+    for spec in ("ndcg(gain=exp2,ties=average)", "trec_eval.ndcg_cut@100", "ndcg(idcg=judged)"):
+        full = explain_query(qrels, run, "q", parse_or_resolve(spec))
+        part = explain_query(qrels, run, "q", parse_or_resolve(spec), max_rows=25)
+        assert len(part.rows) == 25 and part.n_rows == full.n_rows == len(full.rows) > 25
+        assert [repr(r) for r in part.rows] == [repr(r) for r in full.rows[:25]]  # repr: NaN grades
+        running = running_ideal = 0.0  # a running Python sum, as the table was built before
+        for r in full.rows:
+            if r.contribution is not None:
+                running += r.contribution
+                assert r.running_dcg == running
+            if r.ideal_contribution is not None:
+                running_ideal += r.ideal_gain * r.ideal_discount
+                assert r.running_idcg == running_ideal and r.ideal_contribution == r.ideal_gain * r.ideal_discount
+        assert (part.dcg, part.idcg, part.value) == (full.dcg, full.idcg, full.value)
+
+
+def parse_or_resolve(spec: str):
+    from evalkit.resolve import resolve_flavour
+
+    return resolve_flavour(spec)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_explain_fits_the_terminal_width(tmp_path, capsys, monkeypatch, columns):
+    """Issue 25: explain printed 160 columns whatever COLUMNS said. Wider tables are
+    split into blocks of columns (rank and docno repeated); long docnos are wrapped."""
+    from evalkit.cli import main
+
+    long_docno = "msmarco_v2.1_doc_00_880019750#4_1633802806"
+    (tmp_path / "qrels").write_text(f"q 0 {long_docno} 2\nq 0 b 1\n")
+    (tmp_path / "run").write_text(f"q Q0 {long_docno} 1 5 r\nq Q0 b 2 4 r\nq Q0 c 3 3 r\n")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["explain", str(tmp_path / "qrels"), str(tmp_path / "run"), "--query", "q",
+                 "-m", "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@10"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert long_docno in out and "IDCG" in out and "ideal gain x disc" in out

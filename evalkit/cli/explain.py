@@ -59,9 +59,18 @@ def _grade(v) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
-def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = None) -> str:
-    """The table and the totals as text (tabulate)."""
-    from tabulate import tabulate
+def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = None,
+                       width: int | None = None) -> str:
+    """The table and the totals as text (tabulate).
+
+    :param max_rows: rows printed (``None``: every row of ``ex.rows``); a line says how
+        many of :attr:`Explanation.n_rows` are left out.
+    :param width: the line width (``None``: unbounded): a wider table is split into
+        blocks of columns, each repeating rank and docno
+        (:func:`evalkit.report.text.fit_table`), and the header lines are wrapped.
+    """
+    from ..report.escape import text_escape
+    from ..report.text import fit_table, fold_flavour, wrap
 
     fl = ex.flavour
     at = f"@{fl.k}" if fl.k is not None else ""
@@ -71,7 +80,7 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
         headers += ["ideal grade", "ideal gain", "ideal disc", "ideal gain x disc", "IDCG"]
     rows = []
     for r in ex.rows[: max_rows if max_rows is not None else len(ex.rows)]:
-        row = [str(r.rank), r.docno or "", "" if r.score is None else str(r.score), _grade(r.grade),
+        row = [str(r.rank), text_escape(r.docno or ""), "" if r.score is None else str(r.score), _grade(r.grade),
                _cell(r.gain, digits), _cell(r.discount, digits), _cell(r.contribution, digits),
                _cell(r.running_dcg, digits)]
         if has_ideal:
@@ -79,14 +88,17 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
             row += [ideal_grade, _cell(r.ideal_gain, digits), _cell(r.ideal_discount, digits),
                     _cell(r.ideal_contribution, digits), _cell(r.running_idcg, digits)]
         rows.append(row)
-    out = [f"query {ex.qid}, run {ex.run}, {ex.n_returned} documents returned",
-           f"flavour {fl}", ""]
-    out.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
-                        colalign=("right", "left") + ("right",) * (len(headers) - 2)))
-    if max_rows is not None and len(ex.rows) > max_rows:
-        out.append(f"... {len(ex.rows) - max_rows} more rows (totals cover all; --rows N prints more)")
+    line_width = width
+    out = [wrap(f"query {text_escape(ex.qid)}, run {text_escape(ex.run)}, {ex.n_returned} documents returned",
+                line_width, "", "  "),
+           f"flavour {fl}" if width is None else
+           "flavour " + fold_flavour(str(fl), max(1, width - 8)).replace("\n", "\n" + " " * 8), ""]
+    out.append(fit_table(rows, headers, ("right", "left") + ("right",) * (len(headers) - 2), width, keep=2))
+    listed = len(rows)
+    if ex.n_rows > listed:
+        out.append(f"... {ex.n_rows - listed} more rows (totals cover all; --rows N prints more)")
     out.append("")
-    out += [f"note: {n}" for n in ex.notes]
+    out += [wrap(f"note: {n}", line_width, "", "  ") for n in ex.notes]
     if ex.notes:
         out.append("")
     value = "skipped (left out of the mean)" if math.isnan(ex.value) else f"{ex.value:.{digits}f}"
@@ -116,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
     flavour = resolve_flavour(args.measure, registry)  # once; spec errors before reading files
     qrels = read_qrels(args.qrels)
     run_ = read_run(args.run, keep_rank=needs_rank([flavour], registry))
-    ex = explain_query(qrels, run_, args.query, flavour, registry)
-    print(render_explanation(ex, digits=args.digits, max_rows=DEFAULT_ROWS if args.rows is None else args.rows))
+    from ..report.text import terminal_width
+
+    max_rows = DEFAULT_ROWS if args.rows is None else args.rows
+    ex = explain_query(qrels, run_, args.query, flavour, registry, max_rows=max_rows)
+    print(render_explanation(ex, digits=args.digits, max_rows=max_rows, width=terminal_width()))
     return 0

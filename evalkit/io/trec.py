@@ -22,14 +22,13 @@ line number and the field.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Union
+from typing import IO, Any, Union
 
 import numpy as np
 
@@ -55,15 +54,67 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: gzip data may expand to at most this many times its compressed size (and always
+#: to :data:`GUNZIP_MIN_BYTES`): TREC runs and qrels compress 4-20 times; a "gzip
+#: bomb" (3 MB holding 3 GB of newlines) 1000 times. ``EVALKIT_GUNZIP_MAX_RATIO``
+#: (an integer) overrides it.
+GUNZIP_MAX_RATIO = 200
+#: gzip data may always expand to this many bytes, whatever the ratio.
+GUNZIP_MIN_BYTES = 64 << 20
+_GUNZIP_PIECE = 1 << 24  # bytes decompressed per step (the bound is checked after each)
+
+
+def _gunzip_ratio() -> int:
+    """:data:`GUNZIP_MAX_RATIO`, or ``EVALKIT_GUNZIP_MAX_RATIO`` when set (a positive integer)."""
+    text = os.environ.get("EVALKIT_GUNZIP_MAX_RATIO")
+    if text is None:
+        return GUNZIP_MAX_RATIO
+    if not text.strip().isdigit() or int(text) < 1:
+        raise InputFormatError("EVALKIT_GUNZIP_MAX_RATIO", None, None,
+                               f"must be a positive integer; got {text!r}")
+    return int(text)
+
+
 def _gunzip(raw: bytes, name: str) -> bytes:
-    """Decompress gzip data; a corrupt or truncated body is an :class:`InputFormatError`
-    naming the file (``gzip`` raises ``OSError``, ``EOFError`` or ``zlib.error``)."""
+    """Decompress gzip data (every member, as :func:`gzip.decompress`) in steps of
+    :data:`_GUNZIP_PIECE` bytes, stopping with an :class:`InputFormatError` naming the
+    file once the output passes ``max(GUNZIP_MIN_BYTES, ratio x len(raw))`` (see
+    :data:`GUNZIP_MAX_RATIO`) or memory runs out, instead of decompressing a bomb whole.
+    A corrupt or truncated body is an :class:`InputFormatError` naming the file."""
     import zlib
 
+    ratio = _gunzip_ratio()
+    limit = max(GUNZIP_MIN_BYTES, ratio * len(raw))
+    pieces: list[bytes] = []
+    total = 0
+    data = raw
     try:
-        return gzip.decompress(raw)
+        while True:
+            member = zlib.decompressobj(wbits=31)  # one gzip member: header, deflate body, CRC
+            while not member.eof:
+                piece = member.decompress(data, _GUNZIP_PIECE)
+                data = member.unconsumed_tail
+                total += len(piece)
+                if total > limit:
+                    raise InputFormatError(
+                        name, None, None,
+                        f"gzip data expands to more than {limit:,} bytes ({ratio} times its {len(raw):,} "
+                        "compressed bytes; a gzip bomb?); decompress it yourself (gunzip -c) or set "
+                        f"EVALKIT_GUNZIP_MAX_RATIO above {ratio} to read it")
+                pieces.append(piece)
+                if not piece and not data and not member.eof:
+                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
+            data = member.unused_data.lstrip(b"\x00")
+            if not data:
+                break
+            if data[:2] != _GZIP_MAGIC:
+                raise OSError(f"not a gzipped file ({data[:2]!r}) after a gzip member")
+        return b"".join(pieces)
     except (OSError, EOFError, zlib.error) as exc:
         raise InputFormatError(name, None, None, f"corrupt gzip data: {exc}") from None
+    except MemoryError:
+        raise InputFormatError(name, None, None,
+                               f"not enough memory to decompress it ({total:,} bytes so far)") from None
 
 
 def _from_bytes(raw: bytes, name: str) -> bytes:
@@ -133,12 +184,13 @@ class _Scan:
     """Byte statistics of a file, gathered in one vectorised pass over fixed-size chunks
     (the file is never held in memory as a whole)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.ok = True          # ASCII without DEL, no two adjacent bytes <= 32, no '#' at a line start
         self.low = 0            # bytes <= 32: delimiters, newlines, any other control byte
-        self.first = None       # first byte
-        self.last = None        # last byte
+        self.first: int | None = None  # first byte
+        self.last: int | None = None   # last byte
         self._prev_low = True   # the byte before the first counts as a line start
+        self.comment = False    # stopped at a '#' that starts a line (a comment line)
 
     def feed(self, chunk: np.ndarray, has_hash: bool = True, has_cr: bool = False) -> bool:
         """Add one chunk (``uint8``); ``has_hash=False`` promises it has no ``#``;
@@ -152,7 +204,7 @@ class _Scan:
         if self.first is None:
             self.first = int(chunk[0])
             if self.first == 35:  # '#'
-                self.ok = False
+                self.ok, self.comment = False, True
                 return False
         if int(chunk.max()) >= 127:  # non-ASCII, or DEL (a control character no field may hold)
             self.ok = False
@@ -162,10 +214,10 @@ class _Scan:
             self.ok = False
             return False
         if self.last == 10 and chunk[0] == 35:
-            self.ok = False
+            self.ok, self.comment = False, True
             return False
         if has_hash and ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
-            self.ok = False
+            self.ok, self.comment = False, True
             return False
         self.low += int(np.count_nonzero(low))
         self._prev_low = bool(low[-1])
@@ -266,7 +318,75 @@ def _reading_pool(pool):
         pa.set_memory_pool(previous)
 
 
-def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool = False):
+def _strip_comments(raw: bytes) -> tuple[bytes, np.ndarray, bytes]:
+    """Remove the comment lines (``#`` as the line's first byte) from ``raw``.
+
+    Returns ``(data, lines, comments)``: the bytes without those lines (every other line
+    unchanged, its ``\\n`` kept), the 1-based line number in ``raw`` of every remaining
+    line (``int64``; one per ``\\n``-separated line of ``data``), and the removed lines
+    joined (for the character checks the exact reader applies to the whole file). The
+    search is ``bytes.find`` (C); Python runs once per comment line only.
+    """
+    keep: list[memoryview] = []
+    dropped: list[bytes] = []
+    comment_lines: list[int] = []
+    view = memoryview(raw)
+    kept_from, counted, line = 0, 0, 1
+    if raw[:1] == b"#":
+        start = 0
+    else:
+        found = raw.find(b"\n#")
+        start = found + 1 if found >= 0 else -1
+    while start >= 0:
+        line += raw.count(b"\n", counted, start)
+        counted = start
+        end = raw.find(b"\n", start)
+        end = len(raw) if end < 0 else end + 1
+        keep.append(view[kept_from:start])
+        dropped.append(raw[start:end])
+        comment_lines.append(line)
+        kept_from = end
+        if end >= len(raw):
+            break
+        start = raw.find(b"\n#", end - 1)
+        start = start + 1 if start >= 0 else -1
+    keep.append(view[kept_from:])
+    data = b"".join(keep)
+    del keep, view
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    every = np.arange(1, n_lines + len(comment_lines) + 1, dtype=np.int64)
+    lines = np.delete(every, np.asarray(comment_lines, dtype=np.int64) - 1)
+    return data, lines, b"".join(dropped)
+
+
+def _fast_without_comments(raw: bytes | Path, names: tuple[str, ...], number_field: str,
+                           keep_rank: bool) -> tuple[Any, bytes, np.ndarray] | None:
+    """:func:`_fast_table` on the file with its comment lines removed (a header line
+    or a comment among millions of lines must not send the whole file to the
+    line-by-line reader); the rows keep their line numbers in the file. ``None`` when a
+    removed line holds what the exact reader refuses anywhere in a file (not UTF-8, a
+    control character, a lone ``\\r``) or the rest is not canonical: the exact reader
+    then reads the file and names the line."""
+    data = raw.read_bytes() if isinstance(raw, Path) else raw
+    stripped, lines, comments = _strip_comments(data)
+    del data
+    if b"\r" in comments:
+        return None
+    try:
+        text = comments.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if _BAD_CHAR.search(text) is not None:
+        return None
+    parsed = _fast_table(stripped, names, number_field, keep_rank, comments=False)
+    if parsed is None:
+        return None
+    table, first_line, _ = parsed
+    return table, first_line, lines
+
+
+def _fast_table(raw: bytes | Path, names: tuple[str, ...], number_field: str, keep_rank: bool = False, *,
+                comments: bool = True) -> tuple[Any, bytes, np.ndarray | None] | None:
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
     :param raw: the file's bytes, or a :class:`~pathlib.Path` of a plain (not gzip)
@@ -281,8 +401,15 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
     message and line number). Inputs under :data:`FAST_MIN_BYTES` go to the exact
     reader too (``None``), so a small evaluation does not import pyarrow.
 
+    Comment lines (``#`` as the first byte of a line) are removed first
+    (:func:`_fast_without_comments`) and the rest read as above; a comment indented by
+    blanks is not canonical (the exact reader skips it).
+
     :param number_field: ``"grade"`` or ``"score"``, the column parsed as a number.
     :param keep_rank: also parse the ``rank`` column (``int64``) of a run.
+    :param comments: look for comment lines (``False`` once they are removed).
+    :returns: ``(table, first data line, line numbers)`` or ``None``; the line numbers
+        are ``None`` (1..n) unless comment lines were removed.
     """
     if (raw.stat().st_size if isinstance(raw, Path) else len(raw)) < FAST_MIN_BYTES:
         return None
@@ -301,8 +428,10 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
         end = raw.find(b"\n")
         first_line = raw if end < 0 else raw[:end]
         scan_job, source = (_scan_bytes, raw), pa.py_buffer(raw)
+    if first_line[:1] == b"#" and comments:
+        return _fast_without_comments(raw, names, number_field, keep_rank)
     if not first_line or first_line[:1] == b"#":
-        return None  # blank first line or a comment: the exact reader's job
+        return None  # blank first line: the exact reader's job
     delim = _delimiter(first_line)
     # The canonical scan (NumPy, one core) runs on a thread while Arrow parses: the
     # CSV reader does not keep both cores busy, so the scan costs almost no wall time
@@ -328,14 +457,16 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
             )
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             table = None
-        scan = pending.result()
-    if isinstance(scan, tuple):
-        scan = scan[0]
+        scanned = pending.result()
+    scan: _Scan = scanned[0] if isinstance(scanned, tuple) else scanned
+    if scan.comment and comments:
+        del table
+        return _fast_without_comments(raw, names, number_field, keep_rank)
     if table is None or not scan.ok or scan.first is None:
         return None
     if not scan.canonical(len(names), table.num_rows, delim):
         return None
-    return table, first_line
+    return table, first_line, None
 
 
 def _types(number_field: str, keep_rank: bool = False) -> dict:
@@ -376,12 +507,13 @@ def _docnos(columns: dict, name: str = "docno"):
     return as_arrow(column)
 
 
-def _columns(parsed) -> tuple[dict, bytes]:
-    """The parsed table's columns by name, and the first line; the table itself is
-    let go, so that each column's chunks are freed as soon as the caller has
-    converted it (rather than all of them at the end of the read)."""
-    table, first_line = parsed
-    return {name: table.column(name) for name in table.column_names}, first_line
+def _columns(parsed: tuple[Any, bytes, np.ndarray | None]) -> tuple[dict, bytes, np.ndarray | None]:
+    """The parsed table's columns by name, the first line and the rows' line numbers
+    (``None``: 1..n); the table itself is let go, so that each column's chunks are
+    freed as soon as the caller has converted it (rather than all of them at the end
+    of the read)."""
+    table, first_line, line = parsed
+    return {name: table.column(name) for name in table.column_names}, first_line, line
 
 
 def _numpy_column(columns: dict, name: str) -> np.ndarray:
@@ -619,13 +751,13 @@ def read_qrels(source: Source) -> Qrels:
     if raw is not None:
         parsed = _fast_table(raw, QRELS_FIELDS, "grade")
         if parsed is not None:
-            columns, _ = _columns(parsed)
+            columns, _, line = _columns(parsed)
             del parsed
             grade = _fast_numbers(columns, "grade", integer=True)
             if grade is not None:
                 qcodes, qvocab = _qid_codes(columns.pop("qid"))
                 docno = _docnos(columns)
-                return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
+                return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
@@ -672,7 +804,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
     if raw is not None:
         parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         if parsed is not None:
-            columns, first_line = _columns(parsed)
+            columns, first_line, line = _columns(parsed)
             del parsed
             score = _fast_numbers(columns, "score")
             rank = _fast_ranks(columns) if keep_rank else None
@@ -681,7 +813,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                     name = first_line.split()[5].decode()
                 qcodes, qvocab = _qid_codes(columns.pop("qid"))
                 docno = _docnos(columns)
-                return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
+                return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)

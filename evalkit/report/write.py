@@ -17,8 +17,12 @@ removed by the next run that writes to the same directory.
 Because the directory is replaced, it may hold only report files (the names the
 registered formats write, see :func:`evalkit.report.render.register_renderer`): a
 directory holding anything else is refused with :class:`~evalkit.errors.ReportError`
-(nothing is written or deleted), as is the current working directory or one of its
-parents.
+(nothing is written or deleted), as are the current working directory or one of its
+parents and a mount point (it cannot be swapped). :func:`check_output_directory` also
+checks, before a command evaluates anything, that a directory can be created beside it
+and that its file system has :data:`MIN_FREE_BYTES` free; a write that still fails (the
+disk filled meanwhile) is a :class:`~evalkit.errors.ReportError` naming the directory
+and the file, the previous contents untouched.
 """
 
 from __future__ import annotations
@@ -118,16 +122,38 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def check_output_directory(directory: str | os.PathLike, names=()) -> None:
+#: free bytes the file system of an output directory must have before an evaluation
+#: starts (:func:`check_output_directory`); report files are a few kB to a few MB.
+MIN_FREE_BYTES = 4 << 20
+
+
+def check_output_directory(directory: str | os.PathLike, names: Sequence[str] | set[str] = ()) -> None:
     """Raise :class:`~evalkit.errors.ReportError` now if :func:`write_files` would
-    refuse ``directory`` (so a command can fail before it evaluates anything).
+    refuse ``directory`` or could not write beside it (so a command fails before it
+    evaluates anything, naming the directory): not a report directory, a mount point,
+    a parent where no temporary directory can be created (read-only, no permission,
+    no space), fewer than :data:`MIN_FREE_BYTES` free on its file system.
 
     :param names: file names the report will write besides :data:`KNOWN_FILES`.
     """
-    _check_replaceable(Path(os.path.realpath(directory)), names)
+    path = Path(os.path.realpath(directory))
+    _check_replaceable(path, names)
+    existing = path if path.exists() else next(p for p in path.parents if p.exists())
+    parent = path.parent if path.exists() else existing
+    try:
+        probe = tempfile.mkdtemp(prefix=f".{path.name}{_TEMP_MARK}new-{os.getpid()}-", dir=parent)
+    except OSError as exc:
+        raise ReportError(f"output directory {path}: cannot create a directory in {parent} "
+                          f"({exc.strerror or exc}); the report files are written beside the output directory "
+                          "and swapped in as a whole, which needs a writable parent directory") from None
+    os.rmdir(probe)
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES:
+        raise ReportError(f"output directory {path}: only {free:,} bytes free on its file system "
+                          f"(at least {MIN_FREE_BYTES:,} needed); free some space or give another directory")
 
 
-def _check_replaceable(directory: Path, names) -> None:
+def _check_replaceable(directory: Path, names: Sequence[str] | set[str] | dict[str, str]) -> None:
     """Refuse to replace a directory that holds anything but report files."""
     cwd = Path.cwd().resolve()
     if directory == cwd or directory in cwd.parents:
@@ -137,6 +163,10 @@ def _check_replaceable(directory: Path, names) -> None:
         return
     if not directory.is_dir():
         raise ReportError(f"output directory {directory}: exists and is not a directory")
+    if os.path.ismount(directory):
+        raise ReportError(f"output directory {directory}: is a mount point; the report files are written beside "
+                          "it and swapped in as a whole, which cannot cross file systems: give a directory inside "
+                          f"it (for example {directory / 'report'})")
     allowed = KNOWN_FILES | set(names)
     foreign = sorted(
         e.name + ("/" if e.is_dir(follow_symlinks=False) else "")
@@ -188,10 +218,11 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
 
     :returns: the written paths, in the order given.
     :raises ReportError: ``directory`` holds entries other than report files, is not a
-        directory, or is the current directory or one of its parents; its parent
-        directory is not writable; a file name is not a plain name.
-    :raises OSError: the directory cannot be created or a file cannot be written; the
-        previous contents of ``directory`` are then untouched.
+        directory, is a mount point, or is the current directory or one of its parents;
+        its parent directory is not writable; a file name is not a plain name; a file
+        cannot be written (a full disk: the previous contents of ``directory`` are then
+        untouched).
+    :raises OSError: the directory cannot be created.
     """
     for name in files:
         if not name or name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name):
@@ -211,16 +242,23 @@ def write_files(files: dict[str, str], directory: str | os.PathLike) -> list[Pat
         raise ReportError(f"output directory {directory}: cannot create the temporary directory beside it in "
                           f"{parent} ({exc.strerror or exc}); the report files are replaced as a whole, which "
                           "needs a writable parent directory") from None
+    writing: str | None = None
     try:
         os.chmod(tmp, mode)
-        for name, text in files.items():
-            with open(tmp / name, "w", encoding="utf-8", newline="") as fh:
+        for writing, text in files.items():
+            with open(tmp / writing, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
+        writing = None
         _fsync_dir(tmp)
         old = tmp if _exchange(tmp, directory) else _swap_by_renames(tmp, directory)
         _fsync_dir(parent)
+    except OSError as exc:  # a full disk, a quota, an I/O error: name the directory, not the temporary
+        shutil.rmtree(tmp, ignore_errors=True)
+        what = f"cannot write {writing}" if writing is not None else "cannot swap in the new report files"
+        raise ReportError(f"output directory {directory}: {what} ({exc.strerror or exc}); "
+                          "its previous contents are untouched") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
