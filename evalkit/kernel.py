@@ -607,7 +607,8 @@ class MetricInput:
 
         def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             g = self.ranked_gain()
-            pos = np.flatnonzero(g)
+            judged = self._gain_positions()  # the others have gain 0
+            pos = np.flatnonzero(g) if judged is None else judged[g[judged] != 0]
             return r.query[pos], r.rank_at(pos), g[pos]
 
         return _cached(self._store(self._gain_key), ("nonzero_gains", id(r), self._gain_key, self._floor), (r,),
@@ -619,9 +620,8 @@ class MetricInput:
         Only the positions of :meth:`cut_positions` are visited (the others weigh 0),
         so the cost grows with ``q * k``, not with the run's length.
         """
-        cut = self._cut()
         r = self.ranked
-        if not r.averaged and (cut is None or self._has_ranked_gain()):
+        if not r.averaged and (self.k is None or self._has_ranked_gain()):
             # the positions with a gain other than 0 only (the others add 0 to each
             # query's sum, in the same order: the same values)
             query, rank, gains = self._nonzero_gains()
@@ -629,6 +629,7 @@ class MetricInput:
                 inside = rank <= self.k
                 query, rank, gains = query[inside], rank[inside], gains[inside]
             return segment_sum(gains * self.discount_values(rank), query, self.n_queries)
+        cut = self._cut()
         if cut is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
