@@ -599,14 +599,43 @@ class MetricInput:
         return _cached(store, ("cut_gain", id(r), self._gain_key, self._floor, self.k), (r,),
                        lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade, self.negative))
 
+    def _has_ranked_gain(self) -> bool:
+        """Whether :meth:`ranked_gain` is computed already for this ranked list and gain."""
+        r = self.ranked
+        hit = self._store(self._gain_key).get(("ranked_gain", id(r), self._gain_key, self._floor))
+        return hit is not None and hit[0][0] is r
+
+    def _nonzero_gains(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(query, rank, gain)`` at the ranked positions whose gain is not 0, in
+        position order (``int64``, 1-based ``int64``, ``float64``); once per ranked list
+        and gain."""
+        r = self.ranked
+
+        def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            g = self.ranked_gain()
+            judged = self._gain_positions()  # the others have gain 0
+            pos = np.flatnonzero(g) if judged is None else judged[g[judged] != 0]
+            return r.query[pos], r.rank_at(pos), g[pos]
+
+        return _cached(self._store(self._gain_key), ("nonzero_gains", id(r), self._gain_key, self._floor), (r,),
+                       compute)
+
     def dcg(self) -> np.ndarray:
         """DCG@k per query under the flavour's gain, discount and tie policy.
 
         Only the positions of :meth:`cut_positions` are visited (the others weigh 0),
         so the cost grows with ``q * k``, not with the run's length.
         """
-        cut = self._cut()
         r = self.ranked
+        if not r.averaged and (self.k is None or self._has_ranked_gain()):
+            # the positions with a gain other than 0 only (the others add 0 to each
+            # query's sum, in the same order: the same values)
+            query, rank, gains = self._nonzero_gains()
+            if self.k is not None:
+                inside = rank <= self.k
+                query, rank, gains = query[inside], rank[inside], gains[inside]
+            return segment_sum(gains * self.discount_values(rank), query, self.n_queries)
+        cut = self._cut()
         if cut is None:
             w = self.position_weights(self.discount_values(r.rank))
             return self.per_query(self.ranked_gain() * w)
@@ -644,6 +673,13 @@ class MetricInput:
         return (self.ranked.grade >= threshold).astype(np.float64)
 
     def num_relevant(self, threshold: float) -> np.ndarray:
-        """Judged documents with grade >= threshold, per query: ``float64`` ``(q,)``."""
-        rel = (self.judged_grade >= threshold).astype(np.float64)
-        return segment_sum(rel, segment_ids(self.judged_offsets), self.n_queries)
+        """Judged documents with grade >= threshold, per query: ``float64`` ``(q,)``
+        (once per qrels and threshold for the flavours of a run)."""
+
+        def compute() -> np.ndarray:
+            rel = (self.judged_grade >= threshold).astype(np.float64)
+            return segment_sum(rel, segment_ids(self.judged_offsets), self.n_queries)
+
+        out = _cached(self._shared, ("num_relevant", id(self.judged_grade), float(threshold)),
+                      (self.judged_grade, self.judged_offsets), compute)
+        return out.copy()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
-from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
+from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
 from ..hookspecs import hookimpl
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})
@@ -83,10 +83,14 @@ def _at(cum: np.ndarray, offsets: np.ndarray, query: np.ndarray, r: np.ndarray) 
     return out
 
 
-def _ranked_prefix(inp: MetricInput):
-    """DCG prefix sums over the ranked list (cutoff applied) and the effective length
-    of each query's ranking (``min(length, k)``); computed once per ranked list, gain,
-    discount and cutoff (``ndcg_rel`` and ``Rndcg`` of one run share it)."""
+def _ranked_prefix(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """DCG prefix sums over the ranked list (cutoff applied), kept at the positions
+    whose gain is not 0 (elsewhere the running sum does not change): ``(pos, query,
+    contrib, dcum, n_eff)``, the positions (ascending ``int64``), their query, their
+    ``gain * discount`` and running DCG (``float64``; the same values as a running sum
+    over every position, since adding 0 changes no sum) and the effective length of
+    each query's ranking (``min(length, k)``, ``(q,)``). Computed once per ranked list,
+    gain, discount and cutoff (``ndcg_rel`` and ``Rndcg`` of one run share it)."""
     if inp._shared is None or inp._gain_key is None or inp._discount_key is None:
         return _compute_ranked_prefix(inp)
     from .trec_eval_measures import _cached
@@ -96,13 +100,36 @@ def _ranked_prefix(inp: MetricInput):
                    lambda: _compute_ranked_prefix(inp))
 
 
-def _compute_ranked_prefix(inp: MetricInput):
+def _compute_ranked_prefix(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r = inp.ranked
-    inside = inp.in_cutoff()
-    contrib = np.where(inside, inp.ranked_gain() * inp.discount(r.rank), 0.0)
-    dcum = segment_cumsum(contrib, r.offsets)
+    gain = inp.ranked_gain()
+    pos = np.flatnonzero(gain)
+    query = r.query[pos]
+    rank = r.rank_at(pos)
+    if inp.k is not None:
+        inside = rank <= inp.k
+        pos, query, rank = pos[inside], query[inside], rank[inside]
+    contrib = gain[pos] * inp.discount(rank)
+    dcum = segment_cumsum(contrib, offsets_from_sorted(query, inp.n_queries)) if len(pos) else np.zeros(0)
     n_eff = r.length if inp.k is None else np.minimum(r.length, inp.k)
-    return contrib, dcum, n_eff
+    return pos, query, contrib, dcum, n_eff
+
+
+def _prefix_at(prefix: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], offsets: np.ndarray,
+               query: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The running DCG of :func:`_ranked_prefix` at 1-based rank ``r`` of each ``query``
+    (``int64``, same shape; ``offsets`` the ranked list's): ``float64``, 0 where the
+    rank is 0 or no position up to it has a gain."""
+    pos, pq, _, dcum, _ = prefix
+    out = np.zeros(len(query))
+    if not len(pos):
+        return out
+    r = np.minimum(r, np.diff(offsets)[query])
+    at = np.searchsorted(pos, offsets[query] + r - 1, side="right") - 1  # the last gain at or before
+    ok = (r > 0) & (at >= 0)
+    ok[ok] = pq[at[ok]] == query[ok]
+    out[ok] = dcum[at[ok]]
+    return out
 
 
 @metric(
@@ -119,17 +146,19 @@ def ndcg_rel(inp: MetricInput) -> MetricOutput:
     nq = inp.n_queries
     _, ioff, icum = _ideal_prefix(inp)
     n_pos = np.diff(ioff).astype(np.float64)
-    contrib, dcum, n_eff = _ranked_prefix(inp)
-    ideal_r = _at(icum, ioff, r.query, r.rank)
-    rel = (inp.ranked_gain() > 0) & inp.in_cutoff()
-    term = np.zeros(len(rel))
-    ok = rel & (ideal_r > 0)
-    term[ok] = dcum[ok] / ideal_r[ok]
-    total = inp.per_query(term)
-    rel_ret = inp.per_query(rel.astype(np.float64))
+    pos, pq, contrib, dcum, _ = _ranked_prefix(inp)
+    # the relevant retrieved documents (gain > 0 within the cutoff): a term each
+    rel = inp.ranked_gain()[pos] > 0
+    rq = pq[rel]
+    ideal_r = _at(icum, ioff, rq, r.rank_at(pos[rel]))
+    term = np.zeros(len(rq))
+    ok = ideal_r > 0
+    term[ok] = dcum[rel][ok] / ideal_r[ok]
+    total = segment_sum(term, rq, nq)
+    rel_ret = segment_sum(np.ones(len(rq)), rq, nq)
     queries = np.arange(nq)
     ideal_full = _at(icum, ioff, queries, np.diff(ioff))
-    d_full = inp.per_query(contrib)
+    d_full = segment_sum(contrib, pq, nq)
     has = ideal_full > 0
     total[has] += (n_pos[has] - rel_ret[has]) * d_full[has] / ideal_full[has]
     values = np.zeros(nq)
@@ -154,7 +183,8 @@ def rndcg(inp: MetricInput, rel_level: float) -> MetricOutput:
     nq = inp.n_queries
     ig, ioff, icum = _ideal_prefix(inp)
     n_pos = np.diff(ioff)
-    _, dcum, n_eff = _ranked_prefix(inp)
+    prefix = _ranked_prefix(inp)
+    n_eff = prefix[4]
     # change points: the last position of each run of equal ideal gains
     p = len(ig)
     last = np.ones(p, dtype=bool)
@@ -164,13 +194,13 @@ def rndcg(inp: MetricInput, rel_level: float) -> MetricOutput:
     cq = np.repeat(np.arange(nq), n_pos)[last]
     c = (np.flatnonzero(last) - ioff[cq] + 1).astype(np.int64)
     ranked_off = r.offsets
-    d_c = _at(dcum, ranked_off, cq, np.minimum(c, n_eff[cq]))
+    d_c = _prefix_at(prefix, ranked_off, cq, np.minimum(c, n_eff[cq]))
     total = np.bincount(cq, weights=d_c / icum[np.flatnonzero(last)], minlength=nq) if p else np.zeros(nq)
     count = np.bincount(cq, minlength=nq).astype(np.float64) if p else np.zeros(nq)
     # the implied final R-level at num_ret, counted only if 'i < num_ret' after the ideal ran out
     extra = (n_pos > 0) & (n_pos + 1 < n_eff)
     queries = np.flatnonzero(extra)
-    d_n = _at(dcum, ranked_off, queries, n_eff[queries])
+    d_n = _prefix_at(prefix, ranked_off, queries, n_eff[queries])
     i_full = icum[ioff[queries + 1] - 1] if len(queries) else np.zeros(0)
     total[queries] += d_n / i_full
     count[queries] += 1
@@ -204,22 +234,25 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     return MetricOutput(inp.per_query(contrib), defined)
 
 
-def _relevant_so_far(inp: MetricInput, threshold: float):
-    """``(cum, rel_pos, rel_offsets, ap_cum)`` of the ranked list, once per ranked list
-    and threshold (shared by every flavour of a run: trec_eval's P, recall, map and
-    map_cut at all their cutoffs): the running count of relevant documents (``int64``
-    ``(n,)``), the positions of the relevant ones with their ``(q + 1,)`` offsets, and
-    the running sum of precision at those positions (each query summed in rank order,
-    as a sum over all positions adds them: the same values)."""
-    from .trec_eval_measures import _cached, count_cumsum
+def _relevant_so_far(inp: MetricInput, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rel_pos, rel_offsets, ap_cum)`` of the ranked list, once per ranked list and
+    threshold (shared by every flavour of a run: trec_eval's P, recall, map and map_cut
+    at all their cutoffs): the positions of the relevant documents (ascending
+    ``int64``) with their ``(q + 1,)`` offsets, and the running sum of precision at
+    those positions (each query summed in rank order, as a sum over all positions adds
+    them: the same values). Only the judged positions are visited."""
+    from .trec_eval_measures import _cached, judged_positions, position_starts
 
-    def compute():
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         r = inp.ranked
-        cum = count_cumsum(r.grade >= threshold, r.offsets, r.query)
-        pos = np.flatnonzero(r.grade >= threshold)
-        rel_off = offsets_from_sorted(r.query[pos], inp.n_queries)
-        ap_cum = segment_cumsum(cum[pos] / r.rank[pos], rel_off) if len(pos) else np.zeros(0)
-        return cum, pos, rel_off, ap_cum
+        jpos, jgrade, _ = judged_positions(inp)
+        pos = jpos[jgrade >= threshold]
+        rel_off = position_starts(pos, r.offsets)
+        q = segment_ids(rel_off)
+        # the running count of relevant documents at each relevant one, over its rank
+        hits = np.arange(1, len(pos) + 1, dtype=np.int64) - rel_off[q]
+        ap_cum = segment_cumsum(hits / (pos - r.offsets[q] + 1), rel_off) if len(pos) else np.zeros(0)
+        return pos, rel_off, ap_cum
 
     return _cached(inp, ("relevant_so_far", id(inp.ranked), id(inp.judged_grade), float(threshold)), compute)
 
@@ -227,10 +260,10 @@ def _relevant_so_far(inp: MetricInput, threshold: float):
 def _hits_at_k(inp: MetricInput, threshold: float) -> np.ndarray:
     """Relevant documents within the cutoff per query (``float64`` ``(q,)``), without
     the averaged-ties weights (callers use it only when the ranking is not averaged)."""
-    from .trec_eval_measures import at_rank
+    from .trec_eval_measures import count_at
 
-    cum = _relevant_so_far(inp, threshold)[0]
-    return at_rank(cum, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
+    pos, rel_off, _ = _relevant_so_far(inp, threshold)
+    return count_at(pos, rel_off, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
 
 
 @metric(
@@ -285,12 +318,12 @@ def recall(inp: MetricInput, threshold: float) -> MetricOutput:
     description="average precision",
 )
 def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
-    from .trec_eval_measures import at_rank
+    from .trec_eval_measures import count_at
 
     # the running sum of precision at the relevant documents, read at the last one
     # within the cutoff (shared by map and map_cut at every k)
-    cum, _, rel_off, ap_cum = _relevant_so_far(inp, threshold)
-    n_in = at_rank(cum, inp.ranked.offsets, np.inf if inp.k is None else inp.k).astype(np.int64)
+    pos, rel_off, ap_cum = _relevant_so_far(inp, threshold)
+    n_in = count_at(pos, rel_off, inp.ranked.offsets, np.inf if inp.k is None else inp.k).astype(np.int64)
     total = np.zeros(inp.n_queries)
     has = n_in > 0
     total[has] = ap_cum[rel_off[:-1][has] + n_in[has] - 1]
@@ -310,14 +343,12 @@ def average_precision(inp: MetricInput, threshold: float) -> MetricOutput:
 )
 def reciprocal_rank(inp: MetricInput, threshold: float) -> MetricOutput:
     r = inp.ranked
-    rel = (inp.relevant(threshold) > 0) & inp.in_cutoff()
+    pos, rel_off, _ = _relevant_so_far(inp, threshold)
     values = np.zeros(inp.n_queries)
-    if rel.any():
-        q = r.query[rel]
-        first = np.full(inp.n_queries, np.iinfo(np.int64).max)
-        np.minimum.at(first, q, r.rank[rel])
-        hit = first < np.iinfo(np.int64).max
-        values[hit] = 1.0 / first[hit]
+    hit = np.flatnonzero(np.diff(rel_off) > 0)
+    first = r.rank_at(pos[rel_off[hit]])  # each query's first relevant document
+    inside = first <= (np.inf if inp.k is None else inp.k)
+    values[hit[inside]] = 1.0 / first[inside]
     return MetricOutput(values, inp.num_relevant(threshold) > 0)
 
 

@@ -29,12 +29,15 @@ when the flavour is parsed (:class:`~evalkit.errors.FlavourError`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..hookspecs import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
+
+T = TypeVar("T")
 
 _TE = "usnistgov/trec_eval v10.0 (f4253652c8efd0d86ddffd0d163cc0a0f813111a)"
 _LEVEL = Param("threshold", "float", 1.0,
@@ -50,21 +53,23 @@ _ROUNDING = Param("cutoff_rounding", "str", "round",
 
 @dataclass(frozen=True)
 class _Rels:
-    """trec_eval's RES_RELS for every query at once (see the module docstring).
+    """trec_eval's RES_RELS for every query at once (see the module docstring), kept
+    sparse: only the judged positions are visited (a long run is mostly unjudged).
 
-    Per position (``(n,)``): ``rel`` (``bool``: judged ``>= level``), ``nonrel``
-    (judged, ``0 <= rel < level``), ``pool_unjudged`` (judged below 0); ``cum_rel``,
-    ``cum_nonrel``, ``cum_pool`` (``int64``: how many of each up to and including the
-    position, within its query). Per query (``float64`` ``(q,)``): ``num_ret``,
-    ``num_rel``, ``num_nonrel``, ``num_rel_ret``.
+    Positions (ascending ``int64``, into the ranked arrays): ``rel_pos`` (judged
+    ``>= level``), ``nonrel_pos`` (judged, ``0 <= rel < level``), ``pool_pos`` (judged
+    below 0), each with ``*_start`` (``int64`` ``(q + 1,)``: where each query's
+    positions begin; :func:`count_at` and :func:`count_upto` read running counts
+    from them). Per query (``float64`` ``(q,)``): ``num_ret``, ``num_rel``,
+    ``num_nonrel``, ``num_rel_ret``.
     """
 
-    rel: np.ndarray
-    nonrel: np.ndarray
-    pool_unjudged: np.ndarray
-    cum_rel: np.ndarray
-    cum_nonrel: np.ndarray
-    cum_pool: np.ndarray
+    rel_pos: np.ndarray
+    rel_start: np.ndarray
+    nonrel_pos: np.ndarray
+    nonrel_start: np.ndarray
+    pool_pos: np.ndarray
+    pool_start: np.ndarray
     num_ret: np.ndarray
     num_rel: np.ndarray
     num_nonrel: np.ndarray
@@ -87,7 +92,7 @@ def count_cumsum(mask: np.ndarray, offsets: np.ndarray, query: np.ndarray) -> np
     return cum - before[:-1][query]
 
 
-def at_rank(cum: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:
+def at_rank(cum: np.ndarray, offsets: np.ndarray, k: float | np.ndarray) -> np.ndarray:
     """``cum`` at rank ``min(k, length)`` of every query (``k`` a number or ``(q,)``; 0
     where that rank is 0): ``float64`` ``(q,)``."""
     length = np.diff(offsets)
@@ -98,12 +103,36 @@ def at_rank(cum: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:
     return out
 
 
+def position_starts(pos: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Where each query's positions begin in ``pos`` (ascending ``int64`` positions
+    into query-contiguous arrays delimited by ``offsets``, ``(q + 1,)``): ``int64``
+    ``(q + 1,)``, the last entry ``len(pos)``."""
+    return np.searchsorted(pos, offsets)
+
+
+def count_at(pos: np.ndarray, start: np.ndarray, offsets: np.ndarray, k: float | np.ndarray) -> np.ndarray:
+    """How many of ``pos`` (ascending ``int64`` positions, ``start`` from
+    :func:`position_starts`) lie within the first ``min(k, length)`` ranks of each
+    query (``k`` a number or ``(q,)``, truncated to an integer): ``float64`` ``(q,)``.
+    The running count of a mask read at rank k, without a pass over every position."""
+    length = np.diff(offsets)
+    r = np.minimum(np.asarray(k, dtype=np.float64), length).astype(np.int64)
+    return (np.searchsorted(pos, offsets[:-1] + r) - start[:-1]).astype(np.float64)
+
+
+def count_upto(pos: np.ndarray, start: np.ndarray, at: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """How many of ``pos`` lie at or before each position of ``at`` within its query
+    (``query``: the query of each ``at``; ``start`` from :func:`position_starts`):
+    ``int64``, the shape of ``at``."""
+    return np.searchsorted(pos, at, side="right") - start[query]
+
+
 def _store(inp: MetricInput) -> dict:
     """The dict shared by the flavours of one run (the engine's), else the input's own."""
     return inp._shared if inp._shared is not None else inp._cache
 
 
-def _cached(inp: MetricInput, key: tuple, compute):
+def _cached(inp: MetricInput, key: tuple, compute: Callable[[], T]) -> T:
     """``compute()`` kept for every flavour evaluated on the same ranked list and qrels."""
     store, anchors = _store(inp), (inp.ranked, inp.judged_grade)
     hit = store.get(key)
@@ -112,6 +141,20 @@ def _cached(inp: MetricInput, key: tuple, compute):
     value = compute()
     store[key] = (anchors, value)
     return value
+
+
+def judged_positions(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(pos, grade, start)``: the ranked positions whose document is in the qrels
+    (ascending ``int64``), their grades (``float64``) and where each query's begin
+    (``int64`` ``(q + 1,)``); once per ranked list."""
+    r = inp.ranked
+
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        g = r.grade
+        pos = np.flatnonzero(~np.isnan(g))
+        return pos, g[pos], position_starts(pos, r.offsets)
+
+    return _cached(inp, ("judged_positions", id(r), id(inp.judged_grade)), compute)
 
 
 def res_rels(inp: MetricInput, threshold: float = 1.0) -> _Rels:
@@ -124,21 +167,30 @@ def res_rels(inp: MetricInput, threshold: float = 1.0) -> _Rels:
 
 def _res_rels(inp: MetricInput, level: float) -> _Rels:
     r = inp.ranked
-    g = np.trunc(r.grade)  # NaN: not in the pool
-    judged = g >= 0
+    jpos, jgrade, _ = judged_positions(inp)
+    g = np.trunc(jgrade)
     rel = g >= level
-    nonrel = judged & ~rel
-    pool_unjudged = g < 0
+    rel_pos, nonrel_pos, pool_pos = jpos[rel], jpos[(g >= 0) & ~rel], jpos[g < 0]
     jg = np.trunc(inp.judged_grade)
     jseg = segment_ids(inp.judged_offsets)
     nq = inp.n_queries
     num_rel = segment_sum((jg >= level).astype(np.float64), jseg, nq)
     num_nonrel = segment_sum(((jg >= 0) & (jg < level)).astype(np.float64), jseg, nq)
-    cum_rel = count_cumsum(rel, r.offsets, r.query)
-    cum_nonrel = count_cumsum(nonrel, r.offsets, r.query)
-    cum_pool = count_cumsum(pool_unjudged, r.offsets, r.query)
-    return _Rels(rel, nonrel, pool_unjudged, cum_rel, cum_nonrel, cum_pool, r.length.astype(np.float64),
-                 num_rel, num_nonrel, at_rank(cum_rel, r.offsets, np.inf))
+    rel_start = position_starts(rel_pos, r.offsets)
+    return _Rels(rel_pos, rel_start, nonrel_pos, position_starts(nonrel_pos, r.offsets), pool_pos,
+                 position_starts(pool_pos, r.offsets), r.length.astype(np.float64), num_rel, num_nonrel,
+                 np.diff(rel_start).astype(np.float64))
+
+
+def _rel_query(rr: _Rels) -> np.ndarray:
+    """The query of every relevant retrieved position (``int64``, ``rr.rel_pos``'s shape)."""
+    return segment_ids(rr.rel_start)
+
+
+def _rel_cum(rr: _Rels, q: np.ndarray) -> np.ndarray:
+    """At each relevant retrieved position: the relevant documents up to and including
+    it (``int64``; trec_eval's running count)."""
+    return np.arange(1, len(rr.rel_pos) + 1, dtype=np.int64) - rr.rel_start[q]
 
 
 def _all(n: int) -> np.ndarray:
@@ -188,7 +240,7 @@ def num_rel_ret(inp: MetricInput, threshold: float) -> MetricOutput:
         description="number of judged non-relevant documents retrieved (aggregate=sum)")
 def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    return _out(at_rank(rr.cum_nonrel, inp.ranked.offsets, np.inf))
+    return _out(np.diff(rr.nonrel_start).astype(np.float64))
 
 
 @metric("rprec", params=(_LEVEL,),
@@ -196,27 +248,21 @@ def num_nonrel_judged_ret(inp: MetricInput, threshold: float) -> MetricOutput:
         source=f"{_TE} m_Rprec.c (te_calc_Rprec)", description="precision after R documents")
 def rprec(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    return _out(_ratio(at_rank(rr.cum_rel, inp.ranked.offsets, rr.num_rel), rr.num_rel))
+    return _out(_ratio(count_at(rr.rel_pos, rr.rel_start, inp.ranked.offsets, rr.num_rel), rr.num_rel))
 
 
 def _bpref_terms(inp: MetricInput, rr: _Rels) -> np.ndarray:
     """Per-query bpref before the division by R (m_bpref.c): a term per relevant
     retrieved document, summed per query in rank order."""
-    r = inp.ranked
-    pos = _rel_positions(inp, rr)
-    nonrel_before = rr.cum_nonrel[pos].astype(np.float64)  # at a relevant position: those above it
-    q = r.query[pos]
+    q = _rel_query(rr)
+    # at a relevant position: the judged non-relevant documents above it
+    nonrel_before = count_upto(rr.nonrel_pos, rr.nonrel_start, rr.rel_pos, q).astype(np.float64)
     R = rr.num_rel[q]
     denom = np.minimum(rr.num_nonrel, rr.num_rel)[q]
     frac = np.zeros(len(q))
     np.divide(np.minimum(nonrel_before, R), denom, out=frac, where=denom > 0)
     term = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
     return segment_sum(term, q, inp.n_queries)
-
-
-def _rel_positions(inp: MetricInput, rr: _Rels) -> np.ndarray:
-    """The positions of the relevant retrieved documents (``int64``), once per level."""
-    return _cached(inp, ("trec_eval_rel_positions", id(inp.ranked), id(rr)), lambda: np.flatnonzero(rr.rel))
 
 
 @metric("bpref", params=(_LEVEL,),
@@ -239,16 +285,17 @@ def infap(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     r = inp.ranked
     eps = 1e-5
-    pos = _rel_positions(inp, rr)  # a term per relevant document; the others add nothing
-    rel_b = (rr.cum_rel[pos] - 1).astype(np.float64)
-    non_b = rr.cum_nonrel[pos].astype(np.float64)
-    unj_b = rr.cum_pool[pos].astype(np.float64)
-    j = (r.rank[pos] - 1).astype(np.float64)
+    pos = rr.rel_pos  # a term per relevant document; the others add nothing
+    q = _rel_query(rr)
+    rel_b = (_rel_cum(rr, q) - 1).astype(np.float64)
+    non_b = count_upto(rr.nonrel_pos, rr.nonrel_start, pos, q).astype(np.float64)
+    unj_b = count_upto(rr.pool_pos, rr.pool_start, pos, q).astype(np.float64)
+    j = (pos - r.offsets[q]).astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
     term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_b + non_b + unj_b) / safe_j)
             * ((rel_b + eps) / (rel_b + non_b + 2 * eps)))
     term = np.where(j == 0, 1.0, term)
-    return _out(_ratio(segment_sum(term, r.query[pos], inp.n_queries), rr.num_rel))
+    return _out(_ratio(segment_sum(term, q, inp.n_queries), rr.num_rel))
 
 
 def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -258,23 +305,23 @@ def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, 
     return _cached(inp, ("trec_eval_interpolated", id(inp.ranked), id(rr)), lambda: _interpolate(inp, rr))
 
 
-def _interpolate(inp: MetricInput, rr: _Rels):
+def _interpolate(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r = inp.ranked
     n, nq = len(r.query), inp.n_queries
     if n == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(nq + 1, dtype=np.int64)
-    rel_pos = np.flatnonzero(rr.rel)
-    rel_off = offsets_from_sorted(r.query[rel_pos], nq)
+    rel_pos, rel_off = rr.rel_pos, rr.rel_start
+    q = _rel_query(rr)
     # only the relevant positions matter: the maximum below a relevant document is
     # reached at a relevant document (precision drops between them)
-    prec = rr.cum_rel[rel_pos] / r.rank[rel_pos]
+    prec = _rel_cum(rr, q) / (rel_pos - r.offsets[q] + 1)
     if not len(prec):
         return prec, np.arange(0), rel_off
     # a segmented suffix maximum: the key prec + 2 (nq - q) increases from one query to the
     # next along the reversed array, so a running maximum of it never crosses a query; the
     # value is read back by position (prec itself), not as key - shift, which would round
     # differently with the query's place in the run (values must not depend on line order)
-    shift = 2.0 * (nq - r.query[rel_pos])
+    shift = 2.0 * (nq - q)
     key = (prec + shift)[::-1]
     pos = np.arange(len(key))
     latest = np.maximum.accumulate(np.where(key >= np.maximum.accumulate(key), pos, 0))
@@ -348,7 +395,7 @@ def pt_avg(inp: MetricInput, levels: str, threshold: float, cutoff_rounding: str
 def rprec_mult(inp: MetricInput, mult: float, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     c = np.trunc(mult * rr.num_rel + 0.9)
-    return _out(_ratio(at_rank(rr.cum_rel, inp.ranked.offsets, c), c))
+    return _out(_ratio(count_at(rr.rel_pos, rr.rel_start, inp.ranked.offsets, c), c))
 
 
 @metric("utility", params=(Param("a", "float", 1.0, "worth of a relevant retrieved document"),
@@ -372,10 +419,9 @@ def utility(inp: MetricInput, a: float, b: float, c: float, d: float, num_docs: 
         source=f"{_TE} m_binG.c (te_calc_binG)", description="binary G (experimental)")
 def bing(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    r = inp.ranked
-    pos = np.flatnonzero(rr.rel)
-    term = 1.0 / np.log2(3.0 + (r.rank[pos] - 1) - rr.cum_rel[pos])
-    return _out(_ratio(segment_sum(term, r.query[pos], inp.n_queries), rr.num_rel))
+    q = _rel_query(rr)
+    term = 1.0 / np.log2(3.0 + (rr.rel_pos - inp.ranked.offsets[q]) - _rel_cum(rr, q))
+    return _out(_ratio(segment_sum(term, q, inp.n_queries), rr.num_rel))
 
 
 @metric("g_gain", uses=frozenset({"gain"}),
@@ -417,7 +463,7 @@ def g_gain(inp: MetricInput) -> MetricOutput:
 def relative_precision(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
     k = np.inf if inp.k is None else float(inp.k)
-    hits = at_rank(rr.cum_rel, inp.ranked.offsets, k)
+    hits = count_at(rr.rel_pos, rr.rel_start, inp.ranked.offsets, k)
     return _out(_ratio(hits, np.minimum(k, rr.num_rel)))
 
 
@@ -425,7 +471,7 @@ def relative_precision(inp: MetricInput, threshold: float) -> MetricOutput:
         source=f"{_TE} m_success.c (te_calc_success)", description="success at k")
 def success(inp: MetricInput, threshold: float) -> MetricOutput:
     rr = res_rels(inp, threshold)
-    hits = at_rank(rr.cum_rel, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
+    hits = count_at(rr.rel_pos, rr.rel_start, inp.ranked.offsets, np.inf if inp.k is None else inp.k)
     return _out((hits > 0).astype(np.float64))
 
 
@@ -472,9 +518,10 @@ def set_f(inp: MetricInput, beta: float, threshold: float) -> MetricOutput:
         source=f"{_TE} m_unjudged.c (te_calc_unj)", description="fraction of unjudged documents in the top k")
 def unjudged(inp: MetricInput) -> MetricOutput:
     r = inp.ranked
-    cum = _cached(inp, ("trec_eval_unjudged", id(r), id(inp.judged_grade)),
-                  lambda: count_cumsum(~(np.trunc(r.grade) >= 0), r.offsets, r.query))
-    hits = at_rank(cum, r.offsets, np.inf if inp.k is None else inp.k)
+    pos, start = _judged_in_pool(inp)
+    k = np.inf if inp.k is None else inp.k
+    # the unjudged in the top k: the top k (min(k, num_ret)) less the judged (rel >= 0) in it
+    hits = np.minimum(np.asarray(k, dtype=np.float64), r.length).astype(np.int64) - count_at(pos, start, r.offsets, k)
     den = r.length.astype(np.float64) if inp.k is None else np.full(inp.n_queries, float(inp.k))
     return _out(_ratio(hits, den))
 
@@ -485,24 +532,46 @@ def unjudged(inp: MetricInput) -> MetricOutput:
         description="fraction of the top k that is judged (ir_measures Judged@k)")
 def judged(inp: MetricInput) -> MetricOutput:
     r = inp.ranked
-    cum = _cached(inp, ("ir_measures_judged", id(r), id(inp.judged_grade)),
-                  lambda: count_cumsum(~np.isnan(r.grade), r.offsets, r.query))
-    hits = at_rank(cum, r.offsets, np.inf if inp.k is None else inp.k)
+    pos, _, start = judged_positions(inp)
+    hits = count_at(pos, start, r.offsets, np.inf if inp.k is None else inp.k)
     length = r.length.astype(np.float64)
     den = length if inp.k is None else np.minimum(length, float(inp.k))
     return _out(_ratio(hits, den))
 
 
-def _graded(inp: MetricInput) -> np.ndarray:
-    """m_rbp.c: a judgment's gain is its level, min-max normalised to [0, 1] with
-    minimum 0 when a level exceeds 1: ``rel / max(1, max judged level of the query)``."""
+def _judged_in_pool(inp: MetricInput) -> tuple[np.ndarray, np.ndarray]:
+    """``(pos, start)``: the ranked positions judged ``rel >= 0`` (trec_eval's judged
+    documents, ascending ``int64``) and where each query's begin (``(q + 1,)``)."""
     r = inp.ranked
-    g = np.trunc(r.grade)
-    g = np.where(g > 0, g, 0.0)
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        jpos, jgrade, _ = judged_positions(inp)
+        pos = jpos[np.trunc(jgrade) >= 0]
+        return pos, position_starts(pos, r.offsets)
+
+    return _cached(inp, ("trec_eval_judged_in_pool", id(r), id(inp.judged_grade)), compute)
+
+
+def _graded(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """m_rbp.c: a judgment's gain is its level, min-max normalised to [0, 1] with
+    minimum 0 when a level exceeds 1: ``rel / max(1, max judged level of the query)``.
+    Returns ``(pos, query, gain)`` at the ranked positions with a gain above 0 (the
+    others weigh 0): ascending ``int64``, their query, ``float64``."""
+    r = inp.ranked
+    jpos, jgrade, jstart = judged_positions(inp)
+    g = np.trunc(jgrade)
+    keep = g > 0
+    pos = jpos[keep]
+    q = segment_ids(jstart)[keep]
     top = np.ones(inp.n_queries)
     if len(inp.judged_grade):
         np.maximum.at(top, segment_ids(inp.judged_offsets), np.trunc(inp.judged_grade))
-    return g / top[r.query]
+    return pos, q, g[keep] / top[q]
+
+
+def _persistence(p: float, rank: np.ndarray) -> np.ndarray:
+    """``p ** (rank - 1)`` (``float64``, the shape of ``rank``, 1-based ``int64``)."""
+    return np.power(p, (rank - 1).astype(np.float64))
 
 
 @metric("trec_rbp", params=(_P,),
@@ -511,8 +580,12 @@ def _graded(inp: MetricInput) -> np.ndarray:
         description="rank-biased precision as trec_eval's rbp (graded)")
 def trec_rbp(inp: MetricInput, p: float) -> MetricOutput:
     r = inp.ranked
-    w = np.where(inp.in_cutoff(), np.power(p, (r.rank - 1).astype(np.float64)), 0.0)
-    return _out((1.0 - p) * inp.per_query(_graded(inp) * w))
+    pos, q, gain = _graded(inp)
+    rank = pos - r.offsets[q] + 1
+    if inp.k is not None:  # outside the cutoff a position weighs 0
+        inside = rank <= inp.k
+        pos, q, gain, rank = pos[inside], q[inside], gain[inside], rank[inside]
+    return _out((1.0 - p) * segment_sum(gain * _persistence(p, rank), q, inp.n_queries))
 
 
 @metric("rbp_resid", params=(_P,),
@@ -521,10 +594,14 @@ def trec_rbp(inp: MetricInput, p: float) -> MetricOutput:
         description="RBP residual: the weight of the unjudged and unseen documents")
 def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
     r = inp.ranked
-    unj = ~(np.trunc(r.grade) >= 0)
-    w = np.power(p, (r.rank - 1).astype(np.float64))
-    total = inp.per_query(np.where(unj, w, 0.0))
-    count = inp.per_query(unj.astype(np.float64))
+    pos, start = _judged_in_pool(inp)
+    # p^(rank - 1) by rank from a table (the same values as np.power at every position),
+    # 0 at the judged positions: the unjudged ones' weights
+    table = _persistence(p, np.arange(1, int(r.length.max(initial=0)) + 1, dtype=np.int64))
+    w = table[r.rank - 1]
+    w[pos] = 0.0
+    total = inp.per_query(w)
+    count = r.length - np.diff(start)
     values = np.where(count > 0, np.power(p, r.length.astype(np.float64)) + (1.0 - p) * total, 0.0)
     return _out(values)
 
