@@ -135,3 +135,16 @@ def test_a_warm_start_does_not_read_distribution_metadata(tmp_path: Path) -> Non
             for _ in range(2)]
     assert seen == ["True", "False"]
     assert registry_mod.CACHE_ENV == "EVALKIT_CACHE_DIR"
+
+
+def test_every_builtin_component_passes_the_probe() -> None:
+    """``build_registry`` probes only third-party components at start-up; the built-in
+    ones are probed here (a wrong built-in kernel is a bug the tests must catch)."""
+    from evalkit.probe import probe_registry
+    from evalkit.registry import BUILTIN_ORIGIN
+
+    reg = build_registry(disable_plugins=True)
+    families = ("gain", "discount", "ties", "idcg", "metric")
+    assert all(c.origin == BUILTIN_ORIGIN for f in families for c in reg.components[f].values())
+    assert sum(len(reg.components[f]) for f in families) > 50
+    probe_registry(reg)  # raises RegistryError naming the first failing component
