@@ -398,15 +398,17 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
 
     Finding them means reading every installed distribution's metadata (and importing
     :mod:`importlib.metadata`): tens of milliseconds at every start. The result is kept
-    in a JSON file under :func:`_cache_dir` (one per interpreter prefix) with
+    in a JSON file under :func:`_cache_dir` (one per interpreter prefix, group and
+    ``sys.path``; the :data:`CACHE_FILES` most recent are kept) with
     :func:`installed_state`, and read back while that state is unchanged; otherwise (or
     when the file cannot be read) the distributions are read again and the file
     rewritten (atomically; a cache that cannot be written is skipped silently)."""
     import zlib
 
     state = installed_state()
-    path = os.path.join(_cache_dir(), f"entry-points-{zlib.crc32(sys.prefix.encode('utf-8', 'surrogatepass')):08x}"
-                                      f"-{group}.json")
+    where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
+    folder = _cache_dir()
+    path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
     try:
         with open(path, encoding="utf-8") as f:
             cached = json.load(f)
@@ -428,9 +430,28 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump({"group": group, "state": state, "entry_points": rows}, f)
         os.replace(tmp, path)
+        _prune(folder)
     except OSError:
         pass  # a read-only home: no cache, the same entry points
     return found
+
+
+#: entry-point cache files kept (one per interpreter, group and ``sys.path``)
+CACHE_FILES = 16
+
+
+def _prune(folder: str) -> None:
+    """Remove all but the :data:`CACHE_FILES` most recently written cache files."""
+    files = [os.path.join(folder, n) for n in os.listdir(folder)
+             if n.startswith("entry-points-") and n.endswith(".json")]
+    if len(files) <= CACHE_FILES:
+        return
+    files.sort(key=_mtime, reverse=True)
+    for old in files[CACHE_FILES:]:
+        try:
+            os.remove(old)
+        except OSError:
+            pass  # another process removed it first
 
 
 def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False) -> Registry:

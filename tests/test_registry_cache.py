@@ -148,3 +148,14 @@ def test_every_builtin_component_passes_the_probe() -> None:
     assert all(c.origin == BUILTIN_ORIGIN for f in families for c in reg.components[f].values())
     assert sum(len(reg.components[f]) for f in families) > 50
     probe_registry(reg)  # raises RegistryError naming the first failing component
+
+
+def test_one_cache_file_per_sys_path_and_old_ones_pruned(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = site.parent / "cache"
+    cached_entry_points(ENTRY_POINT_GROUP)
+    for i in range(registry_mod.CACHE_FILES + 3):  # another sys.path: another file, the first one kept ...
+        extra = site.parent / f"path{i}"
+        extra.mkdir()
+        monkeypatch.syspath_prepend(str(extra))
+        cached_entry_points(ENTRY_POINT_GROUP)
+    assert len(list(cache.iterdir())) == registry_mod.CACHE_FILES  # ... up to CACHE_FILES of them
