@@ -6,10 +6,13 @@ every other file to that reader; Arrow's reader (``FAST_MIN_BYTES = 0``) agrees 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalkit import InputFormatError, read_qrels, read_run
 from evalkit.io import trec
@@ -129,3 +132,15 @@ def test_large_files_are_left_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", len(RUN) + 1)
     fields, lines = trec._canonical_tokens(RUN.encode(), 6)
     assert fields == RUN.split() and np.array_equal(lines, np.arange(1, 19))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789.eE+-x ", max_size=8), max_size=6))
+def test_whole_column_number_check_equals_the_per_value_one(values: list[str]) -> None:
+    """The readers check a whole column with one (possessive) regular expression;
+    it accepts exactly the columns whose every value matches the per-value grammar
+    (the one that words the error), integers likewise."""
+    joined = "".join(v + "\n" for v in values)
+    assert (trec._NUMBER_LINES.fullmatch(joined) is not None) == all(trec._NUMBER.fullmatch(v) for v in values)
+    integer = re.compile(r"[+-]?[0-9]+", re.ASCII)
+    assert (trec._INTEGER_LINES.fullmatch(joined) is not None) == all(integer.fullmatch(v) for v in values)
