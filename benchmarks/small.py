@@ -6,7 +6,8 @@ start-up, many systems; trec_eval's C binary as the floor of every table.
     python benchmarks/small.py --json small.json        # also keep the raw times
 
 Every command is a fresh process timed from outside (interpreter start, imports, reading,
-evaluating, printing), as :func:`run._timed` does for ``run.py --whole``: every round runs
+evaluating, printing), as :func:`run._timed` does for ``run.py --whole``, in wall time and
+in CPU time (the child's user + system time: steadier on a loaded machine): every round runs
 every command of a table once, the order rotated from round to round (so load on a
 shared machine hits every command alike); the tables show medians over ``--repeat``
 rounds (at least 5 for the issue's targets) and the ratio of each median to evalkit's
@@ -74,7 +75,7 @@ SEED = 20200101
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests"))
 
-from run import _timed, _whole_env, machine  # noqa: E402
+from run import _whole_env, machine  # noqa: E402
 from startup import commands as startup_commands  # noqa: E402
 
 
@@ -300,30 +301,53 @@ def many_tables(data: Path) -> dict[str, dict[str, list[str]]]:
     }
 
 
-def measure(cmds: dict[str, list[str]], repeat: int) -> dict[str, list[float]]:
-    """``{tool: [seconds per round]}``: one warm-up each, then ``repeat`` rotated rounds."""
+def timed(argv: list[str]) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds)`` of one process run from the checkout's root (as
+    :func:`run._timed`; the CPU time is the child's user + system time from ``wait4``,
+    the steadier of the two on a loaded machine for single-threaded commands)."""
+    import tempfile
+    import time
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=REPO, env=_whole_env(REPO))
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[:4]} failed:\n{err.read().decode(errors='replace')[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def measure(cmds: dict[str, list[str]], repeat: int) -> dict[str, dict[str, list[float]]]:
+    """``{"wall": {tool: [seconds per round]}, "cpu": {...}}``: one warm-up each, then
+    ``repeat`` rotated rounds."""
     names = list(cmds)
-    for name in names:  # warm-up: file cache, bytecode, numba's cache
-        _timed(cmds[name], REPO)
-    times: dict[str, list[float]] = {n: [] for n in names}
+    for name in names:  # warm-up: file cache, bytecode, numba's cache, evalkit's entry-point cache
+        timed(cmds[name])
+    times: dict[str, dict[str, list[float]]] = {"wall": {n: [] for n in names}, "cpu": {n: [] for n in names}}
     for r in range(repeat):
         for name in names[r % len(names):] + names[: r % len(names)]:
             print(f"  round {r + 1} {name} ...", file=sys.stderr, flush=True)
-            times[name].append(_timed(cmds[name], REPO)[0])
+            wall, cpu = timed(cmds[name])
+            times["wall"][name].append(wall)
+            times["cpu"][name].append(cpu)
     return times
 
 
-def print_table(title: str, times: dict[str, list[float]]) -> None:
-    med = {n: statistics.median(t) for n, t in times.items()}
-    ek = med.get("evalkit") or med.get("evalkit eval")
-    te, np_ = med["trec_eval"], med.get("numpy")
+def print_table(title: str, times: dict[str, dict[str, list[float]]]) -> None:
     print(f"\n### {title}\n")
-    print("| command | median s | x evalkit | x trec_eval | x import numpy | all s |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| command | median s | x evalkit | x trec_eval | x import numpy | CPU s | CPU x import numpy | all s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    med = {n: statistics.median(t) for n, t in times["wall"].items()}
+    cpu = {n: statistics.median(t) for n, t in times["cpu"].items()}
+    ek = med.get("evalkit") or med.get("evalkit eval")
+    te, np_, np_cpu = med["trec_eval"], med.get("numpy"), cpu.get("numpy")
     for n, m in med.items():
         ratio_np = f"{m / np_:.2f}" if np_ else ""
-        print(f"| {n} | {m:.3f} | {m / ek:.2f} | {m / te:.1f} | {ratio_np} | "
-              + " ".join(f"{t:.2f}" for t in times[n]) + " |")
+        ratio_cpu = f"{cpu[n] / np_cpu:.2f}" if np_cpu else ""
+        print(f"| {n} | {m:.3f} | {m / ek:.2f} | {m / te:.1f} | {ratio_np} | {cpu[n]:.3f} | {ratio_cpu} | "
+              + " ".join(f"{t:.2f}" for t in times["wall"][n]) + " |")
 
 
 def main(argv=None) -> int:

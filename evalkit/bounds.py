@@ -400,7 +400,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
     """Terminal block: one row per run (, query) and measure: lower, value, upper,
     condensed and the number of unjudged documents substituted (summed for ``all``)."""
     from .report.escape import text_escape as _t
-    from .report.text import fit_table
+    from .report.layout import fit_table
 
     def num(v):
         return "-" if math.isnan(v) else f"{v:.{digits}f}"

@@ -7,7 +7,7 @@ once at its default parameters on a fixed two-query problem (grades 0..3 and an
 unjudged document, one tied pair, a cutoff) and raises :class:`RegistryError` naming
 the component and its origin (the distribution that registered it) when the output is
 wrong. The probe costs a few hundred microseconds per component: it runs at every
-CLI start.
+CLI start for third-party components; the built-in ones are probed by the tests.
 
 What is checked, per family (``n`` ranked positions, ``q`` queries):
 
@@ -185,10 +185,16 @@ def probe_component(probe: _Probe, family: str, comp) -> None:
                             f"when evalkit probed it (called once at start-up on a small input)") from exc
 
 
-def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None) -> None:
+def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None,
+                   skip_origin: str | None = None) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
     strings, parsed where they are resolved, :mod:`evalkit.resolve`, and all of them by
     :func:`evalkit.presets.check_presets`, which the tests run).
+
+    :param skip_origin: components of this origin are not probed:
+        :func:`evalkit.registry.build_registry` skips the built-in ones (evalkit's own
+        code, probed by the tests, tests/test_registry_cache.py), so a start probes only
+        third-party components.
 
     :param on_failure: ``on_failure(family, component, error)`` is called for each
         component whose probe fails (:func:`evalkit.registry.build_registry` disables
@@ -200,8 +206,8 @@ def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError]
     for family in ("gain", "discount", "ties", "idcg", "metric"):
         table = registry.components[family]
         for comp in list(table.values()):
-            if table.get(comp.name) is not comp:
-                continue  # removed with its disabled plugin
+            if table.get(comp.name) is not comp or (skip_origin is not None and comp.origin == skip_origin):
+                continue  # removed with its disabled plugin, or not probed here
             try:
                 probe_component(probe, family, comp)
             except RegistryError as exc:

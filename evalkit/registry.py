@@ -26,12 +26,13 @@ error, so nothing a plugin prints reaches machine-readable output.
 from __future__ import annotations
 
 import functools
-import importlib.metadata as md
+import json
 import os
+import sys
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import pluggy
 
@@ -40,6 +41,9 @@ from .components import FAMILIES, Metric, Preset, replace_origin
 from .errors import DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
 from .isolation import stdout_to_stderr
 from .probe import probe_registry
+
+if TYPE_CHECKING:  # pragma: no cover
+    import importlib.metadata as md
 
 ENTRY_POINT_GROUP = "evalkit"
 DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
@@ -293,8 +297,161 @@ def _normalise_disable(disable_plugins) -> bool | frozenset[str]:
     return frozenset(disable_plugins)
 
 
-def _entry_points() -> Iterable[md.EntryPoint]:
-    return md.entry_points(group=ENTRY_POINT_GROUP)
+def _entry_points() -> Iterable[md.EntryPoint | CachedEntryPoint]:
+    """The ``evalkit`` entry points of the installed distributions: from the cache of a
+    previous process when no distribution has changed since (:func:`cached_entry_points`),
+    else found by :mod:`importlib.metadata` (and cached)."""
+    return cached_entry_points(ENTRY_POINT_GROUP)
+
+
+#: where the entry-point cache is kept: ``$EVALKIT_CACHE_DIR``, else
+#: ``$XDG_CACHE_HOME/evalkit``, else ``~/.cache/evalkit``
+CACHE_ENV = "EVALKIT_CACHE_DIR"
+
+#: what :func:`cached_entry_points` looks at in each folder of ``sys.path``
+_METADATA_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
+
+
+@dataclass(frozen=True)
+class CachedDistribution:
+    """The two fields of an :class:`importlib.metadata.Distribution` the registry reads."""
+
+    name: str
+    version: str
+
+
+@dataclass(frozen=True)
+class CachedEntryPoint:
+    """An entry point read back from the cache: what the registry reads of an
+    :class:`importlib.metadata.EntryPoint` (``name``, ``value``, ``group``, ``dist``)
+    and :meth:`load`, which imports it as ``EntryPoint.load`` does."""
+
+    name: str
+    value: str
+    group: str
+    dist: CachedDistribution | None
+
+    _PATTERN = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+
+    def load(self) -> Any:
+        """The object ``value`` names (``module`` or ``module:attr.attr``), imported."""
+        import importlib
+
+        match = self._PATTERN.match(self.value)
+        if match is None:
+            raise ValueError(f"invalid entry point value {self.value!r}")
+        obj: Any = importlib.import_module(match.group("module"))
+        for attr in filter(None, (match.group("attr") or "").split(".")):
+            obj = getattr(obj, attr)
+        return obj
+
+
+def _cache_dir() -> str:
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "evalkit")
+
+
+def installed_state() -> list[list[Any]]:
+    """What identifies the installed distributions, cheaply: for each folder of
+    ``sys.path``, the name and modification time (ns) of each ``*.dist-info``,
+    ``*.egg-info``, ``*.egg-link`` and ``*.pth`` entry and of its ``entry_points.txt``
+    (-1 without one); a ``sys.path`` entry that is a file (a zip) by its own time. A
+    distribution installed, removed, upgraded or reinstalled (pip writes a fresh
+    ``*.dist-info``) or an edited ``entry_points.txt`` changes it."""
+    state: list[list[Any]] = []
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(_METADATA_SUFFIXES))
+        except NotADirectoryError:
+            try:
+                state.append([entry, os.stat(folder).st_mtime_ns])
+            except OSError:
+                state.append([entry, None])
+            continue
+        except OSError:
+            state.append([entry, None])
+            continue
+        seen: list[Any] = [entry]
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                seen.append([name, os.stat(path).st_mtime_ns, _mtime(os.path.join(path, "entry_points.txt"))])
+            except OSError:
+                seen.append([name, None, -1])
+        state.append(seen)
+    return state
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
+    """The entry points of ``group``, in :func:`importlib.metadata.entry_points`' order.
+
+    Finding them means reading every installed distribution's metadata (and importing
+    :mod:`importlib.metadata`): tens of milliseconds at every start. The result is kept
+    in a JSON file under :func:`_cache_dir` (one per interpreter prefix, group and
+    ``sys.path``; the :data:`CACHE_FILES` most recent are kept) with
+    :func:`installed_state`, and read back while that state is unchanged; otherwise (or
+    when the file cannot be read) the distributions are read again and the file
+    rewritten (atomically; a cache that cannot be written is skipped silently)."""
+    import zlib
+
+    state = installed_state()
+    where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
+    folder = _cache_dir()
+    path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            cached = json.load(f)
+        if cached.get("state") == state and cached.get("group") == group:
+            return [CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
+                    for name, value, dist in cached["entry_points"]]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass  # no cache yet, or an unreadable one: read the distributions
+    import importlib.metadata
+
+    found: list[md.EntryPoint | CachedEntryPoint] = list(importlib.metadata.entry_points(group=group))
+    rows = []
+    for ep in found:
+        dist = getattr(ep, "dist", None)
+        rows.append([ep.name, ep.value, None if dist is None else [dist.name, dist.version]])
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"group": group, "state": state, "entry_points": rows}, f)
+        os.replace(tmp, path)
+        _prune(folder)
+    except OSError:
+        pass  # a read-only home: no cache, the same entry points
+    return found
+
+
+#: entry-point cache files kept (one per interpreter, group and ``sys.path``)
+CACHE_FILES = 16
+
+
+def _prune(folder: str) -> None:
+    """Remove all but the :data:`CACHE_FILES` most recently written cache files."""
+    files = [os.path.join(folder, n) for n in os.listdir(folder)
+             if n.startswith("entry-points-") and n.endswith(".json")]
+    if len(files) <= CACHE_FILES:
+        return
+    files.sort(key=_mtime, reverse=True)
+    for old in files[CACHE_FILES:]:
+        try:
+            os.remove(old)
+        except OSError:
+            pass  # another process removed it first
 
 
 def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False) -> Registry:
@@ -415,7 +572,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             raise exc
         fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))
 
-    probe_registry(registry, on_failure=probe_failed)
+    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN)  # built-ins: in the tests
     return registry
 
 

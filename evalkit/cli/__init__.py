@@ -51,7 +51,11 @@ def _version() -> str:
     return __version__
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The ``evalkit`` parser with the sub-commands ``commands`` (default: all, in
+    :data:`COMMANDS` order). Each command's module is imported to build its parser;
+    :func:`main` builds only the command named on its command line
+    (:func:`commands_needed`)."""
     parser = argparse.ArgumentParser(
         prog="evalkit",
         description="Evaluate rankings with explicit, composable NDCG flavours.",
@@ -63,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     debug_help = "on an error, also print the Python traceback (for bug reports)"
     parser.add_argument("--debug", action="store_true", help=debug_help)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in commands:
         module = importlib.import_module(f"{__name__}.{name}")
         cmd = module.add_parser(sub)
         # also accepted after the command name; SUPPRESS keeps the global value otherwise
@@ -73,9 +77,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def commands_needed(argv: Sequence[str]) -> tuple[str, ...]:
+    """The sub-commands the parser of ``argv`` needs: the one it names, when a known
+    command is its first argument that is not an option (the global options take no
+    value) and no ``-h``/``--help`` comes before it; else every command (``evalkit
+    --help`` lists them all; an unknown name gets argparse's list of choices)."""
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            return COMMANDS
+        if not arg.startswith("-"):
+            return (arg,) if arg in COMMANDS else COMMANDS
+    return COMMANDS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalkit`` console script; returns the exit status."""
-    parser = build_parser()
+    parser = build_parser(commands_needed(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (status 2)

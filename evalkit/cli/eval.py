@@ -159,9 +159,9 @@ def table_text(results, measures, per_query: bool, digits: int, width: int | Non
     """The means (and with ``per_query`` every query's values) as a table, one column
     per measure; with ``width`` (``evalkit eval`` passes the terminal's), the columns are
     split into blocks and long measure names folded to fit it, as ``evalkit run``'s
-    report (:func:`evalkit.report.text.fit_table`)."""
+    report (:func:`evalkit.report.layout.fit_table`)."""
     from ..report.escape import text_escape as _t
-    from ..report.text import fit_table  # imported when a table is printed
+    from ..report.layout import fit_table  # imported when a table is printed
 
     headers = [_t(m.label) for m in measures]
     means = results.means()
@@ -271,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         text = json_text(results, measures, args.per_query)
     else:
         results, measures = _without_relstring(results, measures)
-        from ..report.text import terminal_width
+        from ..report.layout import terminal_width
 
         text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
     if bounds is not None:  # --- unjudged bounds: one block per format ---
@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
             data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
             text = json.dumps(data, indent=1, allow_nan=False)
         else:
-            from ..report.text import terminal_width
+            from ..report.layout import terminal_width
 
             text += "\n\n" + bounds_out.bounds_table(bounds, args.per_query, args.digits, width=terminal_width())
     # --- end unjudged bounds ---

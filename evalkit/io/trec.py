@@ -266,6 +266,42 @@ def _scan_file(path: Path) -> tuple[_Scan, bytes]:
     return scan, first_line
 
 
+def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray] | None:
+    """The fields of a small *canonical* file (as :func:`_fast_table` defines it:
+    ASCII, one space or one tab between fields, no blank or comment line, exactly
+    ``n_fields`` fields on every line), split in one call: ``(fields, line_numbers)``,
+    ``fields`` a flat ``list[str]`` of ``n_fields`` per line (``str.split`` of the
+    whole text, which on such a file equals the exact reader's per-line split) and
+    ``line_numbers`` ``int64 (n,)`` = ``1..n``. ``None`` for a file of
+    :data:`FAST_MIN_BYTES` or more (Arrow's) or one that is not canonical (the exact
+    line-by-line reader's, which also words the errors). About 3x faster than the
+    per-line reader on a 20 k-line run, and no pyarrow import (issue 27)."""
+    if not raw or len(raw) >= FAST_MIN_BYTES:
+        return None
+    scan = _scan_bytes(raw)
+    if not scan.ok or scan.first is None or scan.last is None:
+        return None
+    end = raw.find(b"\n")
+    delim = _delimiter(raw if end < 0 else raw[:end])
+    data = np.frombuffer(raw, dtype=np.uint8)
+    low = data[data <= 32]  # the delimiters and newlines, in file order
+    if scan.last != 10:
+        low = np.append(low, np.uint8(10))
+    if len(low) % n_fields:
+        return None
+    # each line: n_fields - 1 delimiters, then its newline
+    layout = low.reshape(-1, n_fields)
+    if not (bool((layout[:, -1] == 10).all()) and bool((layout[:, :-1] == delim).all())):
+        return None
+    n_rows = len(layout)
+    if not scan.canonical(n_fields, n_rows, delim):  # pragma: no cover - implied by the layout
+        return None
+    fields = raw.decode("ascii").split()
+    if len(fields) != n_fields * n_rows:  # pragma: no cover - implied by the layout
+        return None
+    return fields, np.arange(1, n_rows + 1, dtype=np.int64)
+
+
 def _delimiter(sample: bytes) -> int:
     """Tab if the first line has a tab and no space, else space (the byte count in
     :meth:`_Scan.canonical` catches a file that mixes them)."""
@@ -608,7 +644,9 @@ def _decode(raw: bytes, name: str) -> str:
 _BAD_CHAR = re.compile(f"[{FORBIDDEN_CHARACTERS}]")
 # A number as C's ``strtod``/``atof`` reads it in trec_eval (ASCII digits only; no
 # ``nan``/``inf``, no ``_`` separators, no full-width digits, which ``float()`` accepts).
-_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*", re.ASCII)
+#: possessive quantifiers: the same language, without a backtracking record per line
+#: (7 -> 1 ms on a 20 k-line run's scores)
+_NUMBER_LINES = re.compile(r"(?:[+-]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][+-]?+\d++)?+\n)*+", re.ASCII)
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
@@ -696,7 +734,7 @@ def _is_dataset_id(source) -> bool:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_INTEGER_LINES = re.compile(r"(?:[+-]?[0-9]+\n)*", re.ASCII)
+_INTEGER_LINES = re.compile(r"(?:[+-]?+[0-9]++\n)*+", re.ASCII)  # possessive, as _NUMBER_LINES
 _LONG_MAX = 2 ** 63 - 1
 
 
@@ -759,7 +797,13 @@ def read_qrels(source: Source) -> Qrels:
                 docno = _docnos(columns)
                 return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
             del columns
-        text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
+        data = raw.read_bytes() if isinstance(raw, Path) else raw
+        flat = _canonical_tokens(data, 4)
+        if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
+            fields, lines = flat
+            grade = _numbers(fields[3::4], lines, name, "grade", integer=True)
+            return Qrels.from_columns(fields[0::4], fields[2::4], grade, source=name, line=lines)
+        text = _decode(data, name)
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
@@ -815,7 +859,15 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                 docno = _docnos(columns)
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
             del columns
-        text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
+        data = raw.read_bytes() if isinstance(raw, Path) else raw
+        flat = _canonical_tokens(data, 6)
+        if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
+            fields, lines = flat
+            score = _numbers(fields[4::6], lines, src, "score")
+            rank = _ranks(fields[3::6], lines, src) if keep_rank else None
+            return Run.from_columns(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
+                                    source=src, line=lines, rank=rank)
+        text = _decode(data, src)
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
         qid = [r[0] for r in rows]

@@ -3,21 +3,23 @@
 Layout only: the numbers, markers, best values and the agreement matrix come from
 :mod:`.views`; every user string is escaped (:func:`.escape.text_escape` for the
 terminal, :func:`.escape.md_escape` / :func:`.escape.md_code` for Markdown). Tables
-use :mod:`tabulate`.
+use :mod:`tabulate`; :func:`fit_table` and the terminal width live in :mod:`.layout`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import shutil
 import textwrap
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from tabulate import tabulate
 
 from .escape import md_code, md_escape, text_escape
+from .layout import (  # noqa: F401 - laid out there, kept importable from here
+    _GAP, _MIN_ROOM, _PAD, MIN_WIDTH, _column_width, _longest, _wrap_keys, fit_table, fold, terminal_width,
+)
 from .views import (
     FLIP_MARK,
     TIE_LEGEND,
@@ -56,146 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Escape = Callable[[object], str]
 
-#: The narrowest width :func:`to_text` lays out for (narrower terminals get this width).
-MIN_WIDTH = 40
-
 #: Stands for " > " while a line is wrapped (a private-use character: no word breaks inside).
 _KEEP = "\ue000>\ue000"
-
-#: Space between two columns of a ``"simple"`` tabulate table.
-_GAP = 2
-
-#: tabulate's ``MIN_PADDING``: a column is at least its header plus this wide.
-_PAD = 2
-
-#: The narrowest a folded header gets (:func:`fold`), however wide the row names.
-_MIN_ROOM = 10
-
-
-def terminal_width() -> int:
-    """The width to print for: ``COLUMNS``, else the terminal's size, else 80
-    (:func:`shutil.get_terminal_size`), never below :data:`MIN_WIDTH`."""
-    return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
-
-
-def _longest(text: str) -> int:
-    return max((len(line) for line in text.splitlines()), default=0)
-
-
-def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: Sequence[str],
-              width: int | None, keep: int = 1, tablefmt: str = "simple") -> str:
-    """A tabulate table no wider than ``width`` characters: when the whole table is
-    wider, its columns are split into consecutive blocks (each repeating the first
-    ``keep`` columns, the row names) printed one below the other, as R and pandas
-    print a wide data frame. Row names too wide for a block of one column (a long
-    system name) are wrapped onto several lines within their cell (:func:`_wrap_keys`),
-    and long headers folded (:func:`fold`). ``width=None`` never splits.
-
-    >>> print(fit_table([["a", "1", "2", "3"]], ["name", "x", "y", "z"], ["left"] + ["right"] * 3, 16))
-    name      x    y
-    ------  ---  ---
-    a         1    2
-    <BLANKLINE>
-    name      z
-    ------  ---
-    a         3
-    """
-    if width is not None and tablefmt == "simple":
-        # a header too long for a block of its own is folded onto several lines
-        # (tabulate makes a column at least its header plus _PAD wide)
-        # row names too wide are wrapped first (_wrap_keys), then the headers folded
-        rows = _wrap_keys(rows, headers, keep, width)
-        key = sum(_column_width(rows, headers, c) + _GAP for c in range(keep))
-        room = max(_MIN_ROOM, width - key - _PAD)
-        headers = [h if c < keep else fold(h, room) for c, h in enumerate(headers)]
-
-    def table(cols):
-        return tabulate([[r[c] for c in cols] for r in rows], headers=[headers[c] for c in cols],
-                        tablefmt=tablefmt, disable_numparse=True, colalign=[colalign[c] for c in cols])
-
-    whole = table(range(len(headers)))
-    if width is None or _longest(whole) <= width or len(headers) <= keep + 1:
-        return whole
-    # greedy: add flavour columns to the current block while the rendered block fits
-    # (tabulate pads headers, so the block is measured, not predicted)
-    key = list(range(keep))
-    blocks: list[list[int]] = [[]]
-    for c in range(keep, len(headers)):
-        if blocks[-1] and _longest(table(key + blocks[-1] + [c])) > width:
-            blocks.append([])
-        blocks[-1].append(c)
-    return "\n\n".join(table(list(range(keep)) + block) for block in blocks)
-
-
-def _column_width(rows: Sequence[Sequence[str]], headers: Sequence[str], c: int) -> int:
-    """Column ``c``'s width in a ``"simple"`` tabulate table (its header plus
-    :data:`_PAD`, or its widest cell line)."""
-    return max([_longest(headers[c]) + _PAD] + [_longest(r[c]) for r in rows])
-
-
-def _wrap_keys(rows: Sequence[Sequence[str]], headers: Sequence[str], keep: int, width: int) -> list:
-    """``rows`` with the cells of the first ``keep`` columns (the row names) wrapped
-    so that those columns and the widest other column (its header unfolded) fit
-    ``width`` side by side: the narrowest block :func:`fit_table` can print. When
-    that column is wider than half the line (a long flavour string, which
-    :func:`fold` breaks), the row names keep half the line. The widest key columns are
-    narrowed first, to one common width (never below :data:`_MIN_ROOM` nor their
-    header); names are wrapped at spaces where they have some, anywhere otherwise, so
-    no character is lost. Unchanged when they fit."""
-    rows = [list(r) for r in rows]
-    if not rows or keep < 1:
-        return rows
-    rest = max((_column_width(rows, headers, c) + _GAP for c in range(keep, len(headers))), default=0)
-    budget = max(width - rest, width // 2) - _GAP * (keep - 1)
-    natural = [_column_width(rows, headers, c) for c in range(keep)]
-    if sum(natural) <= budget:
-        return rows
-    floor = [min(n, max(_MIN_ROOM, _longest(headers[c]) + _PAD)) for c, n in enumerate(natural)]
-
-    def total(cap: int) -> int:
-        return sum(min(n, max(cap, f)) for n, f in zip(natural, floor))
-
-    cap = max(natural)
-    while cap > 1 and total(cap) > budget:  # at most max(natural) steps over short lists
-        cap -= 1
-    for c in range(keep):
-        room = max(cap, floor[c])
-        if natural[c] <= room:
-            continue
-        for r in rows:
-            r[c] = "\n".join(part for line in r[c].splitlines() or [""]
-                             for part in (textwrap.wrap(line, room, break_on_hyphens=False,
-                                                        drop_whitespace=True) or [""]))
-    return rows
-
-
-def fold(text: str, room: int) -> str:
-    """``text`` on lines of at most ``room`` characters, broken after its commas (a
-    flavour string's separators) where it can, anywhere inside a longer piece;
-    unchanged when it fits.
-
-    >>> print(fold("ndcg(gain=exp2,discount=log2,idcg=judged)@10", 20))
-    ndcg(gain=exp2,
-    discount=log2,
-    idcg=judged)@10
-    """
-    if len(text) <= room:
-        return text
-    lines: list[str] = []
-    line = ""
-    for piece in re.findall(r"[^,]*,|[^,]+", text):
-        if len(line) + len(piece) <= room:
-            line += piece
-            continue
-        if line:
-            lines.append(line)
-        while len(piece) > room:
-            lines.append(piece[:room])
-            piece = piece[room:]
-        line = piece
-    if line:
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def wrap(text: str, width: int | None, indent: str = "", subsequent: str | None = None) -> str:

@@ -1,0 +1,161 @@
+"""The entry-point cache (:func:`evalkit.registry.cached_entry_points`): a later
+process reads the ``evalkit`` entry points back from the cache instead of reading
+every installed distribution's metadata; a distribution installed, removed, upgraded
+or edited is seen at the next start. The fake distributions are real ``*.dist-info``
+folders on ``sys.path`` (as ``tests/test_registry.py`` writes them), found by
+``importlib.metadata`` itself on a cache miss."""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import evalkit.registry as registry_mod
+from evalkit.registry import CACHE_ENV, ENTRY_POINT_GROUP, CachedEntryPoint, build_registry, cached_entry_points
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write_dist(site: Path, dist: str, value: str, version: str = "1.0", ep_name: str = "flat") -> Path:
+    """A distribution ``dist`` with one ``evalkit`` entry point ``ep_name = value``."""
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[evalkit]\n{ep_name} = {value}\n")
+    return info
+
+
+def listed(eps: list) -> list[tuple[str, str, str | None, str | None]]:
+    return [(ep.name, ep.value, ep.dist.name if ep.dist else None, ep.dist.version if ep.dist else None)
+            for ep in eps]
+
+
+def truth() -> list[tuple[str, str, str | None, str | None]]:
+    return listed(list(md.entry_points(group=ENTRY_POINT_GROUP)))
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "evk_cache_plugin.py").write_text(textwrap.dedent("""
+        from evalkit import hookimpl
+        from evalkit.components import Discount
+
+        import numpy as np
+
+        @hookimpl
+        def evalkit_register_discounts(register):
+            register(Discount("cached_flat", lambda ranks: np.ones(len(ranks))))
+
+        class Holder:
+            class Inner:
+                value = 42
+    """))
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    yield root
+    sys.modules.pop("evk_cache_plugin", None)
+
+
+def test_second_read_comes_from_the_cache_and_loads_the_same_object(site: Path) -> None:
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    first = cached_entry_points(ENTRY_POINT_GROUP)
+    assert listed(first) == truth() and ("flat", "evk_cache_plugin", "evalkit-cached-flat", "1.0") in truth()
+    again = cached_entry_points(ENTRY_POINT_GROUP)
+    assert all(isinstance(ep, CachedEntryPoint) for ep in again)
+    assert listed(again) == listed(first)
+    cached = next(ep for ep in again if ep.name == "flat")
+    assert cached.load() is next(ep for ep in first if ep.name == "flat").load()
+    reg = build_registry(disable_plugins=False)  # through the cache, as the CLI builds it
+    assert reg.get("discount", "cached_flat").origin == "evalkit-cached-flat 1.0 (entry point 'flat')"
+
+
+def test_module_attribute_values_load_as_importlib_loads_them(site: Path) -> None:
+    write_dist(site, "evalkit-attr", "evk_cache_plugin:Holder.Inner")
+    cached_entry_points(ENTRY_POINT_GROUP)
+    ep = next(ep for ep in cached_entry_points(ENTRY_POINT_GROUP) if ep.name == "flat")
+    assert isinstance(ep, CachedEntryPoint)
+    real = next(ep for ep in md.entry_points(group=ENTRY_POINT_GROUP) if ep.name == "flat")
+    assert ep.load() is real.load() and ep.load().value == 42
+
+
+def test_installed_removed_upgraded_or_edited_distributions_are_seen(site: Path) -> None:
+    cached_entry_points(ENTRY_POINT_GROUP)  # the cache, before anything is installed
+    info = write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")  # installed
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    assert ("flat", "evk_cache_plugin", "evalkit-cached-flat", "1.0") in truth()
+    upgraded = info.with_name("evalkit_cached_flat-2.0.dist-info")  # upgraded: pip writes a new folder
+    info.rename(upgraded)
+    (upgraded / "METADATA").write_text("Metadata-Version: 2.1\nName: evalkit-cached-flat\nVersion: 2.0\n")
+    assert ("flat", "evk_cache_plugin", "evalkit-cached-flat", "2.0") in listed(cached_entry_points(ENTRY_POINT_GROUP))
+    entry = upgraded / "entry_points.txt"  # an entry point edited in place
+    entry.write_text("[evalkit]\nflat2 = evk_cache_plugin\n")
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1_000_000))
+    assert [e[0] for e in listed(cached_entry_points(ENTRY_POINT_GROUP)) if e[1] == "evk_cache_plugin"] == ["flat2"]
+    for f in upgraded.iterdir():  # removed
+        f.unlink()
+    upgraded.rmdir()
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    assert not [e for e in truth() if e[1] == "evk_cache_plugin"]
+
+
+def test_a_cache_that_cannot_be_written_or_read_is_skipped(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    blocker = site.parent / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv(CACHE_ENV, str(blocker / "cache"))
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    monkeypatch.setenv(CACHE_ENV, str(site.parent / "cache"))
+    cached_entry_points(ENTRY_POINT_GROUP)
+    (cache_file,) = (site.parent / "cache").iterdir()
+    cache_file.write_text("{not json")
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    assert json.loads(cache_file.read_text())["group"] == ENTRY_POINT_GROUP  # rewritten
+
+
+def test_a_warm_start_does_not_read_distribution_metadata(tmp_path: Path) -> None:
+    """The second ``evalkit eval`` process finds the plugins without importing
+    ``importlib.metadata`` (what the cache saves); the first one reads it."""
+    qs = REPO / "examples" / "quickstart"
+    code = ("import sys, io, contextlib; from evalkit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(sys.argv[1:]) == 0\n"
+            "print('importlib.metadata' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": str(REPO), CACHE_ENV: str(tmp_path / "cache")}
+    argv = [sys.executable, "-c", code, "eval", str(qs / "qrels.txt"), str(qs / "system_a.run"), "-m", "ndcg_cut.10"]
+    seen = [subprocess.run(argv, env=env, capture_output=True, text=True, check=True, timeout=300).stdout.split()[-1]
+            for _ in range(2)]
+    assert seen == ["True", "False"]
+    assert registry_mod.CACHE_ENV == "EVALKIT_CACHE_DIR"
+
+
+def test_every_builtin_component_passes_the_probe() -> None:
+    """``build_registry`` probes only third-party components at start-up; the built-in
+    ones are probed here (a wrong built-in kernel is a bug the tests must catch)."""
+    from evalkit.probe import probe_registry
+    from evalkit.registry import BUILTIN_ORIGIN
+
+    reg = build_registry(disable_plugins=True)
+    families = ("gain", "discount", "ties", "idcg", "metric")
+    assert all(c.origin == BUILTIN_ORIGIN for f in families for c in reg.components[f].values())
+    assert sum(len(reg.components[f]) for f in families) > 50
+    probe_registry(reg)  # raises RegistryError naming the first failing component
+
+
+def test_one_cache_file_per_sys_path_and_old_ones_pruned(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = site.parent / "cache"
+    cached_entry_points(ENTRY_POINT_GROUP)
+    for i in range(registry_mod.CACHE_FILES + 3):  # another sys.path: another file, the first one kept ...
+        extra = site.parent / f"path{i}"
+        extra.mkdir()
+        monkeypatch.syspath_prepend(str(extra))
+        cached_entry_points(ENTRY_POINT_GROUP)
+    assert len(list(cache.iterdir())) == registry_mod.CACHE_FILES  # ... up to CACHE_FILES of them
