@@ -25,6 +25,7 @@ import evalkit.registry as registry_mod
 from evalkit import Qrels, Run, evaluate
 from evalkit.bounds import unjudged_bounds
 
+import bounds_oracle
 from conftest import shared_path
 from flavour_strategies import flavours
 from reference_programs import parse_trec_eval_q, run_trec_eval
@@ -128,6 +129,47 @@ def test_lower_value_upper_for_every_flavour(fl, qr):
     np.testing.assert_allclose(low[~np.isnan(v)], v[~np.isnan(v)], rtol=1e-12, atol=1e-12)
     ok = ~np.isnan(v)
     assert (lo[ok] <= v[ok] + 1e-12).all() and (v[ok] <= hi[ok] + 1e-12).all()
+
+
+@st.composite
+def mixed_data(draw):
+    """Negative grades, tied scores, queries out of qid order or interleaved, run
+    queries the qrels lack: the layouts the engine's join handles differently."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    qrels, run = [], []
+    for q in rng.permutation(4):
+        for d in range(10):
+            if rng.random() < 0.5:
+                qrels.append((f"q{q}", f"d{d}", int(rng.integers(-1, 4))))
+        for d in rng.choice(10, size=int(rng.integers(1, 9)), replace=False):
+            run.append((f"q{q}", f"d{d}", float(rng.integers(0, 3))))
+    run.append(("zz", "d0", 1.0))
+    if draw(st.booleans()):
+        run = [run[i] for i in rng.permutation(len(run))]
+    if not qrels:
+        qrels.append(("q0", "d0", 1))
+    return Qrels.from_rows(qrels), Run.from_rows(run, name="r")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flavours(REG, [m for m in REG.names("metric") if m not in INTENT]), mixed_data(),
+       st.sampled_from([None, "query", 1.5]), st.sampled_from([None, 0.5]), st.booleans())
+def test_engine_substitution_equals_augmented_qrels(fl, qr, high, low, search):
+    """The engine's substitution after its one sort (:mod:`evalkit.engine.substitute`)
+    gives the values of the first implementation, which evaluates qrels with the
+    unjudged documents appended as judgments (``tests/bounds_oracle.py``)."""
+    qrels, run = qr
+    try:
+        want = bounds_oracle.unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+    except evalkit.EvaluationError as exc:
+        with pytest.raises(type(exc)):
+            unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+        return
+    got = unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+    for name in ("value", "at_low", "at_high", "lower", "upper", "condensed"):
+        np.testing.assert_allclose(getattr(got, name).values, getattr(want, name).values, rtol=1e-13,
+                                   atol=1e-15, err_msg=f"{name} {fl}")
+    np.testing.assert_array_equal(got.unjudged, want.unjudged)
 
 
 # ---------------------------------------------------------------- exhaustive enumeration
