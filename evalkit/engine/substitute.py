@@ -94,11 +94,15 @@ def substituted(problem: Problem, rows: np.ndarray, grades: np.ndarray) -> Probl
         hit = j_rows[at] == rows
         was_judged[at[hit]] = True
     # the keys: judged rows with the substituted ones replaced or added, by row
-    new_rows = np.concatenate((j_rows[~was_judged], rows))
-    new_grades = np.concatenate((j_grades[~was_judged], grades))
-    by_row = np.argsort(new_rows, kind="stable")
+    stay_rows, stay_grades = j_rows[~was_judged], j_grades[~was_judged]
+    new_rows = np.empty(len(stay_rows) + len(rows), dtype=np.int64)  # two sorted lists merged
+    new_grades = np.empty(len(new_rows), dtype=np.float64)
+    at_new = np.searchsorted(stay_rows, rows) + np.arange(len(rows))
+    at_stay = np.searchsorted(rows, stay_rows) + np.arange(len(stay_rows))
+    new_rows[at_new], new_grades[at_new] = rows, grades
+    new_rows[at_stay], new_grades[at_stay] = stay_rows, stay_grades
     new_keys = copy.copy(keys)
-    new_keys._grade, new_keys._judged = None, (new_rows[by_row], new_grades[by_row])
+    new_keys._grade, new_keys._judged = None, (new_rows, new_grades)
     new_keys.grade_reads = 0
     # the judged grades: each query's old judgments (less the replaced ones), then its new ones
     keep = np.ones(len(jg), dtype=bool)
