@@ -2,9 +2,13 @@
 
 A run retrieves documents that the judgment pool never saw. Every flavour scores
 them as non-relevant; :func:`unjudged_bounds` says what they could do to the number.
-For each run and flavour it evaluates the flavour twice more (three times with
-``low``) through the public :func:`evalkit.evaluate`, for all queries at once, with
-no metric-specific code (plugin metrics included):
+For each run it joins and sorts the run once and
+evaluates every flavour on it, then again with the grades of the unjudged retrieved
+documents (below) substituted inside the engine after that sort
+(:mod:`evalkit.engine.substitute`): the ranked documents read the substituted grade
+and the judged pool (the ideal's, a recall denominator's) holds those documents, so
+every metric, plugin metrics included, goes through the same path with no
+metric-specific code:
 
 * ``at_low``: today's value (every flavour reads an unjudged document as
   non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
@@ -61,11 +65,12 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   and reports their extremes; the tests check it against exhaustive enumeration and
   count how often the default hull misses.
 
-Cost: besides the value, one evaluation (two with ``low``) per run and distinct
-``(cutoff, tie order, negative)`` group of flavours, and the condensed evaluation;
-no per-query Python loop. Measured: 17 Robust 2003 runs x 4 flavours (3 groups),
-2.3 s to evaluate, 13.4 s with the bounds (5.8x; the issue's 2x needs the grades
-substituted inside the engine after its one sort, not through the public API).
+Cost: one join and one sort per run and tie policy for everything; besides the
+value, the flavours evaluated once more (twice with ``low``) per distinct ``(cutoff,
+tie order, negative)`` group, on a substituted problem built in O(judged +
+substituted), and the condensed evaluation; no per-query Python loop. Measured
+(``benchmarks/bounds.py``): 17 Robust 2003 runs x 4 flavours, 1.38x the evaluation
+alone (it was 5.8x evaluating augmented qrels through the public API).
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ import numpy as np
 from .data import Qrels, Run
 from .errors import ArgumentError
 from .flavour import Flavour
+from .registry import Registry
 from .results import Results
 
 __all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
@@ -126,7 +132,7 @@ def _cut_of(flavour: Flavour) -> tuple[int | None, bool, bool]:
 def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run], flavours: object, *,
                     low: float | None = None, high: float | str | None = None,
                     labels: Sequence[str] | None = None, search: bool = False,
-                    registry: object = None) -> UnjudgedBounds:
+                    registry: Registry | None = None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
     :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run`, a list of
@@ -201,7 +207,7 @@ def could_flip(b: UnjudgedBounds) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- output (evalkit eval --bounds)
-def parse_high(text: str):
+def parse_high(text: str) -> float | str | None:
     """``--bounds`` argument: ``qrels`` (the qrels' largest grade) -> ``None``,
     ``query`` -> ``"query"``, else a finite number.
 
@@ -218,7 +224,7 @@ def parse_high(text: str):
     return value
 
 
-def _rows(b: UnjudgedBounds, per_query: bool):
+def _rows(b: UnjudgedBounds, per_query: bool) -> Iterator[tuple[str, str | None, int, float, float, float, float, int]]:
     """``(system, qid or None for the mean, f, lower, value, upper, condensed, unjudged or -1)``."""
     means = {name: getattr(b, name).means() for name in ("lower", "value", "upper", "condensed")}
     for s, system in enumerate(b.value.systems):
@@ -240,7 +246,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
     from .report.escape import text_escape as _t
     from .report.text import fit_table
 
-    def num(v):
+    def num(v: float) -> str:
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
     rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]),
@@ -251,7 +257,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
            "judged_only=yes)\n" + fit_table(rows, headers, ["left"] * 3 + ["right"] * 5, width, keep=3)
 
 
-def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
+def bounds_tsv(b: UnjudgedBounds, natives: Sequence[str], per_query: bool) -> list[str]:
     """trec_eval-style lines ``<native>_lower|_upper|_condensed<TAB>qid<TAB>value``
     (prefixed by the run name when there are several runs)."""
     from .report.escape import text_escape as _t
@@ -270,7 +276,7 @@ def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
 def bounds_json(b: UnjudgedBounds, per_query: bool) -> dict:
     """``{run: {"all": {label: {...}}, "per_query": {qid: {label: {...}}}}}``, each
     ``{...}`` holding ``lower``, ``upper``, ``condensed`` (``null`` for NaN) and ``unjudged``."""
-    def num(v):
+    def num(v: float) -> float | None:
         return None if math.isnan(v) else float(v)
 
     out: dict = {}

@@ -414,3 +414,14 @@ def test_unjudged_counts_match_a_plain_python_count():
              for q, v in ranked.items()}
     assert b.unjudged[0, 1].tolist() == [top10.get(q, 0) for q in b.value.qids]
     assert b.unjudged[0, 1].sum() > 0
+
+
+def test_tie_policy_reading_grades_sorts_the_substituted_grades():
+    """``ties=optimistic`` orders tied documents by grade: the substituted problem is
+    sorted again (the engine sees the policy read grades), so the unjudged document
+    tied with a judged non-relevant one moves to rank 1 at the highest grade."""
+    qrels = Qrels.from_rows([("q", "a", 0), ("q", "x", 1)])
+    run = Run.from_rows([("q", "a", 2.0), ("q", "u", 2.0)], name="r")  # a first in the file
+    b = unjudged_bounds(qrels, run, ["precision(ties=optimistic)@1", "precision(ties=stable)@1"], high=1)
+    assert b.value.values[0, :, 0].tolist() == [0.0, 0.0]
+    assert b.upper.values[0, :, 0].tolist() == [1.0, 0.0]  # stable keeps a at rank 1

@@ -17,13 +17,13 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Hashable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from ..data import Qrels
 from ..flavour import Flavour
-from ..registry import registry_or_default
+from ..registry import Registry, registry_or_default
 from .checks import EmptyEvaluationWarning, nothing_evaluated
 from .evaluate import Evaluation, _warn_all_left_out, evaluate_flavours, prepare_evaluation, resolve
 from .problem import Problem, build_problem
@@ -183,9 +183,9 @@ class BoundValues:
 
 
 def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Sequence[str] | None,
-                    plan: Callable[[Flavour], Hashable], condensed: Callable[[Flavour], Flavour],
+                    plan: Callable[[Flavour], tuple[int | None, bool, bool]], condensed: Callable[[Flavour], Flavour],
                     high: float | str | None = None, low: float | None = None, search: bool = False,
-                    registry: object = None) -> BoundValues:
+                    registry: Registry | None = None) -> BoundValues:
     """Every flavour evaluated as :func:`~evalkit.engine.evaluate.evaluate` does, and
     again with grades substituted (:func:`substituted`) on the same joined and sorted
     run: one join and one sort per run and tie policy for all of them.
@@ -209,7 +209,7 @@ def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Seq
     value, lo, hi, cd = (np.full(shape, np.nan) for _ in range(4))
     lo_s, hi_s = np.full(shape, np.nan), np.full(shape, np.nan)
     count = np.zeros(shape, dtype=np.int64)
-    groups: dict[Hashable, list[int]] = {}
+    groups: dict[tuple[int | None, bool, bool], list[int]] = {}
     for f, res in enumerate(resolved):
         groups.setdefault(plan(res.flavour), []).append(f)
     qrels_max = float(np.max(qrels.grade)) if len(qrels) else 1.0
