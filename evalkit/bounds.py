@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -87,7 +87,10 @@ from .flavour import Flavour
 from .registry import Registry
 from .results import Results
 
-__all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
+if TYPE_CHECKING:
+    from .explain import Explanation
+
+__all__ = ["ExplainBounds", "UnjudgedBounds", "could_flip", "explain_bounds", "unjudged_bounds"]
 
 #: tie policies whose order is not by score: every retrieved document is substituted
 _UNORDERED_TIES = ("input", "rank")
@@ -204,6 +207,64 @@ def could_flip(b: UnjudgedBounds) -> np.ndarray:
     idx = np.arange(mean.shape[0])
     out[:, idx, idx] = False
     return out
+
+
+@dataclass
+class ExplainBounds:
+    """The unjudged bounds of the explained query (:func:`evalkit.bounds.unjudged_bounds`).
+
+    :param unjudged_ranks: ranks (of the rows shown) whose document has no judgment
+        (or a negative grade: trec_eval's "not in the pool", unless ``negative=gain``).
+    :param substituted: documents the upper bound judges ``high`` (the unjudged ones
+        that can sit within the cutoff, tied ones at the boundary included).
+    :param high: the grade they take; ``assumes``: that grade in words.
+    :param lower, upper: the interval; ``at_high``: the value with them at ``high``
+        (below today's value when the ideal gains more than the DCG: ``lower``);
+        ``condensed``: with the unjudged documents removed (``judged_only=yes``).
+    """
+
+    unjudged_ranks: list[int]
+    substituted: int
+    high: float
+    assumes: str
+    lower: float
+    upper: float
+    at_high: float
+    condensed: float
+
+
+def explain_bounds(qrels: Qrels, run: Run, explanation: Explanation, high: float | str | None = None,
+                   registry: Registry | None = None) -> ExplainBounds:
+    """:class:`ExplainBounds` of the query of ``explanation`` (from
+    :func:`evalkit.explain.explain_query` on ``qrels`` and ``run``), to set as its
+    ``bounds`` (``evalkit explain --bounds``): its unjudged ranks (grade ``NaN``, or
+    negative unless ``negative=gain``) among the rows shown, and its values from
+    :func:`unjudged_bounds` (every query evaluated, the one read back).
+
+    :param high: as :func:`unjudged_bounds`.
+    """
+    import warnings
+
+    fl, qid = explanation.flavour, explanation.qid
+    negative_judged = fl.convention("negative") == "gain"
+    ranks = [r.rank for r in explanation.rows if r.grade is not None
+             and (math.isnan(r.grade) or (r.grade < 0 and not negative_judged))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = unjudged_bounds(qrels, run, [fl], high=high, registry=registry)
+    q = int(np.flatnonzero(b.value.qids == qid)[0])
+    if high is None:
+        grade = float(np.max(qrels.grade))
+        assumes = f"the qrels' largest grade ({grade:g})"
+    elif isinstance(high, str):
+        grade = max(float(np.max(qrels.grade[qrels.qid == qid])), 1.0)
+        assumes = f"this query's largest judged grade, at least 1 ({grade:g})"
+    else:
+        grade = float(high)
+        assumes = f"grade {grade:g}"
+    return ExplainBounds(ranks, int(b.unjudged[0, 0, q]), grade, assumes, float(b.lower.values[0, 0, q]),
+                         float(b.upper.values[0, 0, q]), float(b.at_high.values[0, 0, q]),
+                         float(b.condensed.values[0, 0, q]))
 
 
 # ---------------------------------------------------------------- output (evalkit eval --bounds)

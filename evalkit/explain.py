@@ -18,12 +18,17 @@ returns data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvaluationError, FlavourError
 from .flavour import STAGE_KEYS, Flavour, parse_flavour
+
+if TYPE_CHECKING:
+    from .bounds import ExplainBounds
+    from .registry import Registry
 
 __all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
 
@@ -82,6 +87,8 @@ class Explanation:
     raw: float = float("nan")
     defined: bool = True
     ideal_listed: bool = False
+    #: the unjudged bounds (:func:`evalkit.bounds.explain_bounds`), else ``None``
+    bounds: ExplainBounds | None = None
 
     @property
     def is_ratio(self) -> bool:
@@ -110,9 +117,9 @@ def _shown_positions(inp, lo: int, hi: int) -> np.ndarray:
     return idx[keep]
 
 
-def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, registry=None) -> Explanation:
+def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str,
+                  registry: Registry | None = None) -> Explanation:
     """Compute the per-rank table of ``qid`` under ``flavour``.
-
     :param flavour: a resolved :class:`~evalkit.flavour.Flavour` or flavour string (a
         preset or measure name is resolved first: :func:`evalkit.resolve.resolve_flavour`);
         its metric must use a gain and a discount (:func:`explainable_metrics`).

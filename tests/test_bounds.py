@@ -425,3 +425,31 @@ def test_tie_policy_reading_grades_sorts_the_substituted_grades():
     b = unjudged_bounds(qrels, run, ["precision(ties=optimistic)@1", "precision(ties=stable)@1"], high=1)
     assert b.value.values[0, :, 0].tolist() == [0.0, 0.0]
     assert b.upper.values[0, :, 0].tolist() == [1.0, 0.0]  # stable keeps a at rank 1
+
+
+def test_explain_shows_unjudged_ranks_and_what_each_bound_assumes(tmp_path, capsys):
+    """``evalkit explain --bounds``: the docstring's first counterexample (``[d1 (1), u]``,
+    highest grade 3): today 1, with u at 3 NDCG@2 = 0.797, so the bounds are [0.797, 1]."""
+    from evalkit.bounds import explain_bounds
+    from evalkit.cli import main
+    from evalkit.explain import explain_query
+
+    qrels, run = _one_query([1, None, 0])
+    ex = explain_query(qrels, run, "q", "ndcg@2")
+    assert ex.bounds is None
+    ex.bounds = explain_bounds(qrels, run, ex, 3.0)
+    at_high = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    assert ex.bounds.unjudged_ranks == [2] and ex.bounds.substituted == 1
+    assert (ex.bounds.lower, ex.bounds.upper, ex.bounds.at_high) == pytest.approx((at_high, 1.0, at_high))
+    assert ex.bounds.condensed == pytest.approx(1 / (1 + 0 / math.log2(3)))  # d1 d2: DCG 1, IDCG 1
+    (tmp_path / "q").write_text("q 0 d0 1\nq 0 d2 0\n")
+    (tmp_path / "r").write_text("q Q0 d0 1 3 r\nq Q0 d1 2 2 r\nq Q0 d2 3 1 r\n")
+    assert main(["explain", str(tmp_path / "q"), str(tmp_path / "r"), "-Q", "q", "-m", "ndcg@2", "--bounds"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "unjudged ranks (grade '-'): 2" in out
+    assert "at the lowest grade 1.0000: every unjudged document non-relevant (today's value)" in out
+    # u at the qrels' largest grade 1: DCG 1 + 1/log2 3 = IDCG: 1
+    assert ("at the highest grade 1.0000: the 1 unjudged document(s) that can sit within the first 2 ranks judged "
+            "the qrels' largest grade (1), the ideal recomputed from the judged pool plus them") in out
+    assert any(ln.startswith("bounds [1.0000, 1.0000]: ") for ln in out)
+    assert any(ln.startswith("condensed 1.0000: ") for ln in out)

@@ -10,7 +10,7 @@ from .argtypes import DIGITS, int_range
 HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "run",
         help=HELP,

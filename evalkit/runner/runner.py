@@ -17,7 +17,7 @@ from ..results import Results
 from ..engine.checks import require_common_queries
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
-from ..registry import registry_or_default
+from ..registry import Registry, registry_or_default
 from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
 
@@ -25,11 +25,11 @@ from .config import Config, load_config
 def run_config(
     config: str | os.PathLike | Mapping[str, Any] | Config,
     *,
-    registry=None,
+    registry: Registry | None = None,
     base_dir: str | os.PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sensitivity: bool | None = None,
-    store=None,
+    store: object = None,
     label: str | None = None,
     significance: bool = True,
     unjudged_bounds: object = None,
