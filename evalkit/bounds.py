@@ -2,9 +2,13 @@
 
 A run retrieves documents that the judgment pool never saw. Every flavour scores
 them as non-relevant; :func:`unjudged_bounds` says what they could do to the number.
-For each run and flavour it evaluates the flavour twice more (three times with
-``low``) through the public :func:`evalkit.evaluate`, for all queries at once, with
-no metric-specific code (plugin metrics included):
+For each run it joins and sorts the run once and
+evaluates every flavour on it, then again with the grades of the unjudged retrieved
+documents (below) substituted inside the engine after that sort
+(:mod:`evalkit.engine.substitute`): the ranked documents read the substituted grade
+and the judged pool (the ideal's, a recall denominator's) holds those documents, so
+every metric, plugin metrics included, goes through the same path with no
+metric-specific code:
 
 * ``at_low``: today's value (every flavour reads an unjudged document as
   non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
@@ -61,26 +65,32 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   and reports their extremes; the tests check it against exhaustive enumeration and
   count how often the default hull misses.
 
-Cost: besides the value, one evaluation (two with ``low``) per run and distinct
-``(cutoff, tie order, negative)`` group of flavours, and the condensed evaluation;
-no per-query Python loop. Measured: 17 Robust 2003 runs x 4 flavours (3 groups),
-2.3 s to evaluate, 13.4 s with the bounds (5.8x; the issue's 2x needs the grades
-substituted inside the engine after its one sort, not through the public API).
+Cost: one join and one sort per run and tie policy for everything; besides the
+value, the flavours evaluated once more (twice with ``low``) per distinct ``(cutoff,
+tie order, negative)`` group, on a substituted problem built in O(judged +
+substituted), and the condensed evaluation; no per-query Python loop. Measured
+(``benchmarks/bounds.py``): 17 Robust 2003 runs x 4 flavours, 1.38x the evaluation
+alone (it was 5.8x evaluating augmented qrels through the public API).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .data import Qrels
+from .data import Qrels, Run
 from .errors import ArgumentError
+from .flavour import Flavour
+from .registry import Registry
 from .results import Results
 
-__all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
+if TYPE_CHECKING:
+    from .explain import Explanation
+
+__all__ = ["ExplainBounds", "UnjudgedBounds", "could_flip", "explain_bounds", "unjudged_bounds"]
 
 #: tie policies whose order is not by score: every retrieved document is substituted
 _UNORDERED_TIES = ("input", "rank")
@@ -109,22 +119,7 @@ class UnjudgedBounds:
     unjudged: np.ndarray
 
 
-def _lookup(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Row of ``table`` holding each of ``keys`` (``uint64`` pair hashes), -1 if none:
-    ``int64`` ``(len(keys),)``; callers compare the strings of every hit."""
-    order = np.argsort(table, kind="stable")
-    pos = np.searchsorted(table[order], keys)
-    pos = np.minimum(pos, max(len(table) - 1, 0))
-    hit = (table[order][pos] == keys) if len(table) else np.zeros(len(keys), bool)
-    return np.where(hit, order[pos] if len(table) else -1, -1)
-
-
-def _same(a_qid, a_doc, b_qid, b_doc, rows_a, rows_b) -> np.ndarray:
-    """Exact check of hash hits: the pairs ``a[rows_a]`` and ``b[rows_b]`` are equal."""
-    return (a_qid[rows_a] == b_qid[rows_b]) & (a_doc[rows_a] == b_doc[rows_b])
-
-
-def _cut_of(flavour) -> tuple[int | None, bool, bool]:
+def _cut_of(flavour: Flavour) -> tuple[int | None, bool, bool]:
     """``(ranks that count or None for all, substitute everything, negative counts as judged)``."""
     ties = flavour.ties.name if flavour.ties is not None else "trec_eval"
     negative_judged = flavour.convention("negative") == "gain"
@@ -137,120 +132,14 @@ def _cut_of(flavour) -> tuple[int | None, bool, bool]:
     return cut, False, negative_judged
 
 
-def _within(qcode: np.ndarray, score: np.ndarray, cut: int | None) -> np.ndarray:
-    """Rows with fewer than ``cut`` rows of the same query with a strictly higher
-    ``float32`` score: boolean ``(n,)``."""
-    n = len(score)
-    if cut is None or n == 0:
-        return np.ones(n, dtype=bool)
-    s32 = score.astype(np.float32).astype(np.float64)
-    order = np.lexsort((-s32, qcode))
-    q, s = qcode[order], s32[order]
-    new_block = np.ones(n, dtype=bool)
-    new_block[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
-    new_query = np.ones(n, dtype=bool)
-    new_query[1:] = q[1:] != q[:-1]
-    pos = np.arange(n)
-    query_start = np.maximum.accumulate(np.where(new_query, pos, 0))
-    block_start = np.maximum.accumulate(np.where(new_block, pos, 0))
-    out = np.empty(n, dtype=bool)
-    out[order] = (block_start - query_start) < cut
-    return out
-
-
-def _high_grades(qrels: Qrels, high, qid: np.ndarray) -> np.ndarray:
-    if high is None:
-        return np.full(len(qid), float(np.max(qrels.grade)) if len(qrels) else 1.0)
-    if isinstance(high, str):
-        if high != "query":
-            raise ArgumentError(f"unjudged_bounds: high={high!r}: a grade, None or 'query'")
-        codes, vocab = qrels._qid_codes()
-        top = np.full(len(vocab), -np.inf)
-        np.maximum.at(top, codes, qrels.grade)
-        pos = np.searchsorted(vocab, qid)
-        return np.maximum(top[pos], 1.0)
-    return np.full(len(qid), float(high))
-
-
-class _Pairs:
-    """The run's rows of qrels queries and where each is judged (computed once per run)."""
-
-    def __init__(self, qrels: Qrels, run, qhash: np.ndarray):
-        vocab = qrels.qids
-        rq_all = run.qid
-        pos = np.minimum(np.searchsorted(vocab, rq_all), max(len(vocab) - 1, 0))
-        in_qrels = vocab[pos] == rq_all if len(vocab) else np.zeros(len(rq_all), dtype=bool)
-        self.run, self.rows = run, np.flatnonzero(in_qrels)
-        self.rq, self.rd = rq_all[in_qrels], run.docno[in_qrels]
-        self.rs = np.asarray(run.score, np.float64)[in_qrels]
-        self.rcode = pos[in_qrels]
-        self.rhash = run._pair_hashes()[in_qrels]
-        row = _lookup(self.rhash, qhash)
-        hit = row >= 0
-        hit[hit] = _same(self.rq, self.rd, qrels.qid, qrels.docno, np.flatnonzero(hit), row[hit])
-        self.qrow = np.where(hit, row, -1)  # the judgment of each run row, -1 if none
-
-
-def _picked(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged) -> np.ndarray:
-    """The run rows (of ``pairs``) to substitute: ``bool``."""
-    judged = pairs.qrow >= 0
-    if not negative_judged:
-        judged[judged] = np.asarray(qrels.grade, np.float64)[pairs.qrow[judged]] >= 0
-    return ~judged & (everything | _within(pairs.rcode, pairs.rs, cut))
-
-
-def _order_in_query(pairs: _Pairs, pick: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For the picked rows: their 0-based position among the query's picked rows by
-    ``float32`` score descending (tied rows in line order), and the query's number of
-    picked rows: two ``int64`` arrays of ``pick.sum()``."""
-    rows = np.flatnonzero(pick)
-    code, s32 = pairs.rcode[rows], pairs.rs[rows].astype(np.float32)
-    order = np.lexsort((rows, -s32.astype(np.float64), code))
-    n = np.bincount(code, minlength=int(code.max()) + 1 if len(code) else 0)
-    start = np.concatenate(([0], np.cumsum(n)[:-1]))
-    pos = np.empty(len(rows), dtype=np.int64)
-    pos[order] = np.arange(len(rows)) - start[code[order]]
-    return pos, n[code]
-
-
-def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, grade_of,
-               pick=None) -> tuple[Qrels, np.ndarray]:
-    """Qrels in which the run's unjudged retrieved documents (or the rows ``pick``)
-    are judged ``grade_of(qids)``, and the number of them per qrels query."""
-    grade_all = np.asarray(qrels.grade, np.float64)
-    if pick is None:
-        pick = _picked(qrels, pairs, cut, everything, negative_judged)
-    keep = np.ones(len(qrels), dtype=bool)
-    keep[pairs.qrow[pick & (pairs.qrow >= 0)]] = False  # negative-graded judgments replaced
-    grade = np.concatenate([grade_all[keep], grade_of(pairs.rq[pick])])
-    count = np.bincount(pairs.rcode[pick], minlength=len(qrels.qids))
-    codes, vocab = qrels._qid_codes()
-    qdoc = qrels._docno_arrow()
-    if isinstance(qdoc, np.ndarray):  # small qrels: object columns
-        docno = np.concatenate([qdoc[keep], pairs.rd[pick]])
-    else:  # Arrow columns: no string conversion (the engine hashes Arrow buffers)
-        import pyarrow as pa
-
-        from .engine.factorize import as_arrow, take
-
-        rdoc = pairs.run._docno_arrow()
-        rdoc = take(rdoc, pairs.rows[pick]) if not isinstance(rdoc, np.ndarray) else as_arrow(pairs.rd[pick])
-        left = take(qdoc, np.flatnonzero(keep))
-        parts = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in (left, rdoc)]
-        parts = [a.cast(pa.large_string()) for a in parts]
-        docno = pa.concat_arrays(parts)
-    out = Qrels(None, docno, grade, None, qrels.source)
-    out._qcodes = np.concatenate([codes[keep], pairs.rcode[pick].astype(codes.dtype)])
-    out._qvocab = vocab
-    return out, count
-
-
-def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, high=None, labels=None,
-                    search: bool = False, registry=None) -> UnjudgedBounds:
+def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run], flavours: object, *,
+                    low: float | None = None, high: float | str | None = None,
+                    labels: Sequence[str] | None = None, search: bool = False,
+                    registry: Registry | None = None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
-    :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run` or a list of
-        runs with distinct names; :param flavours: as :func:`evalkit.evaluate`.
+    :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run`, a list of
+        runs with distinct names or ``{name: run}``; :param flavours: as :func:`evalkit.evaluate`.
     :param low: ``None`` (default): ``at_low`` is today's value; a grade: the grade of
         an unjudged retrieved document in ``at_low``.
     :param high: the grade in ``at_high``: ``None`` (the qrels' largest grade), a
@@ -266,73 +155,31 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
         grades are per subtopic, are refused (not substituted here).
     :raises FlavourError, EvaluationError: as :func:`evalkit.evaluate`.
     """
-    from .data import Run
-    from .engine.evaluate import evaluate
-
+    from .engine.substitute import evaluate_bounds
+    from .registry import registry_or_default
     from .resolve import resolve_measures
 
-    run_list = [runs] if isinstance(runs, Run) else list(runs.values()) if isinstance(runs, dict) else list(runs)
+    if isinstance(high, str) and high != "query":
+        raise ArgumentError(f"unjudged_bounds: high={high!r}: a grade, None or 'query'")
+    registry = registry_or_default(registry)
     measures = resolve_measures(flavours, registry)  # specs resolved here, at the edge
+    for m in measures:
+        if m.flavour.metric in INTENT_AWARE:
+            raise ArgumentError(f"unjudged_bounds: {m.flavour}: intent-aware metrics are not supported "
+                                "(their grades are per subtopic)")
     if labels is None:
         labels = [m.label for m in measures]
-    value = evaluate(qrels, run_list, [m.flavour for m in measures], labels=labels, registry=registry)
-    flist = list(value.flavours)
-    for f in flist:
-        if f.metric in INTENT_AWARE:
-            raise ArgumentError(f"unjudged_bounds: {f}: intent-aware metrics are not supported "
-                                "(their grades are per subtopic)")
-    s, nf, nq = value.values.shape
-    lo = np.full((s, nf, nq), np.nan)
-    hi = np.full((s, nf, nq), np.nan)
-    count = np.zeros((s, nf, nq), dtype=np.int64)
-    hi_s = np.full((s, nf, nq), np.nan)  # the prefix / suffix search (search=True)
-    lo_s = np.full((s, nf, nq), np.nan)
-    groups: dict[tuple, list[int]] = {}
-    for i, f in enumerate(flist):
-        groups.setdefault(_cut_of(f), []).append(i)
-    qhash = qrels._pair_hashes()
-    for r, run in enumerate(run_list):
-        pairs = _Pairs(qrels, run, qhash)
-        for (cut, everything, negative_judged), idx in groups.items():
-            sub = [flist[i] for i in idx]
-            todo = [(lambda q: _high_grades(qrels, high, q), hi)]
-            if low is not None:
-                todo.append((lambda q: np.full(len(q), float(low)), lo))
-            else:
-                lo[r, idx] = value.values[r, idx]
-            for grade_of, out in todo:
-                aug, n = _augmented(qrels, pairs, cut, everything, negative_judged, grade_of)
-                with warnings.catch_warnings():  # the value's evaluation warned already
-                    warnings.simplefilter("ignore")
-                    res = evaluate(aug, [run], sub, registry=registry)
-                out[r, idx] = res.values[0]
-                count[r, idx] = n
-            if search:  # the first / last i unjudged documents at high, i = 1..max
-                pick = _picked(qrels, pairs, cut, everything, negative_judged)
-                pos, n_q = _order_in_query(pairs, pick)
-                rows = np.flatnonzero(pick)
-                for i in range(1, int(n_q.max(initial=0))):
-                    for chosen, better in ((pos < i, np.fmax), (pos >= n_q - i, np.fmin)):
-                        sub_pick = np.zeros_like(pick)
-                        sub_pick[rows[chosen]] = True
-                        aug, _ = _augmented(qrels, pairs, cut, everything, negative_judged,
-                                            lambda q: _high_grades(qrels, high, q), pick=sub_pick)
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            res = evaluate(aug, [run], sub, registry=registry)
-                        target = hi_s if better is np.fmax else lo_s
-                        target[r, idx] = better(target[r, idx], res.values[0])
-    hi_s, lo_s = np.fmax(hi_s, np.fmax(lo, hi)), np.fmin(lo_s, np.fmin(lo, hi))
-    cond_fl = [f.replace(registry, judged_only="yes") for f in flist]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        condensed = evaluate(qrels, run_list, cond_fl, registry=registry)
+    out = evaluate_bounds(qrels, runs, [m.flavour for m in measures], labels=labels, plan=_cut_of,
+                          condensed=lambda f: f.replace(registry, judged_only="yes"), high=high, low=low,
+                          search=search, registry=registry)
+    systems = tuple(r.name for r in out.setup.runs)
 
-    def wrap(values):
-        return Results(value.qids, value.systems, value.flavours, value.labels, values)
+    def wrap(values: np.ndarray) -> Results:
+        return Results(qrels.qids, systems, out.setup.flavours, out.setup.labels, values)
 
-    return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(lo_s),
-                          upper=wrap(hi_s), condensed=wrap(condensed.values), unjudged=count)
+    return UnjudgedBounds(value=wrap(out.value), at_low=wrap(out.at_low), at_high=wrap(out.at_high),
+                          lower=wrap(out.lower), upper=wrap(out.upper), condensed=wrap(out.condensed),
+                          unjudged=out.unjudged)
 
 
 def could_flip(b: UnjudgedBounds) -> np.ndarray:
@@ -362,8 +209,66 @@ def could_flip(b: UnjudgedBounds) -> np.ndarray:
     return out
 
 
+@dataclass
+class ExplainBounds:
+    """The unjudged bounds of the explained query (:func:`evalkit.bounds.unjudged_bounds`).
+
+    :param unjudged_ranks: ranks (of the rows shown) whose document has no judgment
+        (or a negative grade: trec_eval's "not in the pool", unless ``negative=gain``).
+    :param substituted: documents the upper bound judges ``high`` (the unjudged ones
+        that can sit within the cutoff, tied ones at the boundary included).
+    :param high: the grade they take; ``assumes``: that grade in words.
+    :param lower, upper: the interval; ``at_high``: the value with them at ``high``
+        (below today's value when the ideal gains more than the DCG: ``lower``);
+        ``condensed``: with the unjudged documents removed (``judged_only=yes``).
+    """
+
+    unjudged_ranks: list[int]
+    substituted: int
+    high: float
+    assumes: str
+    lower: float
+    upper: float
+    at_high: float
+    condensed: float
+
+
+def explain_bounds(qrels: Qrels, run: Run, explanation: Explanation, high: float | str | None = None,
+                   registry: Registry | None = None) -> ExplainBounds:
+    """:class:`ExplainBounds` of the query of ``explanation`` (from
+    :func:`evalkit.explain.explain_query` on ``qrels`` and ``run``), to set as its
+    ``bounds`` (``evalkit explain --bounds``): its unjudged ranks (grade ``NaN``, or
+    negative unless ``negative=gain``) among the rows shown, and its values from
+    :func:`unjudged_bounds` (every query evaluated, the one read back).
+
+    :param high: as :func:`unjudged_bounds`.
+    """
+    import warnings
+
+    fl, qid = explanation.flavour, explanation.qid
+    negative_judged = fl.convention("negative") == "gain"
+    ranks = [r.rank for r in explanation.rows if r.grade is not None
+             and (math.isnan(r.grade) or (r.grade < 0 and not negative_judged))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = unjudged_bounds(qrels, run, [fl], high=high, registry=registry)
+    q = int(np.flatnonzero(b.value.qids == qid)[0])
+    if high is None:
+        grade = float(np.max(qrels.grade))
+        assumes = f"the qrels' largest grade ({grade:g})"
+    elif isinstance(high, str):
+        grade = max(float(np.max(qrels.grade[qrels.qid == qid])), 1.0)
+        assumes = f"this query's largest judged grade, at least 1 ({grade:g})"
+    else:
+        grade = float(high)
+        assumes = f"grade {grade:g}"
+    return ExplainBounds(ranks, int(b.unjudged[0, 0, q]), grade, assumes, float(b.lower.values[0, 0, q]),
+                         float(b.upper.values[0, 0, q]), float(b.at_high.values[0, 0, q]),
+                         float(b.condensed.values[0, 0, q]))
+
+
 # ---------------------------------------------------------------- output (evalkit eval --bounds)
-def parse_high(text: str):
+def parse_high(text: str) -> float | str | None:
     """``--bounds`` argument: ``qrels`` (the qrels' largest grade) -> ``None``,
     ``query`` -> ``"query"``, else a finite number.
 
@@ -380,7 +285,7 @@ def parse_high(text: str):
     return value
 
 
-def _rows(b: UnjudgedBounds, per_query: bool):
+def _rows(b: UnjudgedBounds, per_query: bool) -> Iterator[tuple[str, str | None, int, float, float, float, float, int]]:
     """``(system, qid or None for the mean, f, lower, value, upper, condensed, unjudged or -1)``."""
     means = {name: getattr(b, name).means() for name in ("lower", "value", "upper", "condensed")}
     for s, system in enumerate(b.value.systems):
@@ -402,7 +307,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
     from .report.escape import text_escape as _t
     from .report.layout import fit_table
 
-    def num(v):
+    def num(v: float) -> str:
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
     rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]),
@@ -413,7 +318,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
            "judged_only=yes)\n" + fit_table(rows, headers, ["left"] * 3 + ["right"] * 5, width, keep=3)
 
 
-def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
+def bounds_tsv(b: UnjudgedBounds, natives: Sequence[str], per_query: bool) -> list[str]:
     """trec_eval-style lines ``<native>_lower|_upper|_condensed<TAB>qid<TAB>value``
     (prefixed by the run name when there are several runs)."""
     from .report.escape import text_escape as _t
@@ -432,7 +337,7 @@ def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
 def bounds_json(b: UnjudgedBounds, per_query: bool) -> dict:
     """``{run: {"all": {label: {...}}, "per_query": {qid: {label: {...}}}}}``, each
     ``{...}`` holding ``lower``, ``upper``, ``condensed`` (``null`` for NaN) and ``unjudged``."""
-    def num(v):
+    def num(v: float) -> float | None:
         return None if math.isnan(v) else float(v)
 
     out: dict = {}

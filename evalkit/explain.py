@@ -18,13 +18,17 @@ returns data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .data import Qrels, Run
 from .errors import EvaluationError, FlavourError
 from .flavour import STAGE_KEYS, Flavour, parse_flavour
+
+if TYPE_CHECKING:
+    from .bounds import ExplainBounds
+    from .registry import Registry
 
 __all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
 
@@ -86,6 +90,8 @@ class Explanation:
     #: rows of the whole table (``rows`` holds the first ``max_rows`` of them when
     #: :func:`explain_query` was asked for fewer); ``None``: ``len(rows)``
     total_rows: int | None = None
+    #: the unjudged bounds (:func:`evalkit.bounds.explain_bounds`), else ``None``
+    bounds: ExplainBounds | None = None
 
     @property
     def n_rows(self) -> int:
@@ -119,7 +125,7 @@ def _shown_positions(inp, lo: int, hi: int) -> np.ndarray:
     return idx[keep]
 
 
-def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, registry: Any = None,
+def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, registry: Registry | None = None,
                   max_rows: int | None = None) -> Explanation:
     """Compute the per-rank table of ``qid`` under ``flavour``.
 

@@ -25,6 +25,7 @@ import evalkit.registry as registry_mod
 from evalkit import Qrels, Run, evaluate
 from evalkit.bounds import unjudged_bounds
 
+import bounds_oracle
 from conftest import shared_path
 from flavour_strategies import flavours
 from reference_programs import parse_trec_eval_q, run_trec_eval
@@ -128,6 +129,47 @@ def test_lower_value_upper_for_every_flavour(fl, qr):
     np.testing.assert_allclose(low[~np.isnan(v)], v[~np.isnan(v)], rtol=1e-12, atol=1e-12)
     ok = ~np.isnan(v)
     assert (lo[ok] <= v[ok] + 1e-12).all() and (v[ok] <= hi[ok] + 1e-12).all()
+
+
+@st.composite
+def mixed_data(draw):
+    """Negative grades, tied scores, queries out of qid order or interleaved, run
+    queries the qrels lack: the layouts the engine's join handles differently."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    qrels, run = [], []
+    for q in rng.permutation(4):
+        for d in range(10):
+            if rng.random() < 0.5:
+                qrels.append((f"q{q}", f"d{d}", int(rng.integers(-1, 4))))
+        for d in rng.choice(10, size=int(rng.integers(1, 9)), replace=False):
+            run.append((f"q{q}", f"d{d}", float(rng.integers(0, 3))))
+    run.append(("zz", "d0", 1.0))
+    if draw(st.booleans()):
+        run = [run[i] for i in rng.permutation(len(run))]
+    if not qrels:
+        qrels.append(("q0", "d0", 1))
+    return Qrels.from_rows(qrels), Run.from_rows(run, name="r")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flavours(REG, [m for m in REG.names("metric") if m not in INTENT]), mixed_data(),
+       st.sampled_from([None, "query", 1.5]), st.sampled_from([None, 0.5]), st.booleans())
+def test_engine_substitution_equals_augmented_qrels(fl, qr, high, low, search):
+    """The engine's substitution after its one sort (:mod:`evalkit.engine.substitute`)
+    gives the values of the first implementation, which evaluates qrels with the
+    unjudged documents appended as judgments (``tests/bounds_oracle.py``)."""
+    qrels, run = qr
+    try:
+        want = bounds_oracle.unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+    except (evalkit.EvaluationError, evalkit.errors.FlavourError) as exc:  # the data triggers a refusal
+        with pytest.raises(type(exc)):
+            unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+        return
+    got = unjudged_bounds(qrels, run, [fl], high=high, low=low, search=search)
+    for name in ("value", "at_low", "at_high", "lower", "upper", "condensed"):
+        np.testing.assert_allclose(getattr(got, name).values, getattr(want, name).values, rtol=1e-13,
+                                   atol=1e-15, err_msg=f"{name} {fl}")
+    np.testing.assert_array_equal(got.unjudged, want.unjudged)
 
 
 # ---------------------------------------------------------------- exhaustive enumeration
@@ -372,3 +414,42 @@ def test_unjudged_counts_match_a_plain_python_count():
              for q, v in ranked.items()}
     assert b.unjudged[0, 1].tolist() == [top10.get(q, 0) for q in b.value.qids]
     assert b.unjudged[0, 1].sum() > 0
+
+
+def test_tie_policy_reading_grades_sorts_the_substituted_grades():
+    """``ties=optimistic`` orders tied documents by grade: the substituted problem is
+    sorted again (the engine sees the policy read grades), so the unjudged document
+    tied with a judged non-relevant one moves to rank 1 at the highest grade."""
+    qrels = Qrels.from_rows([("q", "a", 0), ("q", "x", 1)])
+    run = Run.from_rows([("q", "a", 2.0), ("q", "u", 2.0)], name="r")  # a first in the file
+    b = unjudged_bounds(qrels, run, ["precision(ties=optimistic)@1", "precision(ties=stable)@1"], high=1)
+    assert b.value.values[0, :, 0].tolist() == [0.0, 0.0]
+    assert b.upper.values[0, :, 0].tolist() == [1.0, 0.0]  # stable keeps a at rank 1
+
+
+def test_explain_shows_unjudged_ranks_and_what_each_bound_assumes(tmp_path, capsys):
+    """``evalkit explain --bounds``: the docstring's first counterexample (``[d1 (1), u]``,
+    highest grade 3): today 1, with u at 3 NDCG@2 = 0.797, so the bounds are [0.797, 1]."""
+    from evalkit.bounds import explain_bounds
+    from evalkit.cli import main
+    from evalkit.explain import explain_query
+
+    qrels, run = _one_query([1, None, 0])
+    ex = explain_query(qrels, run, "q", "ndcg@2")
+    assert ex.bounds is None
+    ex.bounds = explain_bounds(qrels, run, ex, 3.0)
+    at_high = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    assert ex.bounds.unjudged_ranks == [2] and ex.bounds.substituted == 1
+    assert (ex.bounds.lower, ex.bounds.upper, ex.bounds.at_high) == pytest.approx((at_high, 1.0, at_high))
+    assert ex.bounds.condensed == pytest.approx(1 / (1 + 0 / math.log2(3)))  # d1 d2: DCG 1, IDCG 1
+    (tmp_path / "q").write_text("q 0 d0 1\nq 0 d2 0\n")
+    (tmp_path / "r").write_text("q Q0 d0 1 3 r\nq Q0 d1 2 2 r\nq Q0 d2 3 1 r\n")
+    assert main(["explain", str(tmp_path / "q"), str(tmp_path / "r"), "-Q", "q", "-m", "ndcg@2", "--bounds"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "unjudged ranks (grade '-'): 2" in out
+    assert "at the lowest grade 1.0000: every unjudged document non-relevant (today's value)" in out
+    # u at the qrels' largest grade 1: DCG 1 + 1/log2 3 = IDCG: 1
+    assert ("at the highest grade 1.0000: the 1 unjudged document(s) that can sit within the first 2 ranks judged "
+            "the qrels' largest grade (1), the ideal recomputed from the judged pool plus them") in out
+    assert any(ln.startswith("bounds [1.0000, 1.0000]: ") for ln in out)
+    assert any(ln.startswith("condensed 1.0000: ") for ln in out)

@@ -24,7 +24,7 @@ from .argtypes import DIGITS, int_range
 HELP = "show the per-rank DCG/IDCG table of one query under one flavour"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser("explain", help=HELP, description=HELP + ".")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run file")
@@ -34,6 +34,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rows", type=int_range(0, 10**9), default=None, metavar="N",
                    help=f"print at most N rows (default {DEFAULT_ROWS}; totals always cover the whole list)")
     p.add_argument("--digits", type=DIGITS, default=4, help="decimals (0-17, default 4)")
+    p.add_argument("--bounds", nargs="?", const="qrels", default=None, metavar="HIGH",
+                   help="also show which ranks are unjudged and the query's unjudged bounds: each unjudged "
+                        "document at the lowest grade and at HIGH ('qrels': the qrels' largest grade, the "
+                        "default; 'query'; or a grade), and the condensed value (docs/bounds.md)")
     return p
 
 
@@ -113,7 +117,31 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
             ratio = ""
         out.append(f"DCG{at} = {ex.dcg:.{digits}f}   IDCG{at} = {ex.idcg:.{digits}f}   "
                    f"{fl.metric.upper()}{at} = {ratio}{value}")
+    if ex.bounds is not None:
+        out += [""] + _bounds_lines(ex, digits)
     return "\n".join(out)
+
+
+def _bounds_lines(ex: Explanation, digits: int) -> list[str]:
+    """What each unjudged bound assumes, and the ranks it reads (``ex.bounds``)."""
+    b = ex.bounds
+    assert b is not None
+    within = f"within the first {ex.flavour.k} ranks" if ex.flavour.k is not None else "in the ranking"
+
+    def num(v: float) -> str:
+        return "-" if math.isnan(v) else f"{v:.{digits}f}"
+
+    ranks = ", ".join(map(str, b.unjudged_ranks)) if b.unjudged_ranks else "none"
+    return [
+        f"unjudged ranks (grade '-'): {ranks}",
+        f"at the lowest grade {num(ex.value)}: every unjudged document non-relevant (today's value)",
+        f"at the highest grade {num(b.at_high)}: the {b.substituted} unjudged document(s) that can sit {within} "
+        f"judged {b.assumes}, the ideal recomputed from the judged pool plus them",
+        f"bounds [{num(b.lower)}, {num(b.upper)}]: the smaller and the larger of the two (the NDCG family's ideal "
+        "moves with the grades, so either can be the larger: docs/bounds.md)",
+        f"condensed {num(b.condensed)}: unjudged documents removed and the ranks closed up (judged_only=yes, "
+        "trec_eval -J)",
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,7 +158,16 @@ def run(args: argparse.Namespace) -> int:
     run_ = read_run(args.run, keep_rank=needs_rank([flavour], registry))
     from ..report.text import terminal_width
 
+    high = None
+    if args.bounds is not None:
+        from ..bounds import parse_high
+
+        high = parse_high(args.bounds)  # ArgumentError (exit status 2) for anything else
     max_rows = DEFAULT_ROWS if args.rows is None else args.rows
     ex = explain_query(qrels, run_, args.query, flavour, registry, max_rows=max_rows)
+    if args.bounds is not None:
+        from ..bounds import explain_bounds
+
+        ex.bounds = explain_bounds(qrels, run_, ex, high, registry)
     print(render_explanation(ex, digits=args.digits, max_rows=max_rows, width=terminal_width()))
     return 0

@@ -10,7 +10,7 @@ from .argtypes import DIGITS, int_range
 HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "run",
         help=HELP,
@@ -31,6 +31,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="compute the tie spread and judged@k (about two more evaluations per run); "
                         "--no-sensitivity leaves them out; overrides report.sensitivity of the config "
                         "(default: on)")
+    p.add_argument("--bounds", nargs="?", const="qrels", default=None, metavar="HIGH",
+                   help="also compute the unjudged bounds (docs/bounds.md): each mean's interval, marks on "
+                        "comparisons and flipped pairs whose order could change, a sentence in the verdict; "
+                        "HIGH: 'qrels' (default: the qrels' largest grade), 'query' or a grade; overrides "
+                        "report.unjudged_bounds of the config")
+    p.add_argument("--no-bounds", dest="bounds", action="store_const", const=False,
+                   help="leave the unjudged bounds out (overrides report.unjudged_bounds)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (by default one is shown on stderr when it is a terminal)")
     # results store and gates (evalkit.store, evalkit.gates)
@@ -70,8 +77,13 @@ def run(args: argparse.Namespace) -> int:
         check_output_directory(directory)  # fail before evaluating, not after
     progress = None if args.no_progress else terminal_progress(sys.stderr)
     try:
+        bounds = args.bounds
+        if isinstance(bounds, str) and bounds not in ("qrels", "query"):
+            from ..bounds import parse_high
+
+            bounds = parse_high(bounds)  # a grade; ArgumentError (exit status 2) otherwise
         report = run_config(config, registry=registry, progress=progress, sensitivity=args.sensitivity,
-                            store=store_setting(args), label=args.label)
+                            store=store_setting(args), label=args.label, unjudged_bounds=bounds)
     finally:
         if progress is not None:
             progress.close()

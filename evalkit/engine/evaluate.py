@@ -462,6 +462,44 @@ def evaluate(
         the presets' :attr:`~evalkit.components.Preset.diverges`); the values are
         evalkit's.
     """
+    setup = prepare_evaluation(qrels, runs, flavours, labels, subtopics, registry)
+    values = np.empty((len(setup.runs), len(setup.resolved), len(qrels.qids)))
+    for s, run in enumerate(setup.runs):
+        problem = build_problem(qrels, run, block_order=True)
+        if not problem.in_run.any():
+            import warnings
+
+            warnings.warn(EmptyEvaluationWarning(nothing_evaluated(qrels, run)), stacklevel=3)
+        values[s] = evaluate_flavours(problem, setup.resolved, qrels, run, subtopics)
+        if problem.in_run.any():
+            _warn_all_left_out(run.name, values[s], setup.resolved)
+    return setup.results(qrels, values)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What :func:`prepare_evaluation` checked and resolved for an evaluation:
+    ``flavours`` (one per column, as expanded), ``labels``, ``resolved`` (the distinct
+    flavours' components), ``column`` (``int`` per column: its index in ``resolved``)
+    and ``runs``."""
+
+    flavours: tuple
+    labels: tuple
+    resolved: list
+    column: list
+    runs: list
+
+    def results(self, qrels: Qrels, values: np.ndarray) -> Results:
+        """:class:`Results` from ``values`` ``(runs, distinct flavours, q)``."""
+        return Results(qrels.qids, tuple(r.name for r in self.runs), self.flavours, self.labels,
+                       values[:, self.column])
+
+
+def prepare_evaluation(qrels: Qrels, runs, flavours, labels: Sequence[str] | None,
+                       subtopics: SubtopicQrels | None, registry) -> Evaluation:
+    """:func:`evaluate`'s checks of its arguments, its flavours resolved once (the
+    same flavour under two specs: once) and each run's rank column checked and
+    divergences warned; see :func:`evaluate` for the errors."""
     _check_type(qrels, Qrels, "qrels")
     if subtopics is not None:
         _check_type(subtopics, SubtopicQrels, "subtopics")
@@ -493,27 +531,27 @@ def evaluate(
     run_list = _as_runs(runs)
     if not run_list:
         raise EvaluationError("no run to evaluate")
-    qids = qrels.qids
-    values = np.empty((len(run_list), len(resolved), len(qids)))
     for run in run_list:
         _check_rank(run, resolved)
         warn_divergences(distinct, qrels, run, registry)
-    for s, run in enumerate(run_list):
-        problem = build_problem(qrels, run, block_order=True)
-        if not problem.in_run.any():
-            import warnings
+    return Evaluation(tuple(expanded), tuple(labels), resolved, column, run_list)
 
-            warnings.warn(EmptyEvaluationWarning(nothing_evaluated(qrels, run)), stacklevel=3)
-        for f, res in enumerate(resolved):
-            try:
-                values[s, f] = evaluate_problem(problem, res, subtopics, run.name)
-            except ComponentOutputError as exc:
-                raise _located(exc, res.flavour, qrels) from None
-            except RankColumnError as exc:
-                raise _located_rank(exc, run, problem, res.flavour) from None
-            except InvalidGradeError as exc:  # a judgment rule refused a grade
-                raise exc.at(_judgment_of(exc.value, qrels)) from None
-        if problem.in_run.any():
-            _warn_all_left_out(run.name, values[s], resolved)
-    return Results(qids, tuple(r.name for r in run_list), tuple(expanded), tuple(labels),
-                   values[:, column])
+
+def evaluate_flavours(problem: Problem, resolved: Sequence[_Resolved], qrels: Qrels, run: Run,
+                      subtopics: SubtopicQrels | None = None) -> np.ndarray:
+    """Per-query values of every flavour of ``resolved`` on one joined run: ``float64``
+    ``(len(resolved), q)`` in sorted qid order; a component's bad output, a shared rank
+    or a refused grade raised with its flavour, run, query, document and file line.
+
+    :raises EvaluationError: as :func:`evaluate`."""
+    values = np.empty((len(resolved), problem.n_queries))
+    for f, res in enumerate(resolved):
+        try:
+            values[f] = evaluate_problem(problem, res, subtopics, run.name)
+        except ComponentOutputError as exc:
+            raise _located(exc, res.flavour, qrels) from None
+        except RankColumnError as exc:
+            raise _located_rank(exc, run, problem, res.flavour) from None
+        except InvalidGradeError as exc:  # a judgment rule refused a grade
+            raise exc.at(_judgment_of(exc.value, qrels)) from None
+    return values

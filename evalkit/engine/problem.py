@@ -14,6 +14,7 @@ Everything is columnar: no Python loop over queries or documents.
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import TYPE_CHECKING
 
@@ -50,8 +51,18 @@ class Problem:
     """
 
     def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None, *,
-                 sorted_queries=None):
+                 sorted_queries=None, judged_at=None):
         self.qids = qids
+        #: ``(qrels rows, order)`` or ``None``: the qrels row of each judged row of
+        #: ``keys`` (aligned with its judged rows) and the permutation that laid the
+        #: qrels out by query (``None``: none), from which :meth:`judged_positions`
+        #: finds a judged row's place in ``judged_grade`` (grade substitution)
+        self._judged_at = judged_at
+        #: the problem whose sorts this one reuses (:func:`evalkit.engine.substitute.substituted`)
+        self._parent: Problem | None = None
+        #: per sort (cache key): the tie policy read no grade, so its order holds for
+        #: any grades (a substituted problem reuses it)
+        self._grade_free: dict = {}
         self.sorted_queries = sorted_queries
         self.judged_offsets = judged_offsets
         self.judged_grade = judged_grade
@@ -70,6 +81,24 @@ class Problem:
     @property
     def n_queries(self) -> int:
         return len(self.qids)
+
+    def judged_positions(self, rows: np.ndarray) -> np.ndarray:
+        """Index into :attr:`judged_grade` of the judgment of each of the judged key
+        rows ``rows`` (``int64``, ascending, each judged): ``int64`` ``(len(rows),)``.
+
+        :raises ValueError: the problem was not built from qrels (no record of where
+            its judgments came from)."""
+        if self._judged_at is None:
+            raise ValueError("this problem keeps no record of its judgments' places")
+        qrows, jorder = self._judged_at
+        judged_rows = self.keys._judged[0] if self.keys._judged is not None else np.flatnonzero(
+            ~np.isnan(self.keys.grade))
+        q = qrows[np.searchsorted(judged_rows, rows)]
+        if jorder is None:
+            return q
+        inverse = np.empty(len(jorder), dtype=np.int64)
+        inverse[jorder] = np.arange(len(jorder), dtype=np.int64)
+        return inverse[q]
 
     def ranked(self, policy, params: dict, *, depth: int | None = None,
                judged_only: bool = False, drop=None, keep_negative: bool = False) -> RankedList:
@@ -115,7 +144,19 @@ class Problem:
         if hit is not None:
             return hit
         keys = self.keys
+        parent = self._parent
+        if parent is not None:  # grades substituted: the parent's sort, if it read no grade
+            base = parent.ranked(policy, params)
+            if parent._grade_free.get(cache_key):
+                order = base._source()[1]
+                hit = copy.copy(base)
+                hit._grade, hit._source = None, (lambda: (keys, order))
+                self._ranked[cache_key] = hit
+                self._grade_free[cache_key] = True
+                return hit
+        reads = keys.grade_reads
         order = np.asarray(call_component("ties", policy, keys, **params), dtype=np.int64)
+        self._grade_free[cache_key] = keys.grade_reads == reads
         if order.shape != keys.query.shape:
             raise ValueError(f"tie policy '{policy.name}' returned an order of shape {order.shape}")
         if keys.same_queries(order):
@@ -171,7 +212,8 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
 
 def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
                  qrels_query: np.ndarray):
-    """The judged run rows and their grades: ``(rows int64, grades float64)``.
+    """The judged run rows, their grades and their qrels rows: ``(rows int64,
+    grades float64, qrels rows int64)``.
 
     Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
     hash index, built once for its duplicate check, is searched for every judgment);
@@ -182,7 +224,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
         query of run row ``i`` is ``remap[run_codes[i]]``, read at the candidates only.
     """
     if len(run) == 0 or len(qrels) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
     from .factorize import strings_equal
 
     index = run._pair_index()
@@ -212,7 +254,8 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     ok = (rq == qrels_query[cand_q]) & (rq >= 0)
     cand_q, cand_r = cand_q[ok], cand_r[ok]
     ok = strings_equal(run._docno_arrow(), cand_r, qrels._docno_arrow(), cand_q)
-    return cand_r[ok], qrels.grade[cand_q[ok]]
+    cand_q = cand_q[ok]
+    return cand_r[ok], qrels.grade[cand_q], cand_q
 
 
 def _blocks(codes: np.ndarray, remap: np.ndarray):
@@ -254,7 +297,7 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
         hit = qids[pos] == run_vocab
         remap[hit] = pos[hit]
 
-    matched, matched_grade = _run_matches(qrels, run, q_run, remap, q_qrels)
+    matched, matched_grade, matched_qrow = _run_matches(qrels, run, q_run, remap, q_qrels)
     blocks = _blocks(q_run, remap)
     sorted_queries = None  # problem index of each qrels query (None: the same)
     if blocks is not None:
@@ -305,8 +348,10 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
         del inverse
         by_position = np.argsort(where)
         where, matched_grade = where[by_position], matched_grade[by_position]
+        matched_qrow = matched_qrow[by_position]
 
     jq = q_qrels if sorted_queries is None else sorted_queries[q_qrels]
+    jorder = None
     if len(jq) < 2 or np.all(jq[1:] >= jq[:-1]):
         judged_grade = qrels.grade
     else:
@@ -321,4 +366,5 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
                     rank=rank if rank is None or rows is None else rank[rows])
     in_run = np.zeros(nq, dtype=bool)
     in_run[rq] = True
-    return Problem(qids, judged_offsets, judged_grade, keys, in_run, sorted_queries=sorted_queries)
+    return Problem(qids, judged_offsets, judged_grade, keys, in_run, sorted_queries=sorted_queries,
+                   judged_at=(matched_qrow, jorder))

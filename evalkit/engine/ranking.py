@@ -51,6 +51,9 @@ class SortKeys:
         self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
         self._grade = grade
         self._judged = judged
+        #: times a grade was read (:attr:`grade`, :meth:`grade_at`, :meth:`graded`): the
+        #: engine learns that way whether a tie policy's order depends on the grades
+        self.grade_reads = 0
         self._identity = None
         self._docno = None if docno is None else np.asarray(docno)
         self._docno_vocab = None
@@ -79,6 +82,7 @@ class SortKeys:
     @property
     def grade(self) -> np.ndarray:
         """``float64`` ``(n,)`` grade of every row, ``NaN`` if unjudged."""
+        self.grade_reads += 1
         if self._grade is None and self._judged is not None:
             rows, grades = self._judged
             grade = np.full(len(self.query), np.nan)
@@ -92,6 +96,7 @@ class SortKeys:
 
     def grade_at(self, rows: np.ndarray) -> np.ndarray:
         """``grade[rows]`` (``float64``), without building :attr:`grade`."""
+        self.grade_reads += 1
         if self._grade is not None or self._judged is None:
             return self.grade[rows]
         judged, grades = self._judged
@@ -107,6 +112,7 @@ class SortKeys:
         fresh array the caller may keep or overwrite, or :attr:`grade` itself when it
         is read-only, as from dense arrays). Reads only the judged rows when
         :attr:`grade` is not built (a run joined with qrels)."""
+        self.grade_reads += 1
         if self._grade is None and self._judged is not None:
             rows, grades = self._judged
             ok = grades >= floor

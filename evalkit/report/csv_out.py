@@ -17,6 +17,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .escape import csv_cell
+from .unjudged import csv_files as unjudged_csv_files
 from .views import tie_dependent
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,6 +173,7 @@ def csv_files(report: Report) -> dict[str, str]:
         files["tie_spread.csv"] = tie_spread_csv(report)
     if report.judged is not None:
         files["judged_at_k.csv"] = judged_csv(report)
+    files.update(unjudged_csv_files(report))
     sig = report.significance
     if sig is not None:
         if sig.baseline is not None:

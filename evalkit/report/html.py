@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .escape import html_escape as _e
+from .unjudged import UNJUDGED_LEGEND, UNJUDGED_MARK, marked_comparisons, marked_flips
+from .unjudged import interval_rows as unjudged_interval_rows
+from .unjudged import note as unjudged_note
 from .views import (
     FLIP_MARK,
     TIE_LEGEND,
@@ -163,6 +166,22 @@ def _figures(report: Report) -> list[str]:
     return out
 
 
+def unjudged_section(report: Report, digits: int = 4) -> list[str]:
+    """The HTML section (elements; empty without the bounds)."""
+    if report.unjudged_spread is None:
+        return []
+    out = ['<h2 id="unjudged-bounds">Unjudged bounds</h2>', f'<p class="note">{_e(unjudged_note(report))}</p>',
+           _table(["system", *(_e(l) for l in report.labels)],
+                  [[_e(c) for c in r] for r in unjudged_interval_rows(report, digits)],
+                  ["text"] + ["num"] * len(report.labels))]
+    comps, flips = marked_comparisons(report), marked_flips(report)
+    if comps or flips:
+        items = [f"<li>{UNJUDGED_MARK} {_e(a)} &gt; {_e(b)} under {_e(l)}</li>" for l, a, b in comps]
+        items += [f"<li>{UNJUDGED_MARK} flipped: {_e(a)} &gt; {_e(b)} under {_e(f)}, reversed under {_e(s)}</li>"
+                  for f, s, a, b in flips]
+        out += [f'<p class="legend">{_e(UNJUDGED_LEGEND)}</p>', '<ul class="unjudged">', *items, "</ul>"]
+    return out
+
 def to_html(report: Report, digits: int = 4) -> str:
     """The whole ``report.html`` (see the module docstring)."""
     sig = report.significance
@@ -231,6 +250,7 @@ def to_html(report: Report, digits: int = 4) -> str:
                 _table(["system", *(_e(l) for l in report.labels)],
                        [[_e(c) for c in r] for r in tie_spread_rows(report, digits)],
                        ["text"] + ["num"] * len(report.labels))]
+    out += unjudged_section(report, digits)
     if report.judged is not None:
         headers = judged_headers(report)
         out += ["<h2>Judged@k</h2>",

@@ -10,6 +10,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from .unjudged import json_section
 from .views import tie_dependent
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,6 +69,7 @@ def to_dict(report: Report) -> dict[str, Any]:
             for i, s in enumerate(report.systems)
         },
         "judged_at_k": _judged_dict(report),
+        "unjudged_bounds": json_section(report),
     }
     sig = report.significance
     if sig is not None:

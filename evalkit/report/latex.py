@@ -34,6 +34,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .escape import latex_comment, latex_escape
+from .unjudged import UNJUDGED_MARK, marked_comparisons, marked_flips
+from .unjudged import interval_rows as unjudged_interval_rows
+from .unjudged import note as unjudged_note
 from .views import (TIE_MARK, agreement_matrix, baseline_rows, fmt_value, has_tie_marks, header_facts,
                     judged_headers, judged_rows, judged_warnings, other_baselines, pair_matrix_views, tie_dependent,
                     tie_spread_note, tie_spread_rows, values_view)
@@ -217,6 +220,25 @@ def _en_dash(cell: str) -> str:
     return latex_escape(cell).replace("–", "--")
 
 
+def unjudged_table(report: Report, digits: int = 3) -> str:
+    """The ``table`` environment of the bounds ('' without them); the orders that
+    could change are listed in the caption."""
+    rows = unjudged_interval_rows(report, digits)
+    if not rows:
+        return ""
+    body = [" & ".join([latex_escape(r[0]), *(latex_escape(c) for c in r[1:])]) + r" \\" for r in rows]
+    marks = [f"{a} > {b} under {l}" for l, a, b in marked_comparisons(report)]
+    marks += [f"flipped: {a} > {b} under {f}, reversed under {s}" for f, s, a, b in marked_flips(report)]
+    caption = latex_escape(unjudged_note(report) + (" Could change: " + "; ".join(marks) + "." if marks else ""))
+    caption = caption.replace(UNJUDGED_MARK, r"\S{}")
+    return "\n".join([
+        r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}", r"\label{tab:evalkit-unjudged}",
+        *_tabular("l" + "r" * len(report.labels),
+                  [r"\toprule", *_header(report.labels), r"\midrule", *body, r"\bottomrule"]),
+        r"\end{table}",
+    ])
+
+
 def tie_spread_table(report: Report, digits: int = 3) -> str:
     """The ``table`` environment of the tie spread ('' without tie bounds)."""
     rows = [" & ".join([latex_escape(r[0]), *(_en_dash(c) for c in r[1:])]) + r" \\"
@@ -285,7 +307,8 @@ def to_latex(report: Report, digits: int = 3) -> str:
     agreement = agreement_table(report)
     if agreement:
         parts += ["", "% --- evalkit table: agreement ---", agreement, "% --- end table: agreement ---"]
-    for name, table in (("tie spread", tie_spread_table(report, digits)), ("judged", judged_table(report))):
+    for name, table in (("tie spread", tie_spread_table(report, digits)), ("judged", judged_table(report)),
+                        ("unjudged bounds", unjudged_table(report, digits))):
         if table:
             parts += ["", f"% --- evalkit table: {name} ---", table, f"% --- end table: {name} ---"]
     for i, b in enumerate(other_baselines(report)):

@@ -308,6 +308,9 @@ class Report:
     baselines: Sequence[str] = ()
     tie_bounds: Any = None
     judged: Any = None
+    #: ``(lower, upper)``, each ``float64`` ``(s, f, q)``: the unjudged bounds
+    #: (:func:`evalkit.bounds.unjudged_bounds`; :mod:`evalkit.report.unjudged`), or ``None``
+    unjudged_bounds: Any = None
 
     def __post_init__(self):
         if not self.version:
@@ -400,6 +403,33 @@ class Report:
         return dep.transpose(1, 2, 0)
 
     @cached_property
+    def unjudged_spread(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(lower, upper)`` means, each ``float64`` ``(s, f)``, over the queries each
+        mean includes (``None`` without :attr:`unjudged_bounds`)."""
+        if self.unjudged_bounds is None:
+            return None
+        from .unjudged import bound_means
+
+        values = self.results.values
+        for b in self.unjudged_bounds:
+            if np.shape(b) != values.shape:
+                raise ReportError(f"unjudged_bounds have shape {np.shape(b)}, expected {values.shape}")
+        lower, upper = (bound_means(values, np.asarray(b, dtype=np.float64)) for b in self.unjudged_bounds)
+        return lower, upper
+
+    @cached_property
+    def unjudged_dependent(self) -> np.ndarray | None:
+        """``bool`` ``(s, s, f)``: the order of ``mean(row)`` and ``mean(column)`` (over
+        the queries both include) could change within the unjudged bounds
+        (:func:`evalkit.report.unjudged.paired_dependent`); ``None`` without them."""
+        if self.unjudged_spread is None:
+            return None
+        from .unjudged import paired_dependent
+
+        low, high = (np.asarray(b, dtype=np.float64) for b in self.unjudged_bounds)
+        return paired_dependent(self.results.values, low, high, ORDER_DECIMALS)
+
+    @cached_property
     def means(self) -> np.ndarray:
         """Mean over included queries, ``float64`` ``(s, f)``."""
         return self.results.means()
@@ -458,6 +488,17 @@ class Report:
 
     @cached_property
     def verdict(self) -> tuple[bool, str]:
+        """``(changes, statement)``: :meth:`_flavour_verdict`, then, with
+        :attr:`unjudged_bounds`, a sentence on whether a conclusion depends on the
+        unjudged documents (:func:`evalkit.report.unjudged.verdict_sentence`)."""
+        changes, text = self._flavour_verdict()
+        if self.unjudged_bounds is not None:
+            from .unjudged import verdict_sentence
+
+            text = f"{text} {verdict_sentence(self)}"
+        return changes, text
+
+    def _flavour_verdict(self) -> tuple[bool, str]:
         """``(changes, statement)``: whether the choice of flavour changes the conclusion,
         in one or two sentences. With significance tests, a flip (two systems ordered
         differently by two flavours) counts only when it is distinguishable

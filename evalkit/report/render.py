@@ -68,7 +68,7 @@ RENDERERS: dict[str, Renderer] = {
 #: Every file name a registered format may write. The report writer replaces an
 #: output directory only when it holds nothing else (see :mod:`evalkit.report.write`).
 KNOWN_FILES: set[str] = {"report.md", "means.csv", "per_query.csv", "statistics.csv", "flips.csv", "all_pairs.csv",
-                         "tie_spread.csv", "judged_at_k.csv",
+                         "tie_spread.csv", "judged_at_k.csv", "unjudged_bounds.csv", "unjudged_marks.csv",
                          "report.json",
                          "report.tex", "report.html"}
 

@@ -20,6 +20,10 @@ from .escape import md_code, md_escape, text_escape
 from .layout import (  # noqa: F401 - laid out there, kept importable from here
     _GAP, _MIN_ROOM, _PAD, MIN_WIDTH, _column_width, _longest, _wrap_keys, fit_table, fold, terminal_width,
 )
+from .unjudged import UNJUDGED_LEGEND, UNJUDGED_MARK, comparison_mark, marked_comparisons, marked_flips
+from .unjudged import interval_rows as unjudged_interval_rows
+from .unjudged import note as unjudged_note
+from .unjudged import verdict_sentence
 from .views import (
     FLIP_MARK,
     TIE_LEGEND,
@@ -86,6 +90,7 @@ def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", d
         [_system_cell(r.system, r.baseline, esc)]
         + [fmt_value(v, digits, signed) + (MARKERS[int(d)] if view.marked else "")
            + (TIE_MARK if ties and tie_dependent(report, r.system, report.baseline, label) else "")
+           + (comparison_mark(report, r.system, report.baseline, label) if ties else "")
            for v, d, label in zip(r.values, r.directions, view.labels)]
         for r in view.rows
     ]
@@ -183,9 +188,11 @@ def agreement_matrix(report: Report, tablefmt: str = "simple", width: int | None
                      tablefmt=tablefmt)
 
 
-def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", "")) -> str:
+def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", ""),
+               unjudged: frozenset = frozenset()) -> str:
     shown = flips if max_flips is None else flips[:max_flips]
     text = ", ".join(f"{esc(a)} > {esc(b)}" + (FLIP_MARK if (*pair, a, b) in significant else "")
+                     + (UNJUDGED_MARK if (*pair, a, b) in unjudged else "")
                      for a, b in shown)
     more = len(flips) - len(shown)
     return text + (f", ... ({more} more)" if more else "")
@@ -234,7 +241,8 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
                 out.append(wrap(f"{esc(p.first)} vs {esc(p.second)}: {esc(p.verdict)}{extra}", width,
                                 "  ", "      "))
                 # a flipped pair "X > Y" is never split across lines
-                flips = _flip_text(p.flips, max_flips, esc, sig, (p.first, p.second)).replace(" > ", _KEEP)
+                flips = _flip_text(p.flips, max_flips, esc, sig, (p.first, p.second),
+                                   frozenset(marked_flips(report))).replace(" > ", _KEEP)
                 out.append(wrap(f"under {esc(p.first)}: {flips}; reversed under {esc(p.second)}",
                                 width, "    ", "      ").replace(_KEEP, " > "))
             out.append("")
@@ -246,6 +254,8 @@ def agreement_text(report: Report, max_flips: int | None = 5, max_pairs: int = 5
         out.append(esc(report.verdict[1]))
     else:
         out += [wrap(esc(sentence), width) for sentence in agreement_summary(report)]
+        if verdict_sentence(report):
+            out.append(wrap(esc(verdict_sentence(report)), width))
     return "\n".join(out)
 
 
@@ -282,6 +292,7 @@ def to_text(report: Report, digits: int = 4, max_flips: int | None = 5, width: i
     if has_tie_marks(report):
         parts += ["", wrap(TIE_LEGEND, width)]
     parts += sensitivity_text(report, width, digits)
+    parts += unjudged_text_lines(report, digits, width)
     for b in other_baselines(report):
         parts += ["", wrap(f"Difference from the baseline {esc(b)} (▲ / ▼: significantly better / worse "
                            f"than {esc(b)})", width), "",
@@ -307,6 +318,40 @@ def tie_spread_table(report: Report, tablefmt: str = "simple", digits: int = 4, 
     esc = md_escape if tablefmt == "github" else text_escape
     return fit_table([[esc(r[0])] + r[1:] for r in rows], ["system"] + [esc(l) for l in report.labels],
                      ("left",) + ("right",) * len(report.labels), width, tablefmt=tablefmt)
+
+
+def unjudged_text_lines(report: Report, digits: int = 4, width: int | None = None) -> list[str]:
+    """The terminal's section (lines; empty without the bounds)."""
+    if report.unjudged_spread is None:
+        return []
+    rows = [[text_escape(r[0])] + r[1:] for r in unjudged_interval_rows(report, digits)]
+    out = ["", wrap(unjudged_note(report), width), "",
+           fit_table(rows, ["system"] + [text_escape(l) for l in report.labels],
+                     ("left",) + ("right",) * len(report.labels), width)]
+    comps = marked_comparisons(report)
+    if comps:
+        out += ["", wrap(UNJUDGED_LEGEND, width)]
+        out += [wrap(f"{UNJUDGED_MARK} {text_escape(a)} > {text_escape(b)} under {text_escape(l)}", width, "  ")
+                for l, a, b in comps]
+    return out
+
+
+def unjudged_markdown_lines(report: Report, digits: int = 4) -> list[str]:
+    """The Markdown section (lines; empty without the bounds)."""
+    if report.unjudged_spread is None:
+        return []
+    rows = [[md_escape(r[0])] + r[1:] for r in unjudged_interval_rows(report, digits)]
+    out = ["## Unjudged bounds", "", md_escape(unjudged_note(report)), "",
+           tabulate(rows, headers=["system"] + [md_escape(l) for l in report.labels], tablefmt="github",
+                    disable_numparse=True), ""]
+    comps, flips = marked_comparisons(report), marked_flips(report)
+    if comps or flips:
+        out += [md_escape(UNJUDGED_LEGEND), ""]
+        out += [f"- {UNJUDGED_MARK} {md_escape(a)} > {md_escape(b)} under {md_escape(l)}" for l, a, b in comps]
+        out += [f"- {UNJUDGED_MARK} flipped: {md_escape(a)} > {md_escape(b)} under {md_escape(f)}, reversed under "
+                f"{md_escape(s)}" for f, s, a, b in flips]
+        out += [""]
+    return out
 
 
 def judged_table(report: Report, tablefmt: str = "simple", width: int | None = None) -> str:
@@ -370,7 +415,7 @@ def _md_flip_lines(report: Report) -> list[str]:
     for p in report.agreement.pairs:
         if p.flips:
             lines.append(f"- {md_code(p.first)} vs {md_code(p.second)}: under {md_code(p.first)} "
-                         f"{_flip_text(p.flips, None, md_escape, sig, (p.first, p.second))}; "
+                         f"{_flip_text(p.flips, None, md_escape, sig, (p.first, p.second), frozenset(marked_flips(report)))}; "
                          f"reversed under {md_code(p.second)}")
     return lines
 
@@ -404,6 +449,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
     if report.tie_spread is not None:
         out += ["## Tie spread", "", esc(tie_spread_note(report)), "",
                 tie_spread_table(report, tablefmt="github", digits=digits), ""]
+    out += unjudged_markdown_lines(report, digits)
     if report.judged is not None:
         out += ["## Judged@k", "",
                 "The fraction of each system's top k that has a judgment (mean over the queries it retrieves "

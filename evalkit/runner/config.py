@@ -143,6 +143,10 @@ class Config:
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: ``report.sensitivity``: compute the tie spread and judged@k (default ``True``)
     sensitivity: bool = True
+    #: ``report.unjudged_bounds``: ``None`` (default: not computed), or the grade the
+    #: unjudged documents take in the upper bound: ``"qrels"`` (the qrels' largest;
+    #: ``true`` in the config), ``"query"`` or a number (:mod:`evalkit.bounds`)
+    unjudged_bounds: Any = None
     #: the ``engine:`` section (``{"name": DEFAULT_BACKEND}`` when absent; :mod:`evalkit.backends`)
     engine: Mapping[str, Any] = field(default_factory=lambda: {"name": DEFAULT_BACKEND}, compare=False)
     #: the ``store:`` section: ``None`` (absent), ``True``/``False`` or ``{"path": ...}`` (:mod:`evalkit.store`)
@@ -740,8 +744,19 @@ def load_config(
         statistics=statistics,
         raw=data,
         sensitivity=data.get("report", {}).get("sensitivity", True),
+        unjudged_bounds=_unjudged_setting(data.get("report", {}).get("unjudged_bounds")),
         engine=dict(data.get("engine", {"name": DEFAULT_BACKEND})),
         store=data.get("store"),
         gates=gates,
         gates_dir=gates_dir,
     )
+
+
+def _unjudged_setting(value: object) -> str | float | None:
+    """``report.unjudged_bounds`` (validated by the schema: a boolean, ``"qrels"``,
+    ``"query"`` or a number) as :attr:`Config.unjudged_bounds`."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return "qrels"
+    return value if isinstance(value, str) else float(value)  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from ..results import Results
 from ..engine.checks import require_common_queries
 from ..io import read_qrels, read_run, read_subtopic_qrels
 from ..report.model import Report
-from ..registry import registry_or_default
+from ..registry import Registry, registry_or_default
 from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
 
@@ -31,13 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
 def run_config(
     config: str | os.PathLike | Mapping[str, Any] | Config,
     *,
-    registry=None,
+    registry: Registry | None = None,
     base_dir: str | os.PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sensitivity: bool | None = None,
-    store=None,
+    store: object = None,
     label: str | None = None,
     significance: bool = True,
+    unjudged_bounds: object = None,
 ) -> Report:
     """Evaluate the runs of a config under its flavours.
 
@@ -51,6 +52,10 @@ def run_config(
     :param progress: optional callback ``progress(stage, done, total)`` (see
         :mod:`evalkit.progress`): stage ``"runs"`` counts runs read and evaluated,
         ``"statistics"`` the significance tests. The runner itself prints nothing.
+    :param unjudged_bounds: the unjudged bounds (:mod:`evalkit.bounds`) in the report:
+        ``None`` (default): as the config's ``report.unjudged_bounds`` says; ``False``:
+        not computed; ``True`` / ``"qrels"``, ``"query"`` or a grade: computed with
+        that highest grade (:attr:`Report.unjudged_bounds`).
     :param sensitivity: compute the tie spread and judged@k (below); ``None`` (default):
         as the config's ``report.sensitivity`` says (default ``True``). ``False`` saves
         two evaluations of every flavour per run (a large benchmark run): the report then
@@ -139,9 +144,12 @@ def run_config(
         metadata["_store"] = use
     if unavailable is not None:
         metadata["_store_unavailable"] = unavailable
+    high = cfg.unjudged_bounds if unjudged_bounds is None else (
+        None if unjudged_bounds is False else "qrels" if unjudged_bounds is True else unjudged_bounds)
+    bounds = None if high is None else _unjudged_bounds(cfg, flavours, registry, high, results)
     report = Report(results=results, baseline=cfg.baseline, metadata=metadata,
                     statistics=cfg.statistics, baselines=cfg.baselines,
-                    tie_bounds=tie_spread, judged=judged)
+                    tie_bounds=tie_spread, judged=judged, unjudged_bounds=bounds)
     if significance:
         report.compute_significance(progress)
     return report
@@ -177,6 +185,40 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
         return results, None, None
     return (results, (np.stack(lows), np.stack(highs)),
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
+
+
+def _unjudged_bounds(cfg: Config, flavours: list, registry: Any, high: object,
+                     results: Results) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower, upper)``, each ``float64`` ``(s, f, q)`` like ``results.values``: the
+    unjudged bounds of every run (read again, one at a time) under every flavour
+    (:func:`evalkit.bounds.unjudged_bounds`); ``NaN`` for the intent-aware flavours,
+    whose grades are per subtopic (docs/bounds.md).
+
+    :raises ConfigError: ``high`` is not ``"qrels"``, ``"query"`` or a finite number."""
+    import math
+    import warnings
+
+    from ..bounds import INTENT_AWARE, unjudged_bounds
+
+    if not (high in ("qrels", "query") or (isinstance(high, (int, float)) and not isinstance(high, bool)
+                                          and math.isfinite(high))):
+        raise ConfigError(f"{cfg.source}: report.unjudged_bounds: {high!r} is not true, false, 'qrels', 'query' "
+                          "or a finite grade")
+    grade = None if high == "qrels" else high
+    qrels = read_qrels(cfg.qrels)
+    cols = [f for f, fl in enumerate(flavours) if fl.metric not in INTENT_AWARE]
+    lower, upper = np.full(results.values.shape, np.nan), np.full(results.values.shape, np.nan)
+    keep_rank = needs_rank(flavours, registry)
+    for s, entry in enumerate(cfg.runs):
+        if not cols:
+            break
+        run = read_run(entry.path, name=entry.name, keep_rank=keep_rank)
+        with warnings.catch_warnings():  # the evaluation warned already
+            warnings.simplefilter("ignore")
+            b = unjudged_bounds(qrels, run, [flavours[f] for f in cols], high=grade,
+                                labels=[cfg.labels[f] for f in cols], registry=registry)
+        lower[s, cols], upper[s, cols] = b.lower.values[0], b.upper.values[0]
+    return lower, upper
 
 
 def _evaluate_files(cfg: Config, flavours: list[Flavour], registry: Registry, backend: Backend,
