@@ -346,12 +346,14 @@ class CachedEntryPoint:
         return obj
 
 
-def _cache_dir() -> str:
+def _cache_dir() -> str | None:
+    """Where the entry-point cache lives (:data:`CACHE_ENV`), or ``None`` when there is
+    no absolute place for it (no home folder): then nothing is cached."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
         return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "evalkit")
+    return os.path.join(base, "evalkit") if os.path.isabs(base) else None
 
 
 def installed_state() -> list[list[Any]]:
@@ -408,6 +410,10 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     state = installed_state()
     where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
     folder = _cache_dir()
+    if folder is None:
+        import importlib.metadata
+
+        return list(importlib.metadata.entry_points(group=group))
     path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
     try:
         with open(path, encoding="utf-8") as f:

@@ -159,3 +159,17 @@ def test_one_cache_file_per_sys_path_and_old_ones_pruned(site: Path, monkeypatch
         monkeypatch.syspath_prepend(str(extra))
         cached_entry_points(ENTRY_POINT_GROUP)
     assert len(list(cache.iterdir())) == registry_mod.CACHE_FILES  # ... up to CACHE_FILES of them
+
+
+def test_no_home_folder_no_cache(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an absolute place for the cache (no ``$HOME``), nothing is written (not
+    a ``~`` folder in the working directory) and the entry points are read as before."""
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    monkeypatch.delenv(CACHE_ENV)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # what it returns without a home
+    monkeypatch.chdir(site.parent)
+    assert registry_mod._cache_dir() is None
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    assert not (site.parent / "~").exists()
