@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -453,3 +454,72 @@ def test_explain_shows_unjudged_ranks_and_what_each_bound_assumes(tmp_path, caps
             "the qrels' largest grade (1), the ideal recomputed from the judged pool plus them") in out
     assert any(ln.startswith("bounds [1.0000, 1.0000]: ") for ln in out)
     assert any(ln.startswith("condensed 1.0000: ") for ln in out)
+
+
+# ---------------------------------------------------------------- intent-aware (subtopic qrels)
+def _random_subtopics(seed):
+    rng = np.random.default_rng(seed)
+    rows, run = [], []
+    for t in range(3):
+        n_sub = int(rng.integers(1, 4))
+        for d in range(10):
+            if rng.random() < 0.5:
+                for s in range(n_sub):
+                    rows.append((f"t{t}", str(s + 1), f"d{d}", int(rng.random() < 0.4)))
+        for i, d in enumerate(rng.choice(12, size=int(rng.integers(2, 9)), replace=False)):
+            run.append((f"t{t}", f"d{d}", float(rng.integers(0, 4))))
+    if not rows:
+        rows.append(("t0", "1", "d0", 1))
+    return evalkit.SubtopicQrels.from_rows(rows), Run.from_rows(run, name="r")
+
+
+def test_intent_aware_substitution_per_subtopic():
+    """α-nDCG, ERR-IA, IA-nDCG: the engine judges each unjudged retrieved document
+    ``high`` for every subtopic of its topic; the values equal :func:`evaluate` on subtopic
+    qrels with those judgments appended (every unjudged document is within @20 here)."""
+    from evalkit.builtins.diversity import topic_qrels
+
+    specs = ["alpha_ndcg@20", "err_ia@20", "ia_ndcg@20"]
+    for seed in range(20):
+        sub, run = _random_subtopics(seed)
+        qrels = topic_qrels(sub)
+        b = unjudged_bounds(qrels, run, specs, subtopics=sub)
+        judged = set(zip(sub.qid.tolist(), sub.docno.tolist()))
+        subs = {}
+        for t, s in zip(sub.qid.tolist(), sub.subtopic.tolist()):
+            subs.setdefault(t, set()).add(s)
+        extra = [(t, s, d, float(sub.grade.max())) for t, d in zip(run.qid.tolist(), run.docno.tolist())
+                 if t in subs and (t, d) not in judged for s in sorted(subs[t])]
+        rows = list(zip(sub.qid.tolist(), sub.subtopic.tolist(), sub.docno.tolist(), sub.grade.tolist())) + extra
+        aug = evalkit.SubtopicQrels.from_rows(rows)
+        with warnings.catch_warnings():  # queries without a relevant subtopic judgment
+            warnings.simplefilter("ignore")
+            want = evaluate(topic_qrels(aug), run, specs, subtopics=aug).values
+        np.testing.assert_allclose(b.at_high.values, want, rtol=1e-12, atol=1e-15, err_msg=str(seed))
+        assert b.unjudged[0, 0].sum() == len({(t, d) for t, _s, d, _g in extra})
+
+
+def test_intent_aware_substitution_is_not_the_extreme():
+    """Judging an unjudged document relevant to every subtopic is not α-nDCG's maximum:
+    topic with subtopics 1, 2; ``a`` relevant to 1, ``u`` unjudged at rank 2, ``b``
+    relevant to 1 at rank 3. ``u`` relevant to 1 and 2 (the substitution) against ``u``
+    relevant to 2 only: the counted assignments (exhaustive over {0, 1} per subtopic)
+    show the hull's upper bound below the true maximum, as docs/bounds.md says."""
+    from evalkit.builtins.diversity import topic_qrels
+
+    base = [("t", "1", "a", 1), ("t", "2", "a", 0), ("t", "1", "b", 1), ("t", "2", "b", 0)]
+    run = Run.from_rows([("t", "a", 3.0), ("t", "u", 2.0), ("t", "b", 1.0)], name="r")
+    sub = evalkit.SubtopicQrels.from_rows(base)
+    b = unjudged_bounds(topic_qrels(sub), run, ["alpha_ndcg@3"], subtopics=sub)
+    values = {}
+    for g1, g2 in itertools.product((0, 1), repeat=2):
+        aug = evalkit.SubtopicQrels.from_rows(base + [("t", "1", "u", g1), ("t", "2", "u", g2)])
+        values[(g1, g2)] = evaluate(topic_qrels(aug), run, ["alpha_ndcg@3"], subtopics=aug).values[0, 0, 0]
+    assert b.at_high.values[0, 0, 0] == pytest.approx(values[(1, 1)])
+    assert b.lower.values[0, 0, 0] == pytest.approx(min(values[(0, 0)], values[(1, 1)]))
+    # u relevant to both: 0.849 (the substitution, below today's 0.950: a's and b's gains
+    # on subtopic 1 are discounted by u's redundancy); u relevant to 2 alone: 1.0
+    assert values[(1, 1)] == pytest.approx(0.8487705150198124)
+    assert values[(0, 1)] == pytest.approx(1.0)
+    assert b.upper.values[0, 0, 0] == pytest.approx(values[(0, 0)])
+    assert b.upper.values[0, 0, 0] < max(values.values())
