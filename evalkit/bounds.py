@@ -65,6 +65,10 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   and reports their extremes; the tests check it against exhaustive enumeration and
   count how often the default hull misses.
 
+**Intent-aware metrics** (α-nDCG, ERR-IA, IA-nDCG; ``subtopics`` given): the unjudged
+documents are judged ``high`` for every subtopic of their topic in the subtopic qrels
+the engine reads; not an extreme either (redundancy: docs/bounds.md).
+
 Cost: one join and one sort per run and tie policy for everything; besides the
 value, the flavours evaluated once more (twice with ``low``) per distinct ``(cutoff,
 tie order, negative)`` group, on a substituted problem built in O(judged +

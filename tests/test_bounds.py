@@ -523,3 +523,81 @@ def test_intent_aware_substitution_is_not_the_extreme():
     assert values[(0, 1)] == pytest.approx(1.0)
     assert b.upper.values[0, 0, 0] == pytest.approx(values[(0, 0)])
     assert b.upper.values[0, 0, 0] < max(values.values())
+
+
+# ---------------------------------------------------------------- RBP residual: cwl_eval
+def _cwl_eval() -> str:
+    """The ``cwl-eval`` command (``EVALKIT_CWL_EVAL`` or on ``PATH``); the test is
+    skipped, naming the pin to install, when it is absent."""
+    import os
+    import shutil
+
+    found = os.environ.get("EVALKIT_CWL_EVAL") or shutil.which("cwl-eval")
+    if not found:
+        pytest.skip("cwl-eval is not installed (pip install cwl-eval==1.0.12; or set EVALKIT_CWL_EVAL)")
+    return found
+
+
+def _in_trec_eval_order(src: Path, dst: Path) -> None:
+    """``src``'s run rewritten in trec_eval's order (score descending, then docno
+    descending), ranks 1..n: cwl_eval reads the file's order, evalkit's ``rbp`` sorts."""
+    rows = [ln.split() for ln in src.read_text().splitlines() if ln.strip()]
+    rows.sort(key=lambda r: r[2], reverse=True)  # docno descending (Python's str order is strcmp's)
+    rows.sort(key=lambda r: (r[0], -float(r[4])))  # stable: ties keep docno descending
+    lines, rank, prev = [], 0, None
+    for q, _, d, _r, s, tag in rows:
+        rank = rank + 1 if q == prev else 1
+        prev = q
+        lines.append(f"{q} Q0 {d} {rank} {s} {tag}")
+    dst.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.cwl_eval
+@pytest.mark.shared
+@pytest.mark.parametrize("p", [0.9, 0.5])
+def test_rbp_residual_equals_cwl_eval(rbp_reg, tmp_path, p):
+    """cwl_eval 1.0.12 (``RBPCWLMetric``, ``-r``): ``ResEU`` is RBP's residual with every
+    unjudged document at gain 1 *and* the ranks below the list: for binary qrels,
+    ``upper - lower + p^n`` (``n`` documents retrieved) with ``high="query"``, for every
+    query (trec_eval's ``rbp_resid`` drops the ``p^n`` where nothing is unjudged);
+    ``EU`` is the value. Runs written in trec_eval's order (cwl_eval reads the file's
+    order), binary qrels (cwl_eval's gains are the grades, in [0, 1])."""
+    import subprocess
+
+    cwl = _cwl_eval()
+    metrics = tmp_path / "metrics"
+    metrics.write_text(f"RBPCWLMetric({p})\n")
+    cases = [(shared_path("trec_eval_test", "qrels.test"), shared_path("trec_eval_test", "results.test"))]
+    for seed in range(3):
+        rng = np.random.default_rng(100 + seed)
+        q_lines, r_lines = [], []
+        for q in range(1, 9):
+            for d in range(30):
+                if rng.random() < 0.4:
+                    q_lines.append(f"{q} 0 D{d} {int(rng.random() < 0.4)}")
+            for d in rng.choice(30, size=int(rng.integers(3, 25)), replace=False):
+                r_lines.append(f"{q} Q0 D{d} 0 {float(rng.integers(0, 6)):.1f} gen")
+        qp, rp = tmp_path / f"q{seed}", tmp_path / f"r{seed}"
+        qp.write_text("\n".join(q_lines) + "\n")
+        rp.write_text("\n".join(r_lines) + "\n")
+        cases.append((qp, rp))
+    checked = 0
+    for i, (qp, rp) in enumerate(cases):
+        ordered = tmp_path / f"ordered{i}"
+        _in_trec_eval_order(Path(rp), ordered)
+        qrels, run = evalkit.read_qrels(qp), evalkit.read_run(ordered)
+        b = unjudged_bounds(qrels, run, [f"rbp(p={p})"], high="query", registry=rbp_reg)
+        out = subprocess.run([cwl, str(qp), str(ordered), "-m", str(metrics), "-r"], capture_output=True,
+                             text=True, check=True).stdout
+        n_ret = dict(zip(*np.unique(run.qid, return_counts=True)))
+        for line in out.splitlines():
+            topic, _name, eu, *_rest = line.split("\t")
+            res_eu = line.split("\t")[7]
+            if topic not in set(b.value.qids.tolist()):
+                continue
+            q = b.value.qids.tolist().index(topic)
+            assert b.value.values[0, 0, q] == pytest.approx(float(eu), abs=5.01e-5), (qp.name, topic)  # 4 decimals
+            gap = b.upper.values[0, 0, q] - b.lower.values[0, 0, q]
+            assert gap + p ** n_ret[topic] == pytest.approx(float(res_eu), abs=5.01e-5), (qp.name, topic)
+            checked += 1
+    assert checked > 20
