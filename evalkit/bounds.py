@@ -12,7 +12,7 @@ metric-specific code:
 
 * ``at_low``: today's value (every flavour reads an unjudged document as
   non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
-  judged grade 0 is relevant); with ``low`` given, augmented qrels in which every
+  judged grade 0 is relevant); with ``low`` given, the value when every
   *unjudged retrieved* document (below) is judged ``low``;
 * ``at_high``: the same documents judged with the highest grade ``high`` (default:
   the largest grade of the qrels; ``"query"``: each query's own largest judged
