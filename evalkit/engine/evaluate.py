@@ -541,7 +541,7 @@ def prepare_evaluation(qrels: Qrels, runs, flavours, labels: Sequence[str] | Non
         raise EvaluationError("no run to evaluate")
     for run in run_list:
         _check_rank(run, resolved)
-        warn_divergences(distinct, qrels, run, registry)
+        warn_divergences(distinct, qrels, run, registry, stacklevel=4)  # evaluate's caller
     return Evaluation(tuple(expanded), tuple(labels), resolved, column, run_list)
 
 
