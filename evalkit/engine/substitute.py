@@ -17,11 +17,11 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..data import Qrels, SubtopicQrels
+from ..data import Qrels, Run, SubtopicQrels
 from ..flavour import Flavour
 from ..registry import Registry, registry_or_default
 from .checks import EmptyEvaluationWarning, nothing_evaluated
@@ -223,7 +223,8 @@ class BoundValues:
     setup: Evaluation
 
 
-def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Sequence[str] | None,
+def evaluate_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
+                    flavours: Iterable[Flavour | str] | Flavour | str, *, labels: Sequence[str] | None,
                     plan: Callable[[Flavour], tuple[int | None, bool, bool]], condensed: Callable[[Flavour], Flavour],
                     high: float | str | None = None, low: float | None = None, search: bool = False,
                     registry: Registry | None = None, subtopics: SubtopicQrels | None = None) -> BoundValues:
