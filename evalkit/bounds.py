@@ -12,7 +12,7 @@ metric-specific code:
 
 * ``at_low``: today's value (every flavour reads an unjudged document as
   non-relevant, the lowest grade there is: even ``ap(threshold=0)``, for which a
-  judged grade 0 is relevant); with ``low`` given, augmented qrels in which every
+  judged grade 0 is relevant); with ``low`` given, the value when every
   *unjudged retrieved* document (below) is judged ``low``;
 * ``at_high``: the same documents judged with the highest grade ``high`` (default:
   the largest grade of the qrels; ``"query"``: each query's own largest judged
@@ -65,6 +65,10 @@ log2 discount, ``idcg=judged``; exhaustive enumeration in
   and reports their extremes; the tests check it against exhaustive enumeration and
   count how often the default hull misses.
 
+**Intent-aware metrics** (α-nDCG, ERR-IA, IA-nDCG; ``subtopics`` given): the unjudged
+documents are judged ``high`` for every subtopic of their topic in the subtopic qrels
+the engine reads; not an extreme either (redundancy: docs/bounds.md).
+
 Cost: one join and one sort per run and tie policy for everything; besides the
 value, the flavours evaluated once more (twice with ``low``) per distinct ``(cutoff,
 tie order, negative)`` group, on a substituted problem built in O(judged +
@@ -81,7 +85,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .data import Qrels, Run
+from .data import Qrels, Run, SubtopicQrels
 from .errors import ArgumentError
 from .flavour import Flavour
 from .registry import Registry
@@ -94,8 +98,6 @@ __all__ = ["ExplainBounds", "UnjudgedBounds", "could_flip", "explain_bounds", "u
 
 #: tie policies whose order is not by score: every retrieved document is substituted
 _UNORDERED_TIES = ("input", "rank")
-#: metrics whose grades are per subtopic: not substituted here
-INTENT_AWARE = ("alpha_ndcg", "err_ia", "ia_ndcg")
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +137,7 @@ def _cut_of(flavour: Flavour) -> tuple[int | None, bool, bool]:
 def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run], flavours: object, *,
                     low: float | None = None, high: float | str | None = None,
                     labels: Sequence[str] | None = None, search: bool = False,
-                    registry: Registry | None = None) -> UnjudgedBounds:
+                    registry: Registry | None = None, subtopics: SubtopicQrels | None = None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
     :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run`, a list of
@@ -151,8 +153,11 @@ def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
         grades; tied documents taken in line order), achievable values for any metric.
         Costs ``2 (n_max - 1)`` more evaluations per run and group.
     :returns: :class:`UnjudgedBounds`; every array ``(n_runs, n_flavours, n_queries)``.
-    :raises ArgumentError: a bad ``high``; intent-aware (subtopic) metrics, whose
-        grades are per subtopic, are refused (not substituted here).
+    :param subtopics: subtopic qrels, for intent-aware metrics (α-nDCG, ERR-IA): the
+        unjudged documents are judged ``high`` for every subtopic of their topic
+        (``high``: the subtopic qrels' largest grade by default); an upper bound then
+        is one achievable assignment, not the maximum (module docstring).
+    :raises ArgumentError: a bad ``high``.
     :raises FlavourError, EvaluationError: as :func:`evalkit.evaluate`.
     """
     from .engine.substitute import evaluate_bounds
@@ -163,15 +168,11 @@ def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
         raise ArgumentError(f"unjudged_bounds: high={high!r}: a grade, None or 'query'")
     registry = registry_or_default(registry)
     measures = resolve_measures(flavours, registry)  # specs resolved here, at the edge
-    for m in measures:
-        if m.flavour.metric in INTENT_AWARE:
-            raise ArgumentError(f"unjudged_bounds: {m.flavour}: intent-aware metrics are not supported "
-                                "(their grades are per subtopic)")
     if labels is None:
         labels = [m.label for m in measures]
     out = evaluate_bounds(qrels, runs, [m.flavour for m in measures], labels=labels, plan=_cut_of,
                           condensed=lambda f: f.replace(registry, judged_only="yes"), high=high, low=low,
-                          search=search, registry=registry)
+                          search=search, registry=registry, subtopics=subtopics)
     systems = tuple(r.name for r in out.setup.runs)
 
     def wrap(values: np.ndarray) -> Results:

@@ -26,6 +26,7 @@ def pytest_configure(config):
     # when pytest is run with another rootdir/config.
     config.addinivalue_line("markers", "shared: needs ../shared/data beside the checkout")
     config.addinivalue_line("markers", "slow: evaluates the full Robust 2003 set")
+    config.addinivalue_line("markers", "cwl_eval: runs cwl_eval's command line (cwl-eval; skipped without it)")
     config.addinivalue_line("markers", "spark: runs the Spark backend in local mode (pyspark and Java 17+)")
     config.addinivalue_line(
         "markers", "integration: installs a package into a fresh virtual environment (runs by default)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -453,3 +454,150 @@ def test_explain_shows_unjudged_ranks_and_what_each_bound_assumes(tmp_path, caps
             "the qrels' largest grade (1), the ideal recomputed from the judged pool plus them") in out
     assert any(ln.startswith("bounds [1.0000, 1.0000]: ") for ln in out)
     assert any(ln.startswith("condensed 1.0000: ") for ln in out)
+
+
+# ---------------------------------------------------------------- intent-aware (subtopic qrels)
+def _random_subtopics(seed):
+    rng = np.random.default_rng(seed)
+    rows, run = [], []
+    for t in range(3):
+        n_sub = int(rng.integers(1, 4))
+        for d in range(10):
+            if rng.random() < 0.5:
+                for s in range(n_sub):
+                    rows.append((f"t{t}", str(s + 1), f"d{d}", int(rng.random() < 0.4)))
+        for i, d in enumerate(rng.choice(12, size=int(rng.integers(2, 9)), replace=False)):
+            run.append((f"t{t}", f"d{d}", float(rng.integers(0, 4))))
+    if not rows:
+        rows.append(("t0", "1", "d0", 1))
+    return evalkit.SubtopicQrels.from_rows(rows), Run.from_rows(run, name="r")
+
+
+def test_intent_aware_substitution_per_subtopic():
+    """α-nDCG, ERR-IA, IA-nDCG: the engine judges each unjudged retrieved document
+    ``high`` for every subtopic of its topic; the values equal :func:`evaluate` on subtopic
+    qrels with those judgments appended (every unjudged document is within @20 here)."""
+    from evalkit.builtins.diversity import topic_qrels
+
+    specs = ["alpha_ndcg@20", "err_ia@20", "ia_ndcg@20"]
+    for seed in range(20):
+        sub, run = _random_subtopics(seed)
+        qrels = topic_qrels(sub)
+        b = unjudged_bounds(qrels, run, specs, subtopics=sub)
+        judged = set(zip(sub.qid.tolist(), sub.docno.tolist()))
+        subs = {}
+        for t, s in zip(sub.qid.tolist(), sub.subtopic.tolist()):
+            subs.setdefault(t, set()).add(s)
+        extra = [(t, s, d, float(sub.grade.max())) for t, d in zip(run.qid.tolist(), run.docno.tolist())
+                 if t in subs and (t, d) not in judged for s in sorted(subs[t])]
+        rows = list(zip(sub.qid.tolist(), sub.subtopic.tolist(), sub.docno.tolist(), sub.grade.tolist())) + extra
+        aug = evalkit.SubtopicQrels.from_rows(rows)
+        with warnings.catch_warnings():  # queries without a relevant subtopic judgment
+            warnings.simplefilter("ignore")
+            want = evaluate(topic_qrels(aug), run, specs, subtopics=aug).values
+        np.testing.assert_allclose(b.at_high.values, want, rtol=1e-12, atol=1e-15, err_msg=str(seed))
+        assert b.unjudged[0, 0].sum() == len({(t, d) for t, _s, d, _g in extra})
+
+
+def test_intent_aware_substitution_is_not_the_extreme():
+    """Judging an unjudged document relevant to every subtopic is not α-nDCG's maximum:
+    topic with subtopics 1, 2; ``a`` relevant to 1, ``u`` unjudged at rank 2, ``b``
+    relevant to 1 at rank 3. ``u`` relevant to 1 and 2 (the substitution) against ``u``
+    relevant to 2 only: the counted assignments (exhaustive over {0, 1} per subtopic)
+    show the hull's upper bound below the true maximum, as docs/bounds.md says."""
+    from evalkit.builtins.diversity import topic_qrels
+
+    base = [("t", "1", "a", 1), ("t", "2", "a", 0), ("t", "1", "b", 1), ("t", "2", "b", 0)]
+    run = Run.from_rows([("t", "a", 3.0), ("t", "u", 2.0), ("t", "b", 1.0)], name="r")
+    sub = evalkit.SubtopicQrels.from_rows(base)
+    b = unjudged_bounds(topic_qrels(sub), run, ["alpha_ndcg@3"], subtopics=sub)
+    values = {}
+    for g1, g2 in itertools.product((0, 1), repeat=2):
+        aug = evalkit.SubtopicQrels.from_rows(base + [("t", "1", "u", g1), ("t", "2", "u", g2)])
+        values[(g1, g2)] = evaluate(topic_qrels(aug), run, ["alpha_ndcg@3"], subtopics=aug).values[0, 0, 0]
+    assert b.at_high.values[0, 0, 0] == pytest.approx(values[(1, 1)])
+    assert b.lower.values[0, 0, 0] == pytest.approx(min(values[(0, 0)], values[(1, 1)]))
+    # u relevant to both: 0.849 (the substitution, below today's 0.950: a's and b's gains
+    # on subtopic 1 are discounted by u's redundancy); u relevant to 2 alone: 1.0
+    assert values[(1, 1)] == pytest.approx(0.8487705150198124)
+    assert values[(0, 1)] == pytest.approx(1.0)
+    assert b.upper.values[0, 0, 0] == pytest.approx(values[(0, 0)])
+    assert b.upper.values[0, 0, 0] < max(values.values())
+
+
+# ---------------------------------------------------------------- RBP residual: cwl_eval
+def _cwl_eval() -> str:
+    """The ``cwl-eval`` command (``EVALKIT_CWL_EVAL`` or on ``PATH``); the test is
+    skipped, naming the pin to install, when it is absent."""
+    import os
+    import shutil
+
+    found = os.environ.get("EVALKIT_CWL_EVAL") or shutil.which("cwl-eval")
+    if not found:
+        pytest.skip("cwl-eval is not installed (pip install cwl-eval==1.0.12; or set EVALKIT_CWL_EVAL)")
+    return found
+
+
+def _in_trec_eval_order(src: Path, dst: Path) -> None:
+    """``src``'s run rewritten in trec_eval's order (score descending, then docno
+    descending), ranks 1..n: cwl_eval reads the file's order, evalkit's ``rbp`` sorts."""
+    rows = [ln.split() for ln in src.read_text().splitlines() if ln.strip()]
+    rows.sort(key=lambda r: r[2], reverse=True)  # docno descending (Python's str order is strcmp's)
+    rows.sort(key=lambda r: (r[0], -float(r[4])))  # stable: ties keep docno descending
+    lines, rank, prev = [], 0, None
+    for q, _, d, _r, s, tag in rows:
+        rank = rank + 1 if q == prev else 1
+        prev = q
+        lines.append(f"{q} Q0 {d} {rank} {s} {tag}")
+    dst.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.cwl_eval
+@pytest.mark.shared
+@pytest.mark.parametrize("p", [0.9, 0.5])
+def test_rbp_residual_equals_cwl_eval(rbp_reg, tmp_path, p):
+    """cwl_eval 1.0.12 (``RBPCWLMetric``, ``-r``): ``ResEU`` is RBP's residual with every
+    unjudged document at gain 1 *and* the ranks below the list: for binary qrels,
+    ``upper - lower + p^n`` (``n`` documents retrieved) with ``high="query"``, for every
+    query (trec_eval's ``rbp_resid`` drops the ``p^n`` where nothing is unjudged);
+    ``EU`` is the value. Runs written in trec_eval's order (cwl_eval reads the file's
+    order), binary qrels (cwl_eval's gains are the grades, in [0, 1])."""
+    import subprocess
+
+    cwl = _cwl_eval()
+    metrics = tmp_path / "metrics"
+    metrics.write_text(f"RBPCWLMetric({p})\n")
+    cases = [(shared_path("trec_eval_test", "qrels.test"), shared_path("trec_eval_test", "results.test"))]
+    for seed in range(3):
+        rng = np.random.default_rng(100 + seed)
+        q_lines, r_lines = [], []
+        for q in range(1, 9):
+            for d in range(30):
+                if rng.random() < 0.4:
+                    q_lines.append(f"{q} 0 D{d} {int(rng.random() < 0.4)}")
+            for d in rng.choice(30, size=int(rng.integers(3, 25)), replace=False):
+                r_lines.append(f"{q} Q0 D{d} 0 {float(rng.integers(0, 6)):.1f} gen")
+        qp, rp = tmp_path / f"q{seed}", tmp_path / f"r{seed}"
+        qp.write_text("\n".join(q_lines) + "\n")
+        rp.write_text("\n".join(r_lines) + "\n")
+        cases.append((qp, rp))
+    checked = 0
+    for i, (qp, rp) in enumerate(cases):
+        ordered = tmp_path / f"ordered{i}"
+        _in_trec_eval_order(Path(rp), ordered)
+        qrels, run = evalkit.read_qrels(qp), evalkit.read_run(ordered)
+        b = unjudged_bounds(qrels, run, [f"rbp(p={p})"], high="query", registry=rbp_reg)
+        out = subprocess.run([cwl, str(qp), str(ordered), "-m", str(metrics), "-r"], capture_output=True,
+                             text=True, check=True).stdout
+        n_ret = dict(zip(*np.unique(run.qid, return_counts=True)))
+        for line in out.splitlines():
+            topic, _name, eu, *_rest = line.split("\t")
+            res_eu = line.split("\t")[7]
+            if topic not in set(b.value.qids.tolist()):
+                continue
+            q = b.value.qids.tolist().index(topic)
+            assert b.value.values[0, 0, q] == pytest.approx(float(eu), abs=5.01e-5), (qp.name, topic)  # 4 decimals
+            gap = b.upper.values[0, 0, q] - b.lower.values[0, 0, q]
+            assert gap + p ** n_ret[topic] == pytest.approx(float(res_eu), abs=5.01e-5), (qp.name, topic)
+            checked += 1
+    assert checked > 20

@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
             from ..bounds import parse_high, unjudged_bounds
 
             bounds = unjudged_bounds(qrels, runs, [m.flavour for m in measures], high=parse_high(args.bounds),
-                                     labels=[m.label for m in measures], registry=registry)
+                                     labels=[m.label for m in measures], registry=registry, subtopics=subtopics)
             results = bounds.value
         else:
             results = backend.evaluate(qrels, runs, [m.flavour for m in measures],

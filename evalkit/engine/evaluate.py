@@ -423,7 +423,7 @@ def evaluate(
     *,
     labels: Sequence[str] | None = None,
     subtopics: SubtopicQrels | None = None,
-    registry=None,
+    registry: Registry | None = None,
 ) -> Results:
     """Evaluate ``runs`` against ``qrels`` under every flavour.
 
@@ -495,8 +495,9 @@ class Evaluation:
                        values[:, self.column])
 
 
-def prepare_evaluation(qrels: Qrels, runs, flavours, labels: Sequence[str] | None,
-                       subtopics: SubtopicQrels | None, registry) -> Evaluation:
+def prepare_evaluation(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
+                       flavours: Iterable[Flavour | str] | Flavour | str, labels: Sequence[str] | None,
+                       subtopics: SubtopicQrels | None, registry: Registry | None) -> Evaluation:
     """:func:`evaluate`'s checks of its arguments, its flavours resolved once (the
     same flavour under two specs: once) and each run's rank column checked and
     divergences warned; see :func:`evaluate` for the errors."""
@@ -533,7 +534,7 @@ def prepare_evaluation(qrels: Qrels, runs, flavours, labels: Sequence[str] | Non
         raise EvaluationError("no run to evaluate")
     for run in run_list:
         _check_rank(run, resolved)
-        warn_divergences(distinct, qrels, run, registry)
+        warn_divergences(distinct, qrels, run, registry, stacklevel=4)  # evaluate's caller
     return Evaluation(tuple(expanded), tuple(labels), resolved, column, run_list)
 
 

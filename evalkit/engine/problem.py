@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -50,8 +50,10 @@ class Problem:
     :class:`evalkit.kernel.MetricInput`).
     """
 
-    def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None, *,
-                 sorted_queries=None, judged_at=None):
+    def __init__(self, qids: np.ndarray, judged_offsets: np.ndarray, judged_grade: np.ndarray, keys: SortKeys,
+                 in_run: np.ndarray, docno_vocab: np.ndarray | None = None, *,
+                 sorted_queries: np.ndarray | None = None,
+                 judged_at: tuple[np.ndarray, np.ndarray | None] | None = None) -> None:
         self.qids = qids
         #: ``(qrels rows, order)`` or ``None``: the qrels row of each judged row of
         #: ``keys`` (aligned with its judged rows) and the permutation that laid the
@@ -100,8 +102,9 @@ class Problem:
         inverse[jorder] = np.arange(len(jorder), dtype=np.int64)
         return inverse[q]
 
-    def ranked(self, policy, params: dict, *, depth: int | None = None,
-               judged_only: bool = False, drop=None, keep_negative: bool = False) -> RankedList:
+    def ranked(self, policy: Any, params: dict, *, depth: int | None = None, judged_only: bool = False,
+               drop: tuple[Any, Callable[[RankedList], np.ndarray]] | None = None,
+               keep_negative: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -211,7 +214,7 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
 
 
 def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
-                 qrels_query: np.ndarray):
+                 qrels_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The judged run rows, their grades and their qrels rows: ``(rows int64,
     grades float64, qrels rows int64)``.
 

@@ -43,8 +43,10 @@ class SortKeys:
     file usually is), and by a stable ``np.lexsort`` otherwise.
     """
 
-    def __init__(self, query, score, docno=None, line=None, grade=None, *, docno_strings=None, rank=None,
-                 judged=None, width: int | None = None):
+    def __init__(self, query: np.ndarray, score: np.ndarray, docno: np.ndarray | None = None,
+                 line: np.ndarray | None = None, grade: np.ndarray | None = None, *,
+                 docno_strings: tuple | None = None, rank: np.ndarray | None = None,
+                 judged: tuple[np.ndarray, np.ndarray] | None = None, width: int | None = None) -> None:
         self.query = query
         self.score = score
         self._rank = rank

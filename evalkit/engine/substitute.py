@@ -17,11 +17,11 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..data import Qrels
+from ..data import Qrels, Run, SubtopicQrels
 from ..flavour import Flavour
 from ..registry import Registry, registry_or_default
 from .checks import EmptyEvaluationWarning, nothing_evaluated
@@ -166,6 +166,47 @@ def first_and_last(problem: Problem, rows: np.ndarray) -> tuple[np.ndarray, np.n
     return place, n[query]
 
 
+def substituted_subtopics(problem: Problem, subtopics: SubtopicQrels, rows: np.ndarray,
+                          high: float | str | None) -> SubtopicQrels:
+    """Subtopic qrels in which the documents of the key rows ``rows`` (unjudged:
+    :func:`unjudged_rows`) are judged ``high`` for *every* subtopic of their topic,
+    any subtopic judgment they had replaced: the per-subtopic substitution of the
+    intent-aware metrics (their grades are per subtopic, the engine reads them from
+    these qrels, :class:`~evalkit.engine.intents.IntentProblem`).
+
+    :param high: ``None``: the subtopic qrels' largest grade; ``"query"``: the topic's
+        largest subtopic grade, at least 1; a number: that grade.
+    """
+    keys = problem.keys
+    topic = np.asarray(problem.qids, dtype=object)[np.asarray(keys.query)[rows]]
+    docno = problem.docno_vocab[np.asarray(keys.docno)[rows]] if len(rows) else np.empty(0, dtype=object)
+    sub_t, sub_s = np.asarray(subtopics.qid, dtype=object), np.asarray(subtopics.subtopic, dtype=object)
+    picked = set(zip(topic.tolist(), docno.tolist()))
+    keep = np.array([(t, d) not in picked for t, d in zip(sub_t.tolist(), subtopics.docno.tolist())], dtype=bool)
+    pairs = sorted(set(zip(sub_t.tolist(), sub_s.tolist())))  # every (topic, subtopic)
+    by_topic: dict[str, list[str]] = {}
+    for t, s in pairs:
+        by_topic.setdefault(t, []).append(s)
+    grade = np.asarray(subtopics.grade, dtype=np.float64)
+    if high is None:
+        top: dict[str, float] = dict.fromkeys(by_topic, float(grade.max()) if len(grade) else 1.0)
+    elif isinstance(high, str):
+        top = {}
+        for t, g in zip(sub_t.tolist(), grade.tolist()):
+            top[t] = max(top.get(t, 1.0), g)
+    else:
+        top = dict.fromkeys(by_topic, float(high))
+    add = [(t, s, d, top[t]) for t, d in zip(topic.tolist(), docno.tolist()) for s in by_topic.get(t, ())]
+    cols = list(zip(*add)) if add else [(), (), (), ()]
+    return SubtopicQrels(
+        np.concatenate([sub_t[keep], np.array(cols[0], dtype=object)]),
+        np.concatenate([sub_s[keep], np.array(cols[1], dtype=object)]),
+        np.concatenate([np.asarray(subtopics.docno, dtype=object)[keep], np.array(cols[2], dtype=object)]),
+        np.concatenate([grade[keep], np.array(cols[3], dtype=np.float64)]),
+        np.concatenate([np.asarray(subtopics.line)[keep], np.zeros(len(add), dtype=np.int64)]),
+        subtopics.source, subtopics.weights)
+
+
 @dataclass(frozen=True)
 class BoundValues:
     """:func:`evaluate_bounds`' per-query values, each ``float64`` ``(runs, columns,
@@ -182,10 +223,11 @@ class BoundValues:
     setup: Evaluation
 
 
-def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Sequence[str] | None,
+def evaluate_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
+                    flavours: Iterable[Flavour | str] | Flavour | str, *, labels: Sequence[str] | None,
                     plan: Callable[[Flavour], tuple[int | None, bool, bool]], condensed: Callable[[Flavour], Flavour],
                     high: float | str | None = None, low: float | None = None, search: bool = False,
-                    registry: Registry | None = None) -> BoundValues:
+                    registry: Registry | None = None, subtopics: SubtopicQrels | None = None) -> BoundValues:
     """Every flavour evaluated as :func:`~evalkit.engine.evaluate.evaluate` does, and
     again with grades substituted (:func:`substituted`) on the same joined and sorted
     run: one join and one sort per run and tie policy for all of them.
@@ -199,10 +241,13 @@ def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Seq
     :param search: also substitute, for ``i = 1 .. n - 1``, only the first ``i`` (then
         the last ``i``) of each query's rows by score and widen ``lower`` / ``upper``
         to the extremes found.
+    :param subtopics: subtopic qrels (intent-aware flavours): substituted too, the
+        documents judged ``high`` for every subtopic of their topic
+        (:func:`substituted_subtopics`).
     :raises EvaluationError, FlavourError: as :func:`~evalkit.engine.evaluate.evaluate`.
     """
     registry = registry_or_default(registry)
-    setup = prepare_evaluation(qrels, runs, flavours, labels, None, registry)
+    setup = prepare_evaluation(qrels, runs, flavours, labels, subtopics, registry)
     resolved = setup.resolved
     cond = [resolve(condensed(res.flavour), registry) for res in resolved]
     shape = (len(setup.runs), len(resolved), len(qrels.qids))
@@ -217,33 +262,37 @@ def evaluate_bounds(qrels: Qrels, runs: object, flavours: object, *, labels: Seq
         problem = build_problem(qrels, run, block_order=True)
         if not problem.in_run.any():
             warnings.warn(EmptyEvaluationWarning(nothing_evaluated(qrels, run)), stacklevel=2)
-        value[s] = evaluate_flavours(problem, resolved, qrels, run)
+        value[s] = evaluate_flavours(problem, resolved, qrels, run, subtopics)
         if problem.in_run.any():
             _warn_all_left_out(run.name, value[s], resolved)
         back = problem.sorted_queries
         top = high_grades(problem, high, qrels_max)
         with warnings.catch_warnings():  # the value's evaluation warned already
             warnings.simplefilter("ignore")
-            cd[s] = evaluate_flavours(problem, cond, qrels, run)
+            cd[s] = evaluate_flavours(problem, cond, qrels, run, subtopics)
             for (cut, everything, negative_judged), idx in groups.items():
                 sub = [resolved[i] for i in idx]
                 rows = unjudged_rows(problem, cut, everything, negative_judged)
                 query = np.asarray(problem.keys.query)[rows]
                 n = np.bincount(query, minlength=problem.n_queries)
                 count[s, idx] = n if back is None else n[back]
-                hi[s, idx] = evaluate_flavours(substituted(problem, rows, top[query]), sub, qrels, run)
+                aug = None if subtopics is None else substituted_subtopics(problem, subtopics, rows, high)
+                hi[s, idx] = evaluate_flavours(substituted(problem, rows, top[query]), sub, qrels, run, aug)
                 if low is None:
                     lo[s, idx] = value[s, idx]
                 else:
+                    aug = None if subtopics is None else substituted_subtopics(problem, subtopics, rows, low)
                     lo[s, idx] = evaluate_flavours(substituted(problem, rows, np.full(len(rows), float(low))),
-                                                   sub, qrels, run)
+                                                   sub, qrels, run, aug)
                 if not search:
                     continue
                 place, n_q = first_and_last(problem, rows)
                 for i in range(1, int(n_q.max(initial=0))):
                     for chosen, target, better in ((place < i, hi_s, np.fmax), (place >= n_q - i, lo_s, np.fmin)):
                         part = rows[chosen]
-                        got = evaluate_flavours(substituted(problem, part, top[query[chosen]]), sub, qrels, run)
+                        aug = None if subtopics is None else substituted_subtopics(problem, subtopics, part, high)
+                        got = evaluate_flavours(substituted(problem, part, top[query[chosen]]), sub, qrels, run,
+                                                aug)
                         target[s, idx] = better(target[s, idx], got)
     hi_s, lo_s = np.fmax(hi_s, np.fmax(lo, hi)), np.fmin(lo_s, np.fmin(lo, hi))
     col = setup.column

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
 import numpy as np
 from tabulate import tabulate
@@ -188,8 +188,9 @@ def agreement_matrix(report: Report, tablefmt: str = "simple", width: int | None
                      tablefmt=tablefmt)
 
 
-def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", ""),
-               unjudged: frozenset = frozenset()) -> str:
+def _flip_text(flips: Sequence[tuple[str, str]], max_flips: int | None, esc: Escape,
+               significant: Collection[tuple[str, str, str, str]] = frozenset(), pair: tuple[str, str] = ("", ""),
+               unjudged: Collection[tuple[str, str, str, str]] = frozenset()) -> str:
     shown = flips if max_flips is None else flips[:max_flips]
     text = ", ".join(f"{esc(a)} > {esc(b)}" + (FLIP_MARK if (*pair, a, b) in significant else "")
                      + (UNJUDGED_MARK if (*pair, a, b) in unjudged else "")

@@ -191,14 +191,14 @@ def _unjudged_bounds(cfg: Config, flavours: list, registry: Any, high: object,
                      results: Results) -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)``, each ``float64`` ``(s, f, q)`` like ``results.values``: the
     unjudged bounds of every run (read again, one at a time) under every flavour
-    (:func:`evalkit.bounds.unjudged_bounds`); ``NaN`` for the intent-aware flavours,
-    whose grades are per subtopic (docs/bounds.md).
+    (:func:`evalkit.bounds.unjudged_bounds`; intent-aware flavours substitute in the
+    config's subtopic qrels, docs/bounds.md).
 
     :raises ConfigError: ``high`` is not ``"qrels"``, ``"query"`` or a finite number."""
     import math
     import warnings
 
-    from ..bounds import INTENT_AWARE, unjudged_bounds
+    from ..bounds import unjudged_bounds
 
     if not (high in ("qrels", "query") or (isinstance(high, (int, float)) and not isinstance(high, bool)
                                           and math.isfinite(high))):
@@ -206,18 +206,16 @@ def _unjudged_bounds(cfg: Config, flavours: list, registry: Any, high: object,
                           "or a finite grade")
     grade = None if high == "qrels" else high
     qrels = read_qrels(cfg.qrels)
-    cols = [f for f, fl in enumerate(flavours) if fl.metric not in INTENT_AWARE]
+    subtopics = read_subtopic_qrels(cfg.subtopic_qrels) if cfg.subtopic_qrels is not None else None
     lower, upper = np.full(results.values.shape, np.nan), np.full(results.values.shape, np.nan)
     keep_rank = needs_rank(flavours, registry)
     for s, entry in enumerate(cfg.runs):
-        if not cols:
-            break
         run = read_run(entry.path, name=entry.name, keep_rank=keep_rank)
         with warnings.catch_warnings():  # the evaluation warned already
             warnings.simplefilter("ignore")
-            b = unjudged_bounds(qrels, run, [flavours[f] for f in cols], high=grade,
-                                labels=[cfg.labels[f] for f in cols], registry=registry)
-        lower[s, cols], upper[s, cols] = b.lower.values[0], b.upper.values[0]
+            b = unjudged_bounds(qrels, run, flavours, high=grade, labels=list(cfg.labels), registry=registry,
+                                subtopics=subtopics)
+        lower[s], upper[s] = b.lower.values[0], b.upper.values[0]
     return lower, upper
 
 
