@@ -77,7 +77,7 @@ def substituted(problem: Problem, rows: np.ndarray, grades: np.ndarray) -> Probl
 
     The ranked documents read the new grades; the judged grades (the pool an IDCG
     strategy, a recall denominator or a grade normalisation reads) lose the judgments
-    the rows had (negative grades, trec_eval's "not in the pool") and gain the new
+    the rows had (negative grades, read as "judged but not in the pool") and gain the new
     ones, appended to each query's judgments in row order, as qrels with those lines
     appended would give. Sorts are shared with ``problem`` (:meth:`Problem.ranked`),
     re-done only for a tie policy that read the grades.
