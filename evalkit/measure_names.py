@@ -28,8 +28,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import FlavourError
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 #: trec_eval's default cutoffs (m_ndcg_cut.c, m_P.c, m_recall.c, m_map_cut.c).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -102,14 +106,15 @@ class NamedMeasure:
     params: tuple = ()  # extra metric parameters (ir_measures' rel=)
 
 
-def trec_eval_name(text: str) -> list[NamedMeasure] | None:
-    """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one.
+def trec_eval_name(text: str, registry: Registry | None = None) -> list[NamedMeasure] | None:
+    """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one (or is
+    the name of a plugin metric of ``registry``, default: the process's registry).
 
     :raises FlavourError: a trec_eval measure with a bad cutoff list.
     """
     from .trec_eval_compat import parse_name  # every measure of trec_eval 10.0 (issue 26)
 
-    if _plugin_metric(text.strip()):
+    if _plugin_metric(text.strip(), registry):
         return None  # a plugin's metric of that name (evalkit-rbp's 'rbp') keeps its name
     named = parse_name(text)
     if named is not None:
@@ -121,7 +126,7 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
     if name == "all_trec" and params is None:
         out = []
         for member in ALL_TREC:
-            out.extend(trec_eval_name(member))
+            out.extend(trec_eval_name(member, registry))
         return out
     if name not in TREC_EVAL_MEASURES:
         return None
@@ -138,14 +143,15 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
     return [NamedMeasure(text.strip() if single else f"{name}.{k}", preset, k) for k in ks]
 
 
-def _plugin_metric(name: str) -> bool:
-    """Whether an installed plugin registers a metric named ``name`` (a bare trec_eval
-    name such as ``rbp`` is then the plugin's metric, as before the name existed)."""
+def _plugin_metric(name: str, registry: Registry | None = None) -> bool:
+    """Whether a plugin of ``registry`` (default: the process's registry) registers a
+    metric named ``name`` (a bare trec_eval name such as ``rbp`` is then the plugin's
+    metric, as before the name existed)."""
     if not name.isidentifier():
         return False
     from .registry import registry_or_default
 
-    registry = registry_or_default(None)
+    registry = registry_or_default(registry)
     return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
 
 
