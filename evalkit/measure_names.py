@@ -136,9 +136,9 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
         return None
     name, params = m.group("name"), m.group("params")
     if name == "all_trec" and params is None:
-        out = []
+        out: list[NamedMeasure] = []
         for member in ALL_TREC:
-            out.extend(trec_eval_name(member))
+            out.extend(trec_eval_name(member) or [])
         return out
     if name not in TREC_EVAL_MEASURES:
         return None
