@@ -106,6 +106,18 @@ class NamedMeasure:
     params: tuple = ()  # extra metric parameters (ir_measures' rel=)
 
 
+#: trec_eval 10.0's measures (``measures.c``) that evalkit does not compute: the
+#: judgment-group averages (``*_avgjg``, several judgment sets), ``yaap``, ``ideal_dcg``
+#: and the preference measures (``prefs_*``, preference judgments). Asked for by name,
+#: they are "not implemented", not "unknown".
+TREC_EVAL_NOT_IMPLEMENTED = frozenset({
+    "P_avgjg", "Rprec_mult_avgjg", "map_avgjg", "yaap", "ideal_dcg",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret", "prefs_avgjg_imp", "prefs_avgjg_ret",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_num_prefs_poss", "prefs_pair", "prefs_pair_imp",
+    "prefs_pair_ret", "prefs_simp", "prefs_simp_imp", "prefs_simp_ret",
+})
+
+
 def trec_eval_name(text: str, registry: Registry | None = None) -> list[NamedMeasure] | None:
     """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one (or is
     the name of a plugin metric of ``registry``, default: the process's registry).
@@ -119,14 +131,19 @@ def trec_eval_name(text: str, registry: Registry | None = None) -> list[NamedMea
     named = parse_name(text)
     if named is not None:
         return [NamedMeasure(n.label, n.preset, n.k, n.params) for n in named]
+    base = text.strip().split(".", 1)[0].split("@", 1)[0]
+    if base in TREC_EVAL_NOT_IMPLEMENTED:
+        raise FlavourError(f"trec_eval measure {base!r} is not implemented in evalkit (of trec_eval 10.0's "
+                           "measures, the judgment-group averages *_avgjg, yaap, ideal_dcg and the preference "
+                           "measures prefs_* are not); trec_eval itself computes it")
     m = _TREC_EVAL_NAME.match(text.strip())
     if not m:
         return None
     name, params = m.group("name"), m.group("params")
     if name == "all_trec" and params is None:
-        out = []
+        out: list[NamedMeasure] = []
         for member in ALL_TREC:
-            out.extend(trec_eval_name(member, registry))
+            out.extend(trec_eval_name(member, registry) or [])
         return out
     if name not in TREC_EVAL_MEASURES:
         return None

@@ -544,10 +544,12 @@ def test_candidate_space_is_the_presets_and_their_one_choice_neighbours():
     assert len(comps) < 2300
 
 
-def test_docs_identify_example_is_what_the_cli_prints(capsys):
+def test_docs_identify_example_is_what_the_cli_prints(capsys, monkeypatch):
     """docs/identify.md quotes the CLI on trec_eval's test suite: its lines (up to
-    their '...') are what the command prints, and its counts are true."""
+    their '...') are what the command prints on a wide terminal, and its counts are true."""
     from pathlib import Path
+
+    monkeypatch.setenv("COLUMNS", "1000")  # the docs quote unwrapped lines
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "identify.md").read_text()
     block = doc.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
@@ -645,3 +647,17 @@ def test_an_aggregate_declared_untried_is_skipped_and_one_without_the_flag_is_tr
     assert base.format("median") in near
     for untried in ("maximum", "gmean", "sum"):
         assert base.format(untried) not in near
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_identify_fits_the_terminal_width(capsys, monkeypatch, columns):
+    """Issue 25: identify printed lines of 232-346 characters whatever COLUMNS said.
+    The prose is wrapped, flavours folded between parameters (never inside a name),
+    and the answers table split into blocks of columns repeating # and flavour."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    d = shared_path("trec_eval_test")
+    rc = main(["identify", str(d / "qrels.test"), str(d / "results.test"), "--value", "0.4021", "--k", "1000"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert "trec_eval.ndcg" in out and "ties=trec_eval" in out  # names kept whole

@@ -105,7 +105,7 @@ def compile_tex(tex: str, tmp_path) -> str:
                      "(Debian: apt-get install texlive-latex-base texlive-latex-recommended)")
     (tmp_path / "report.tex").write_text(tex, encoding="utf-8")
     proc = subprocess.run([engine, "-halt-on-error", "-interaction=nonstopmode", "-no-shell-escape", "report.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, capture_output=True, text=True, errors="replace", timeout=120)
     log = (tmp_path / "report.log").read_text(errors="replace")
     assert proc.returncode == 0, log[-3000:]
     assert (tmp_path / "report.pdf").stat().st_size > 1000
@@ -116,3 +116,19 @@ def test_compiles_with_pdflatex(registry, tmp_path):
     log = compile_tex(to_latex(make_report(registry)), tmp_path)
     assert "Overfull \\hbox" not in log
     assert "Undefined control sequence" not in log
+
+
+def test_compiles_with_cjk_emoji_and_bidi_names(registry, tmp_path):
+    """Issue 25: LaTeX reports failed to compile on CJK, emoji and U+202E in names
+    (pdflatex: "Unicode character ... not set up for use with LaTeX"). Characters
+    beyond Latin-1 are written as their code point; U+202E is a control character."""
+    systems = ("base", "系统二", "run🚀", "evil\u202egnp.exe")
+    report = make_report(registry, systems)
+    report.metadata["title"] = "Résumé 评测 🚀 \u202eright-to-left"
+    tex = to_latex(report)
+    assert r"\textless{}U+7CFB\textgreater{}" in tex and r"run\textless{}U+1F680\textgreater{}" in tex
+    assert "Résumé" in tex  # Latin-1 kept
+    body = "\n".join(line for line in tex.splitlines() if not line.lstrip().startswith("%"))
+    assert not re.search(r"[^\x00-\x7f\u00a0-\u00ff]", body)
+    log = compile_tex(tex, tmp_path)
+    assert "not set up for use with LaTeX" not in log

@@ -13,6 +13,7 @@ import pytest
 
 import evalkit
 from evalkit import Results, build_registry, parse_flavour
+from evalkit.errors import ReportError
 from evalkit.report import RENDERERS, Report, flavour_agreement, register_renderer, write_report
 from evalkit.report import render as render_mod
 from evalkit.report import write as write_mod
@@ -222,7 +223,7 @@ def test_failure_while_writing_leaves_no_partial_files(report, tmp_path, monkeyp
         real_fsync(fd)
 
     monkeypatch.setattr(write_mod.os, "fsync", flaky_fsync)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(ReportError, match=r"output directory .*out: cannot write .* \(No space left on device\)"):
         write_report(report, out)
     assert os.listdir(out) == []  # no target file and no temporary file left
 

@@ -77,3 +77,14 @@ def test_unknown_preset_lists_the_closest_not_all():
 def test_syntax_error_quotes_what_was_expected():
     with pytest.raises(FlavourError, match=r"expected ',' or '\)', got '@'"):
         parse_flavour("ndcg(gain=exp2@10")
+
+
+@pytest.mark.parametrize("name", ["map_avgjg", "yaap", "prefs_simp", "P_avgjg.10"])
+def test_trec_eval_measures_not_implemented_are_not_unknown(files, capsys, name):
+    """Issue 25: trec_eval measures evalkit does not compute were 'unknown metric ...;
+    did you mean: ap, map?'. They are named as trec_eval measures not implemented."""
+    qrels, run = files
+    assert main(["eval", qrels, run, "-m", name]) == 2
+    err = capsys.readouterr().err
+    base = name.split(".")[0]
+    assert f"trec_eval measure '{base}' is not implemented in evalkit" in err and "unknown metric" not in err

@@ -235,7 +235,7 @@ def parse_or_resolve(spec: str):
 @pytest.mark.parametrize("columns", [80, 120])
 def test_explain_fits_the_terminal_width(tmp_path, capsys, monkeypatch, columns):
     """Issue 25: explain printed 160 columns whatever COLUMNS said. Wider tables are
-    split into blocks of columns (rank and docno repeated); long docnos are wrapped."""
+    split into blocks of columns (the rank repeated); long docnos are wrapped."""
     from evalkit.cli import main
 
     long_docno = "msmarco_v2.1_doc_00_880019750#4_1633802806"

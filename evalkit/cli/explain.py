@@ -70,7 +70,7 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
     :param max_rows: rows printed (``None``: every row of ``ex.rows``); a line says how
         many of :attr:`Explanation.n_rows` are left out.
     :param width: the line width (``None``: unbounded): a wider table is split into
-        blocks of columns, each repeating rank and docno
+        blocks of columns, each repeating the rank
         (:func:`evalkit.report.text.fit_table`), and the header lines are wrapped.
     """
     from ..report.escape import text_escape
@@ -97,7 +97,7 @@ def render_explanation(ex: Explanation, digits: int = 4, max_rows: int | None = 
                 line_width, "", "  "),
            f"flavour {fl}" if width is None else
            "flavour " + fold_flavour(str(fl), max(1, width - 8)).replace("\n", "\n" + " " * 8), ""]
-    out.append(fit_table(rows, headers, ("right", "left") + ("right",) * (len(headers) - 2), width, keep=2))
+    out.append(fit_table(rows, headers, ("right", "left") + ("right",) * (len(headers) - 2), width, keep=1))
     listed = len(rows)
     if ex.n_rows > listed:
         out.append(f"... {ex.n_rows - listed} more rows (totals cover all; --rows N prints more)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any
 
 HELP = "find the NDCG flavours that reproduce reported values, and weigh the evidence"
 
@@ -121,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_json(result), indent=1, allow_nan=False))
     else:
-        print(_text(result, args.limit))
+        from ..report.text import terminal_width
+
+        print(_text(result, args.limit, terminal_width()))
     return 0 if result.matches else 1
 
 
@@ -167,8 +170,51 @@ def _strength_lines(result) -> list[str]:
     ]
 
 
-def _text(result, limit: int) -> str:
+def _cell_lines(text: str, room: int) -> str:
+    """``text`` on lines of at most ``room`` characters, broken at spaces only (a
+    longer word keeps its own line)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, max(1, room), break_long_words=False, break_on_hyphens=False)) or text
+
+
+def _fit(lines: list[str], width: int | None) -> list[str]:
+    """Prose ``lines`` wrapped to ``width`` (continuations indented by two spaces);
+    a too long ``name = flavour`` line puts the flavour on lines of its own, folded
+    after ``,`` or ``(`` only."""
+    import re
+
+    from ..report.text import fold_flavour, wrap
+
+    if width is None:
+        return lines
+    out = []
+    for line in lines:
+        if len(line) <= width or "\n" in line:
+            out.append(line)
+        elif re.fullmatch(r"\S+ = [a-z_][\w.]*\(.*", line):  # "name = flavour(...)"
+            name, flavour = line.split(" = ", 1)
+            out.append(name + " =\n  " + fold_flavour(flavour, max(1, width - 2)).replace("\n", "\n  "))
+        else:
+            out.append(wrap(line, width, "", "  "))
+    return out
+
+
+def _text(result: Any, limit: int, width: int | None = None) -> str:
+    """The answer as text; ``width``: the line width (``None``: unbounded), to which the
+    prose is wrapped, the flavours folded between parameters and the tables fitted
+    (:func:`evalkit.report.text.fit_table`: blocks of columns repeating # and flavour)."""
     from tabulate import tabulate  # imported when a table is printed
+
+    from ..report.text import fit_table, fold_flavour
+
+    def table(rows: list[list[Any]], headers: list[str]) -> str:
+        if width is None:
+            return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+        room = max(20, width // 3)
+        cells = [[str(r[0]), fold_flavour(str(r[1]), room)]
+                 + [_cell_lines(str(c), max(16, width // 4)) for c in r[2:]] for r in rows]
+        return fit_table(cells, headers, ["left"] * len(headers), width, keep=2)
 
     lines = [f"evidence: {_evidence_text(result)}"]
     if result.status == "none":
@@ -178,9 +224,9 @@ def _text(result, limit: int) -> str:
         for i, a in enumerate(result.closest):
             gaps = [abs(v - e.reported.value) for v, e in zip(a.values, result.evidence)]
             rows.append([i + 1, a.name, _fmt(max(gaps))])
-        lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+        lines.append(table(rows, headers))
         lines += _strength_lines(result)
-        return "\n".join(lines)
+        return "\n".join(_fit(lines, width))
     groups = result.groups
     first = groups[0]
     n_comp_groups = sum(g.first.preset is None for g in groups)
@@ -219,7 +265,7 @@ def _text(result, limit: int) -> str:
                      also_text or (f"{n_other} composition(s)" if n_other else "-")])
     lines.append(f"{len(groups)} answer(s) ({len(result.matches)} of {result.n_candidates} flavours) "
                  f"reproduce it:")
-    lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    lines.append(table(rows, headers))
     if len(shown) < len(groups):
         rest = groups[len(shown):]
         lines.append(f"... and {len(rest)} more answer(s) ({sum(len(g.answers) for g in rest)} flavours), "
@@ -227,7 +273,7 @@ def _text(result, limit: int) -> str:
     for g in shown:
         if g.first.preset is not None:
             lines.append(f"{g.name} = {g.first.flavour}")
-    return "\n".join(lines)
+    return "\n".join(_fit(lines, width))
 
 
 def _json(result) -> dict:

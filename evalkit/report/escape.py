@@ -178,7 +178,16 @@ _LATEX_SPECIAL = {
     "†": r"\textdagger{}",
     "×": r"$\times$",
 }
-_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL))
+# pdflatex with T1 fonts and utf8 input typesets ASCII and Latin-1 (U+00A0-U+00FF);
+# any other character (CJK, emoji, U+202E, a lone surrogate) stops it with "Unicode
+# character ... not set up for use with LaTeX": it is written as its code point
+_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL) + "|[^\x00-\x7f\u00a0-\u00ff]")
+
+
+def _latex_char(c: str) -> str:
+    """The LaTeX for one special or unsupported character (see :data:`_LATEX_RE`)."""
+    special = _LATEX_SPECIAL.get(c)
+    return special if special is not None else rf"\textless{{}}U+{ord(c):04X}\textgreater{{}}"
 
 
 def latex_escape(text) -> str:
@@ -188,10 +197,16 @@ def latex_escape(text) -> str:
     breaks and other control characters become spaces (a blank line would end a
     paragraph inside an argument, a line break could start a live line).
 
+    Characters pdflatex cannot typeset with T1 fonts (beyond ASCII and Latin-1: CJK,
+    emoji) are written as their code point; bidirectional overrides (U+202E) and lone
+    surrogates are control characters here (spaces).
+
     >>> print(latex_escape("50% of a_b\\n\\\\input{x}"))
     50\\% of a\\_b \\textbackslash{}input\\{x\\}
+    >>> print(latex_escape("系统 é"))
+    \\textless{}U+7CFB\\textgreater{}\\textless{}U+7EDF\\textgreater{} é
     """
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], _one_line(text))
+    return _LATEX_RE.sub(lambda m: _latex_char(m.group(0)), _one_line(text))
 
 
 def latex_comment(text) -> str:
