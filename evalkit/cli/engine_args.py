@@ -24,8 +24,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     backends' options (a third-party backend's options go through ``--engine-option``)."""
     parser.add_argument("--engine", default=DEFAULT_BACKEND, metavar="NAME",
                         help=f"evaluation backend from the registry (default {DEFAULT_BACKEND}, in process; "
-                             "`evalkit plugins` lists them; one that reads the files itself may also take "
-                             "directories, globs or Parquet as QRELS and RUN)")
+                             "an unknown NAME is refused with the list of known ones; a backend that reads the files "
+                             "itself may also take directories, globs or Parquet as QRELS and RUN)")
     parser.add_argument("--engine-option", dest="engine_option", action="append", default=[],
                         metavar="KEY=VALUE", help="a setting of the backend; repeat for several")
     for option in _builtin_options():
