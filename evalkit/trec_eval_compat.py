@@ -32,11 +32,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from .libraries.trec_eval_measures import BY_NAME, MEASURES, NICKNAMES, TrecMeasure
 from .errors import FlavourError
+
+if TYPE_CHECKING:
+    from .cli.specs import Measure
+    from .data import Qrels, Run
+    from .flavour import Flavour
+    from .registry import Registry
+    from .results import Results
 
 #: the trec_eval versions whose flavours evalkit has: preset prefix per version
 VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}
@@ -243,9 +251,9 @@ def measure_of(native: str) -> TrecMeasure | None:
     return BY_NAME[hit[0]] if hit is not None else None
 
 
-def with_flags(flavour, registry, *, complete: bool = False, depth: int | None = None,
+def with_flags(flavour: Flavour, registry: Registry, *, complete: bool = False, depth: int | None = None,
                judged_only: bool = False, level: int | None = None, num_docs: float | None = None,
-               version: str = "10.0", native: str | None = None):
+               version: str = "10.0", native: str | None = None) -> Flavour:
     """``flavour`` under trec_eval's flags (see the module docstring); flags a flavour's
     metric does not take (``-l`` for NDCG, ``-N`` but for utility) leave it unchanged.
 
@@ -267,7 +275,7 @@ def with_flags(flavour, registry, *, complete: bool = False, depth: int | None =
     ``utility`` and ``rbp_resid``."""
     changes: dict = {}
     if version == "9.0.8":
-        if flavour.ties.name == "trec_eval" and not flavour.ties.params:
+        if flavour.ties is not None and flavour.ties.name == "trec_eval" and not flavour.ties.params:
             changes["ties"] = ("trec_eval", {"score": "float32"})
         if flavour.metric in ("iprec_at_recall", "pt_avg"):
             changes["cutoff_rounding"] = "plus_0.9"
@@ -310,7 +318,7 @@ def _complete(flavour, version: str) -> str:
     return "score" if flavour.metric in _OWN_KERNELS else "zero"
 
 
-def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only: bool = False,
+def relstrings(qrels: Qrels, run: Run, length: int, *, depth: int | None = None, judged_only: bool = False,
                version: str = "10.0", bogus: bool = False) -> dict[str, str]:
     """``{qid: relstring}``: the judgments of the first ``length`` ranked documents as
     m_relstring.c prints them (``0``-``9``, ``>`` above 9, ``-`` not in the qrels,
@@ -348,7 +356,7 @@ def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only
     return out
 
 
-def undefined_iprec(qrels, run, flavour, registry) -> dict[str, bool]:
+def undefined_iprec(qrels: Qrels, run: Run, flavour: Flavour, registry: Registry) -> dict[str, bool]:
     """``{qid: undefined}`` for an ``iprec_at_recall`` or ``pt_avg`` flavour: where
     trec_eval divides 0 by 0 and prints ``-nan`` (m_iprec_at_recall.c, m_11pt_avg.c: the
     interpolated precision starts as ``num_rel_ret / num_ret``, kept when a recall level
@@ -382,8 +390,11 @@ def _fmt(value: float, integer: bool) -> str:
 NAN_TEXT = "  -nan"
 
 
-def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text=None,
-              escape=lambda s: s, hidden=None, undefined=None) -> list[str]:
+def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
+              runids: dict[str, str] | None = None,
+              relstring_text: Callable[[str, int, str], dict[str, str]] | None = None,
+              escape: Callable[[str], str] = lambda s: s, hidden: dict[str, set[str]] | None = None,
+              undefined: Callable[[str, int], dict[str, bool]] | None = None) -> list[str]:
     """trec_eval's output lines for every run (a run's lines start with its name and a
     tab when there are several runs).
 
@@ -405,8 +416,9 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
         if (m.native, m.flavour) not in seen:
             seen.add((m.native, m.flavour))
             order.append(f)
-    if all(i is not None for i in info):  # trec_eval prints in its own measure order
-        order.sort(key=lambda f: ORDER[info[f].name])
+    known = [i for i in info if i is not None]
+    if len(known) == len(info):  # trec_eval prints in its own measure order
+        order.sort(key=lambda f: ORDER[known[f].name])
     lines = []
     means = results.means()
     prefix_runs = len(results.systems) > 1
@@ -421,7 +433,8 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
                     nan_at[f] = cells
         if per_query:
             for f in order:
-                if info[f] is not None and info[f].kind == "string" and relstring_text is not None:
+                t_f = info[f]
+                if t_f is not None and t_f.kind == "string" and relstring_text is not None:
                     strings[f] = relstring_text(system, _relstring_length(measures[f].native), measures[f].native)
             skip = (hidden or {}).get(system, ())
             for q, qid in enumerate(results.qids):

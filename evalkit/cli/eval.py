@@ -19,7 +19,14 @@ import json
 import math
 import os
 
+from typing import TYPE_CHECKING
+
 from .argtypes import DIGITS
+
+if TYPE_CHECKING:
+    from ..data import Qrels, Run
+    from ..results import Results
+    from .specs import Measure
 
 
 def POSITIVE_INT(text: str) -> int:
@@ -328,7 +335,8 @@ def _without_relstring(results, measures):
     return sub, [measures[f] for f in keep]
 
 
-def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
+def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespace, runs: list[Run] | None,
+              qrels: Qrels | None) -> list[str]:
     """trec_eval's lines (:func:`evalkit.trec_eval_compat.tsv_lines`): its measure order,
     counts as integers, ``runid`` when asked for (``-m runid``, ``all_trec``, ``official``,
     ``set``), ``relstring`` per query."""
