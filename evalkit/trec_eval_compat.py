@@ -32,11 +32,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from .libraries.trec_eval_measures import BY_NAME, MEASURES, NICKNAMES, TrecMeasure
 from .errors import FlavourError
+
+if TYPE_CHECKING:
+    from .cli.specs import Measure
+    from .data import Qrels, Run
+    from .flavour import Flavour
+    from .registry import Registry
+    from .results import Results
 
 #: the trec_eval versions whose flavours evalkit has: preset prefix per version
 VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}
@@ -243,9 +251,9 @@ def measure_of(native: str) -> TrecMeasure | None:
     return BY_NAME[hit[0]] if hit is not None else None
 
 
-def with_flags(flavour, registry, *, complete: bool = False, depth: int | None = None,
+def with_flags(flavour: Flavour, registry: Registry, *, complete: bool = False, depth: int | None = None,
                judged_only: bool = False, level: int | None = None, num_docs: float | None = None,
-               version: str = "10.0"):
+               version: str = "10.0", native: str | None = None) -> Flavour:
     """``flavour`` under trec_eval's flags (see the module docstring); flags a flavour's
     metric does not take (``-l`` for NDCG, ``-N`` but for utility) leave it unchanged.
 
@@ -258,15 +266,24 @@ def with_flags(flavour, registry, *, complete: bool = False, depth: int | None =
 
     ``version="9.0.8"``: scores compared as C ``float`` (``ties=trec_eval(score=float32)``
     for a flavour with ``ties=trec_eval``), recall levels counted as ``(long)(x + 0.9)``
-    (``iprec_at_recall``, ``11pt_avg``)."""
+    (``iprec_at_recall``, ``11pt_avg``).
+
+    ``native``: the name trec_eval prints for the measure (``utility_2,-1,1,0.5``). Under
+    10.0 ``-c`` (without ``-J``) a missing topic is ranked as trec_eval's bogus
+    one-document ranking for ``utility`` and ``rbp_resid`` printed with parameters
+    (``missing_ranking=bogus``): trec_eval.c resets only the values named exactly
+    ``utility`` and ``rbp_resid``."""
     changes: dict = {}
     if version == "9.0.8":
-        if flavour.ties.name == "trec_eval" and not flavour.ties.params:
+        if flavour.ties is not None and flavour.ties.name == "trec_eval" and not flavour.ties.params:
             changes["ties"] = ("trec_eval", {"score": "float32"})
         if flavour.metric in ("iprec_at_recall", "pt_avg"):
             changes["cutoff_rounding"] = "plus_0.9"
     if complete:
         changes["missing"] = _complete(flavour, version)
+        if (version == "10.0" and not judged_only and native is not None and flavour.metric in _BOGUS
+                and native != _BOGUS[flavour.metric] and flavour.convention("judged_only") != "yes"):
+            changes["missing_ranking"] = "bogus"
     if depth is not None:
         changes["depth"] = int(depth)
     if judged_only:
@@ -281,6 +298,10 @@ def with_flags(flavour, registry, *, complete: bool = False, depth: int | None =
         changes["num_docs"] = float(num_docs)
     return flavour.replace(registry, **changes) if changes else flavour
 
+
+#: the kernels whose value on trec_eval 10.0 -c's bogus ranking of a missing topic is kept
+#: unless printed under this exact name (trec_eval.c, the clean-up after the bogus ranking)
+_BOGUS = {"utility": "utility", "rbp_resid": "rbp_resid"}
 
 _OWN_KERNELS = frozenset({
     "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rprec", "bpref", "infap",
@@ -297,11 +318,13 @@ def _complete(flavour, version: str) -> str:
     return "score" if flavour.metric in _OWN_KERNELS else "zero"
 
 
-def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only: bool = False,
-               version: str = "10.0") -> dict[str, str]:
+def relstrings(qrels: Qrels, run: Run, length: int, *, depth: int | None = None, judged_only: bool = False,
+               version: str = "10.0", bogus: bool = False) -> dict[str, str]:
     """``{qid: relstring}``: the judgments of the first ``length`` ranked documents as
     m_relstring.c prints them (``0``-``9``, ``>`` above 9, ``-`` not in the qrels,
-    ``.`` judged below 0), for the queries the run and the qrels share."""
+    ``.`` judged below 0), for the queries the run and the qrels share; with ``bogus``
+    also for the qrels topics missing from the run, ranked as trec_eval 10.0 ``-c``
+    ranks them (one document not in the qrels: ``-``; without ``-J``)."""
     from .engine.evaluate import prepare_input, resolve
     from .engine.problem import build_problem
     from .flavour import parse_flavour
@@ -328,24 +351,63 @@ def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only
         if problem.in_run[q]:
             sl = slice(offsets[q], offsets[q + 1])
             out[str(qid)] = "".join(chars[sl][keep[sl]])
+        elif bogus and not judged_only and length >= 1 and (depth is None or depth >= 1):
+            out[str(qid)] = "-"
     return out
+
+
+def undefined_iprec(qrels: Qrels, run: Run, flavour: Flavour, registry: Registry) -> dict[str, bool]:
+    """``{qid: undefined}`` for an ``iprec_at_recall`` or ``pt_avg`` flavour: where
+    trec_eval divides 0 by 0 and prints ``-nan`` (m_iprec_at_recall.c, m_11pt_avg.c: the
+    interpolated precision starts as ``num_rel_ret / num_ret``, kept when a recall level
+    counts 0 relevant documents). That needs ``num_ret = 0``: a topic ``-J`` (or ``-M0``)
+    leaves without documents, or a missing topic's bogus ranking under ``-c -J``. Every
+    qrels topic is given (missing ones included); a flavour of another metric gives ``{}``."""
+    from .builtins.trec_eval_measures import _count_cut, parse_levels, res_rels
+    from .engine.evaluate import prepare_input, resolve
+    from .engine.problem import build_problem
+
+    if flavour.metric not in ("iprec_at_recall", "pt_avg"):
+        return {}
+    resolved = resolve(flavour, registry)
+    kw = resolved.metric_kw
+    problem = build_problem(qrels, run, block_order=False)
+    inp = prepare_input(problem, resolved)
+    rr = res_rels(inp, kw["threshold"])
+    levels = [kw["recall"]] if flavour.metric == "iprec_at_recall" else parse_levels(kw["levels"])
+    zero_cut = np.zeros(problem.n_queries, dtype=bool)
+    for level in levels:  # a handful of recall levels, each vectorised over queries
+        zero_cut |= _count_cut(level * rr.num_rel, kw["cutoff_rounding"]) == 0
+    undefined = (rr.num_ret == 0) & zero_cut
+    return {str(qid): bool(u) for qid, u in zip(problem.qids, undefined)}
 
 
 def _fmt(value: float, integer: bool) -> str:
     return str(int(value)) if integer else f"{value:6.4f}"
 
 
-def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text=None,
-              escape=lambda s: s, hidden=None) -> list[str]:
+#: how trec_eval's printf("%6.4f") shows the NaN of 0.0 / 0.0 (its sign bit set on x86-64)
+NAN_TEXT = "  -nan"
+
+
+def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
+              runids: dict[str, str] | None = None,
+              relstring_text: Callable[[str, int, str], dict[str, str]] | None = None,
+              escape: Callable[[str], str] = lambda s: s, hidden: dict[str, set[str]] | None = None,
+              undefined: Callable[[str, int], dict[str, bool]] | None = None) -> list[str]:
     """trec_eval's output lines for every run (a run's lines start with its name and a
     tab when there are several runs).
 
     :param measures: the evaluated measures (``.native`` names), in the results' order.
     :param runids: ``{system: runid}``: print trec_eval's ``runid`` summary line first.
-    :param relstring_text: ``relstring_text(system, length) -> {qid: text}`` for the
-        ``relstring`` measures (printed per query only, with ``per_query``).
+    :param relstring_text: ``relstring_text(system, length, native) -> {qid: text}`` for
+        the ``relstring`` measures (printed per query only, with ``per_query``; ``native``
+        the printed name, ``relstring_15``).
     :param hidden: ``{system: set of qids}`` not printed per query (trec_eval 9.0.8
         under ``-c``: topics missing from the run count in the mean only).
+    :param undefined: ``undefined(system, f) -> {qid: bool}``: the queries where
+        trec_eval prints ``-nan`` for measure ``f`` (:func:`undefined_iprec`); the mean
+        over queries including one is ``-nan`` too.
     """
     info = [measure_of(m.native) for m in measures]
     seen: set = set()
@@ -354,18 +416,26 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
         if (m.native, m.flavour) not in seen:
             seen.add((m.native, m.flavour))
             order.append(f)
-    if all(i is not None for i in info):  # trec_eval prints in its own measure order
-        order.sort(key=lambda f: ORDER[info[f].name])
+    known = [i for i in info if i is not None]
+    if len(known) == len(info):  # trec_eval prints in its own measure order
+        order.sort(key=lambda f: ORDER[known[f].name])
     lines = []
     means = results.means()
     prefix_runs = len(results.systems) > 1
     for s, system in enumerate(results.systems):
         pre = f"{escape(system)}\t" if prefix_runs else ""
         strings = {}
+        nan_at = {}
+        if undefined is not None:
+            for f in order:
+                cells = undefined(system, f)
+                if any(cells.values()):
+                    nan_at[f] = cells
         if per_query:
             for f in order:
-                if info[f] is not None and info[f].kind == "string" and relstring_text is not None:
-                    strings[f] = relstring_text(system, _relstring_length(measures[f].native))
+                t_f = info[f]
+                if t_f is not None and t_f.kind == "string" and relstring_text is not None:
+                    strings[f] = relstring_text(system, _relstring_length(measures[f].native), measures[f].native)
             skip = (hidden or {}).get(system, ())
             for q, qid in enumerate(results.qids):
                 if qid in skip:
@@ -379,6 +449,8 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
                     if t is not None and t.kind == "string":
                         text = strings.get(f, {}).get(str(qid), "")
                         lines.append(f"{pre}{name}\t{escape(qid)}\t'{escape(text)}'")
+                    elif nan_at.get(f, {}).get(str(qid), False):
+                        lines.append(f"{pre}{name}\t{escape(qid)}\t{NAN_TEXT}")
                     else:
                         lines.append(f"{pre}{name}\t{escape(qid)}\t{_fmt(v, t is not None and t.integer)}")
         if runids is not None:
@@ -388,6 +460,11 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
             v = means[s, f]
             if math.isnan(v) or (t is not None and not t.summary):
                 continue
+            if f in nan_at:  # a counted query is -nan: so is the sum, and the mean
+                counted = ~np.isnan(results.values[s, f])
+                if any(nan_at[f].get(str(qid), False) for qid in results.qids[counted]):
+                    lines.append(f"{pre}{escape(measures[f].native):<22}\tall\t{NAN_TEXT}")
+                    continue
             lines.append(f"{pre}{escape(measures[f].native):<22}\tall\t{_fmt(v, t is not None and t.integer)}")
     return lines
 

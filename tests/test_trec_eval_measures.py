@@ -94,11 +94,8 @@ FLAGS = [[], ["-c"], ["-J"], ["-l2"], ["-M8"], ["-c", "-J", "-l3", "-M20", "-N",
 
 
 def _same(ours: dict, theirs: dict, where: str) -> None:
-    # trec_eval divides 0 by 0 when -J leaves a topic no document (iprec_at_recall,
-    # 11pt_avg: '-nan', and so its mean); evalkit scores 0 there (docs/trec_eval.md)
-    nan = {name for (name, _), v in theirs.items() if "nan" in v}
-    ours = {k: v for k, v in ours.items() if k[0] not in nan}
-    theirs = {k: v for k, v in theirs.items() if k[0] not in nan}
+    # every line, '-nan' included (trec_eval divides 0 by 0 when -J leaves a topic no
+    # document: iprec_at_recall, 11pt_avg, and so their mean)
     assert set(ours) == set(theirs), (where, sorted(set(ours) ^ set(theirs))[:10])
     bad = [(k, ours[k], theirs[k]) for k in theirs if ours[k] != theirs[k]]
     assert not bad, (where, bad[:10])
@@ -111,13 +108,10 @@ def test_generated_against_both_binaries(capsys, tmp_path, seed, flags, version)
     qrels, full, partial = _generated(tmp_path, seed)
     runs = [full, partial] if ("-c" in flags or version == "9.0.8") else [full]
     for run in runs:
+        # trec_eval 10.0 -c scores a missing topic on a bogus one-document ranking and then
+        # zeroes the values named exactly utility, rbp_resid, relstring (trec_eval.c, strcmp);
+        # under another name (utility_2,-1,1,0.5) the bogus document counts: both compared
         measures = MEASURES
-        if run is partial and "-c" in flags and version == "10.0":
-            # trec_eval 10.0 -c scores a missing topic on a bogus one-document ranking and
-            # then zeroes the values named exactly utility, rbp_resid, relstring (trec_eval.c,
-            # strcmp); under another name (utility_2,-1,1,0.5) the bogus document counts:
-            # not reproduced (docs/trec_eval.md)
-            measures = [m for m in MEASURES if not m.startswith(("-mutility", "-mrbp_resid", "-mrelstring"))]
         if version == "9.0.8":  # measures trec_eval 10.0 added
             measures = [m for m in measures if not m.startswith(("-mrbp", "-munj"))]
         args = [*measures, "-q", *flags, qrels, run]
@@ -128,6 +122,53 @@ def test_generated_against_both_binaries(capsys, tmp_path, seed, flags, version)
             # file, whatever -l says (m_num_rel.c te_calc_avg_num_rel): not reproduced
             ours.pop(("num_rel", "all")), want.pop(("num_rel", "all"))
         _same(ours, want, f"trec_eval {version} {' '.join(flags)} {run.name}")
+
+
+def _edge_cases(tmp_path):
+    """Qrels and a run with the topics where trec_eval prints '-nan' or treats a topic
+    apart: A ordinary; B every retrieved document unjudged (-J leaves none); C no relevant
+    judgment; D judged, missing from the run; E only negative judgments (retrieved);
+    F relevant judgment not retrieved, the retrieved ones judged -1. ``qrels_nod``: the
+    same without D (trec_eval 10.0 refuses a missing topic without -c)."""
+    qrels = ["A 0 a1 1", "A 0 a2 0", "A 0 a3 2", "B 0 b1 1", "B 0 b2 0", "C 0 c1 0", "C 0 c2 0", "D 0 d1 1",
+             "D 0 d2 3", "E 0 e1 -1", "E 0 e2 -2", "F 0 f1 1", "F 0 f2 -1", "F 0 f3 -1"]
+    run = ["A Q0 a3 1 3.0 r", "A Q0 x1 2 2.0 r", "A Q0 a1 3 1.0 r", "B Q0 y1 1 2.0 r", "B Q0 y2 2 1.0 r",
+           "C Q0 c1 1 1.0 r", "C Q0 y3 2 0.5 r", "E Q0 e1 1 1.0 r", "E Q0 z1 2 0.5 r", "F Q0 f2 1 1.0 r",
+           "F Q0 f3 2 0.5 r"]
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "qrels_nod").write_text("\n".join(q for q in qrels if not q.startswith("D ")) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    return tmp_path / "qrels", tmp_path / "qrels_nod", tmp_path / "run"
+
+
+EDGE_FLAGS = [[], ["-J"], ["-J", "-l2"], ["-J", "-M1"], ["-M1"], ["-c"], ["-c", "-J"], ["-c", "-J", "-M1"],
+              ["-c", "-J", "-N", "9"], ["-c", "-M1", "-N", "9"]]
+
+
+@pytest.mark.parametrize("flags", EDGE_FLAGS, ids=lambda f: " ".join(f) or "none")
+@pytest.mark.parametrize("version", ["10.0", "9.0.8"])
+def test_edge_cases_against_both_binaries(capsys, tmp_path, flags, version):
+    """Every measure per query, '-nan' lines (iprec_at_recall and 11pt_avg on a topic
+    -J leaves no document) and -c's bogus ranking (utility, rbp_resid, relstring under
+    their parameterised names) included, equal to the binary's output."""
+    qrels, qrels_nod, run = _edge_cases(tmp_path)
+    measures = MEASURES if version == "10.0" else [m for m in MEASURES if not m.startswith(("-mrbp", "-munj"))]
+    args = [*measures, "-q", *flags, qrels if "-c" in flags else qrels_nod, run]
+    text = run_trec_eval(version, args).stdout
+    want = parse_trec_eval_q(text)
+    ours = parse_trec_eval_q(_evalkit(capsys, [*args, "--trec-eval-version", version]))
+    _same(ours, want, f"trec_eval {version} {' '.join(flags)}")
+    if "-J" in flags:  # the case is there: '-nan' for E (no relevant judgment) and the mean
+        assert want[("11pt_avg_.2,.5,.8", "E")] == "-nan" and want[("11pt_avg_.2,.5,.8", "all")] == "-nan"
+
+
+def test_nan_printed_as_trec_eval_prints_it(capsys, tmp_path):
+    """The '-nan' token is printed in trec_eval's 6-wide field, line for line."""
+    qrels, qrels_nod, run = _edge_cases(tmp_path)
+    args = ["-m", "iprec_at_recall.0", "-m", "11pt_avg", "-q", "-J", qrels_nod, run]
+    want = run_trec_eval("10.0", args).stdout.splitlines()
+    assert "iprec_at_recall_0.00  \tB\t  -nan" in want
+    assert _evalkit(capsys, args).splitlines() == want
 
 
 def test_printed_names_are_accepted_back():

@@ -45,6 +45,12 @@ _LEVEL = Param("threshold", "float", 1.0,
                "to an integer as atol reads it)")
 _P = Param("p", "float", 0.9, "persistence (trec_eval's rbp.p=, default 0.9)", minimum=0.0,
            exclusive_minimum=True, maximum=1.0, exclusive_maximum=True)
+_MISSING_RANKING = Param(
+    "missing_ranking", "str", "empty",
+    "the ranking a query gets when it has none (a qrels topic missing from the run under "
+    "missing=score): empty, or bogus, trec_eval 10.0 -c's one document not in the qrels, which "
+    "counts for utility and rbp_resid printed with parameters (trec_eval.c resets only the values "
+    "named exactly 'utility' and 'rbp_resid')", choices=("empty", "bogus"))
 _ROUNDING = Param("cutoff_rounding", "str", "round",
                   "how recall * num_rel becomes a count: round (trec_eval 10.0, lround) or "
                   "plus_0.9 (trec_eval 9.0.8 and earlier, (long)(x + 0.9))",
@@ -403,15 +409,18 @@ def rprec_mult(inp: MetricInput, mult: float, threshold: float) -> MetricOutput:
                            Param("c", "float", 0.0, "worth of a relevant document not retrieved"),
                            Param("d", "float", 0.0, "worth of a non-relevant document not retrieved"),
                            Param("num_docs", "float", 0.0, "documents in the collection (trec_eval -N)"),
-                           _LEVEL),
+                           _LEVEL, _MISSING_RANKING),
         formula="a * num_rel_ret + b * (num_ret - num_rel_ret) + c * (num_rel - num_rel_ret) + "
                 "d * (N + num_rel_ret - num_ret - num_rel)",
         source=f"{_TE} m_utility.c (te_calc_utility)", description="set utility")
 def utility(inp: MetricInput, a: float, b: float, c: float, d: float, num_docs: float,
-            threshold: float) -> MetricOutput:
+            threshold: float, missing_ranking: str = "empty") -> MetricOutput:
     rr = res_rels(inp, threshold)
-    return _out(a * rr.num_rel_ret + b * (rr.num_ret - rr.num_rel_ret) + c * (rr.num_rel - rr.num_rel_ret)
-                + d * (num_docs + rr.num_rel_ret - rr.num_ret - rr.num_rel))
+    num_ret = rr.num_ret
+    if missing_ranking == "bogus":  # one retrieved document, not relevant
+        num_ret = np.where(num_ret == 0, 1.0, num_ret)
+    return _out(a * rr.num_rel_ret + b * (num_ret - rr.num_rel_ret) + c * (rr.num_rel - rr.num_rel_ret)
+                + d * (num_docs + rr.num_rel_ret - num_ret - rr.num_rel))
 
 
 @metric("bing", params=(_LEVEL,),
@@ -588,11 +597,11 @@ def trec_rbp(inp: MetricInput, p: float) -> MetricOutput:
     return _out((1.0 - p) * segment_sum(gain * _persistence(p, rank), q, inp.n_queries))
 
 
-@metric("rbp_resid", params=(_P,),
+@metric("rbp_resid", params=(_P, _MISSING_RANKING),
         formula="p^num_ret + (1 - p) sum_{unjudged r} p^(r-1) if a ranked document is unjudged, else 0",
         source=f"{_TE} m_rbp_resid.c (te_calc_rbp_resid)",
         description="RBP residual: the weight of the unjudged and unseen documents")
-def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
+def rbp_resid(inp: MetricInput, p: float, missing_ranking: str = "empty") -> MetricOutput:
     r = inp.ranked
     pos, start = _judged_in_pool(inp)
     # p^(rank - 1) by rank from a table (the same values as np.power at every position),
@@ -602,7 +611,13 @@ def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
     w[pos] = 0.0
     total = inp.per_query(w)
     count = r.length - np.diff(start)
-    values = np.where(count > 0, np.power(p, r.length.astype(np.float64)) + (1.0 - p) * total, 0.0)
+    length = r.length
+    if missing_ranking == "bogus":  # one retrieved document, unjudged, at rank 1
+        bogus = length == 0
+        total = np.where(bogus, table[0] if len(table) else _persistence(p, np.ones(1, dtype=np.int64))[0], total)
+        count = np.where(bogus, 1, count)
+        length = np.where(bogus, 1, length)
+    values = np.where(count > 0, np.power(p, length.astype(np.float64)) + (1.0 - p) * total, 0.0)
     return _out(values)
 
 

@@ -19,7 +19,14 @@ import json
 import math
 import os
 
+from typing import TYPE_CHECKING
+
 from .argtypes import DIGITS
+
+if TYPE_CHECKING:
+    from ..data import Qrels, Run
+    from ..results import Results
+    from .specs import Measure
 
 
 def POSITIVE_INT(text: str) -> int:
@@ -307,7 +314,7 @@ def _trec_eval_flags(measures, args, registry):
     if not any((args.complete, args.max_docs, args.judged_only, args.rel_level is not None,
                 args.num_docs is not None, args.trec_eval_version != "10.0")):
         return measures
-    return [Measure(m.label, m.native, with_flags(m.flavour, registry, **flags)) for m in measures]
+    return [Measure(m.label, m.native, with_flags(m.flavour, registry, native=m.native, **flags)) for m in measures]
 
 
 def _is_relstring(m) -> bool:
@@ -326,7 +333,8 @@ def _without_relstring(results, measures):
     return sub, [measures[f] for f in keep]
 
 
-def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
+def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespace, runs: list[Run] | None,
+              qrels: Qrels | None) -> list[str]:
     """trec_eval's lines (:func:`evalkit.trec_eval_compat.tsv_lines`): its measure order,
     counts as integers, ``runid`` when asked for (``-m runid``, ``all_trec``, ``official``,
     ``set``), ``relstring`` per query."""
@@ -336,11 +344,13 @@ def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
     asks_runid = any(s.strip() in ("runid", "all_trec", "official", "set") for s in args.measures)
     by_name = {r.name: r for r in runs} if runs is not None else {}
 
-    def relstring_text(system, length):
+    def relstring_text(system: str, length: int, native: str) -> dict[str, str]:
         if system not in by_name:
             return {}
+        # trec_eval 10.0 -c: a missing topic's bogus ranking shows unless the name is 'relstring'
+        bogus = args.complete and args.trec_eval_version == "10.0" and native != "relstring"
         return relstrings(qrels, by_name[system], length, depth=args.max_docs, judged_only=args.judged_only,
-                          version=args.trec_eval_version)
+                          version=args.trec_eval_version, bogus=bogus)
 
     hidden = None
     if args.complete and args.trec_eval_version == "9.0.8" and runs is not None:
@@ -348,5 +358,18 @@ def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
     runids = getattr(args, "runids", None) if asks_runid else None
     if asks_runid and runids is None:
         runids = {s: s for s in results.systems}
+    undefined = None
+    if (args.judged_only or args.max_docs == 0) and runs is not None:  # only then can num_ret be 0
+        from ..trec_eval_compat import undefined_iprec
+
+        from . import registry_for
+
+        registry = registry_for(args)
+
+        def undefined(system: str, f: int) -> dict[str, bool]:
+            if system not in by_name:
+                return {}
+            return undefined_iprec(qrels, by_name[system], measures[f].flavour, registry)
+
     return trec_lines(results, measures, args.per_query, runids=runids, relstring_text=relstring_text,
-                      escape=_t, hidden=hidden)
+                      escape=_t, hidden=hidden, undefined=undefined)
