@@ -196,7 +196,8 @@ class _Component:
         for p in self.params:
             if p.name not in out and p.default is None:
                 raise FlavourError(f"{self.family} '{self.name}' needs parameter '{p.name}'")
-        canon = [(k, v) for k, v in sorted(out.items()) if v != self.param(k).default]
+        defaults = {p.name: p.default for p in self.params}  # every key of out is a declared parameter
+        canon = [(k, v) for k, v in sorted(out.items()) if v != defaults[k]]
         canon += [(_fmt_key(k), v) for k, v in sorted(numeric.items())]
         return tuple(canon)
 
@@ -571,7 +572,7 @@ class Engine:
     family = "engine"
 
 
-FAMILIES = {
+FAMILIES: dict[str, type[Any]] = {
     "gain": Gain,
     "discount": Discount,
     "idcg": IdcgStrategy,
@@ -598,7 +599,7 @@ STAGE_FAMILIES: dict[str, str] = {
 }
 
 
-def replace_origin(component, origin: str):
+def replace_origin(component: Any, origin: str) -> Any:
     return dataclasses.replace(component, origin=origin)
 
 
@@ -606,7 +607,7 @@ def replace_origin(component, origin: str):
 _ATTR = "__evalkit_component__"
 
 
-def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (), **metadata):
+def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (), **metadata: Any) -> Any:
     """Decorator declaring a kernel's component metadata in one place.
 
     ``@declare(Gain, "exp2", formula=..., source=..., description=...)`` on a function
@@ -638,52 +639,52 @@ def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (),
     return wrap
 
 
-def gain(name: str | None = None, **metadata):
+def gain(name: str | None = None, **metadata: Any) -> Any:
     """``@gain(...)``: :func:`declare` a :class:`Gain`."""
     return declare(Gain, name, **metadata)
 
 
-def discount(name: str | None = None, **metadata):
+def discount(name: str | None = None, **metadata: Any) -> Any:
     """``@discount(...)``: :func:`declare` a :class:`Discount`."""
     return declare(Discount, name, **metadata)
 
 
-def idcg_strategy(name: str | None = None, **metadata):
+def idcg_strategy(name: str | None = None, **metadata: Any) -> Any:
     """``@idcg_strategy(...)``: :func:`declare` an :class:`IdcgStrategy`."""
     return declare(IdcgStrategy, name, **metadata)
 
 
-def tie_policy(name: str | None = None, **metadata):
+def tie_policy(name: str | None = None, **metadata: Any) -> Any:
     """``@tie_policy(...)``: :func:`declare` a :class:`TiePolicy`."""
     return declare(TiePolicy, name, **metadata)
 
 
-def metric(name: str | None = None, **metadata):
+def metric(name: str | None = None, **metadata: Any) -> Any:
     """``@metric(...)``: :func:`declare` a :class:`Metric`."""
     return declare(Metric, name, **metadata)
 
 
-def run_filter(name: str | None = None, **metadata):
+def run_filter(name: str | None = None, **metadata: Any) -> Any:
     """``@run_filter(...)``: :func:`declare` a :class:`RunFilter`."""
     return declare(RunFilter, name, **metadata)
 
 
-def grade_rule(name: str | None = None, **metadata):
+def grade_rule(name: str | None = None, **metadata: Any) -> Any:
     """``@grade_rule(...)``: :func:`declare` a :class:`GradeRule` (``fn`` reads a grade)."""
     return declare(GradeRule, name, **metadata)
 
 
-def negative_rule(name: str | None = None, **metadata):
+def negative_rule(name: str | None = None, **metadata: Any) -> Any:
     """``@negative_rule(...)``: :func:`declare` a :class:`NegativeRule`."""
     return declare(NegativeRule, name, **metadata)
 
 
-def outcome(name: str | None = None, **metadata):
+def outcome(name: str | None = None, **metadata: Any) -> Any:
     """``@outcome(...)``: :func:`declare` an :class:`Outcome`."""
     return declare(Outcome, name, **metadata)
 
 
-def aggregate(name: str | None = None, **metadata):
+def aggregate(name: str | None = None, **metadata: Any) -> Any:
     """``@aggregate(...)``: :func:`declare` an :class:`Aggregate`."""
     return declare(Aggregate, name, **metadata)
 

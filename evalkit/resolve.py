@@ -20,12 +20,15 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from typing import Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, TYPE_CHECKING
 
 from .errors import ArgumentError, FlavourError
 from .flavour import Flavour
 from .presets import expand_labelled, expand_spec
 from .registry import registry_or_default
+
+if TYPE_CHECKING:
+    from evalkit.registry import Registry
 
 
 class ResolvedMeasure(NamedTuple):
@@ -43,7 +46,7 @@ class ResolvedMeasure(NamedTuple):
     flavour: Flavour
 
 
-def resolve_measures(specs, registry=None, cutoffs=None) -> list[ResolvedMeasure]:
+def resolve_measures(specs: Any, registry: Registry | None = None, cutoffs: Any = None) -> list[ResolvedMeasure]:
     """Resolve measure specs into ``(label, preset or None, flavour)`` triples, in order.
 
     :param specs: one spec or an iterable of specs; a spec is a :class:`Flavour`, a
@@ -70,7 +73,7 @@ def resolve_measures(specs, registry=None, cutoffs=None) -> list[ResolvedMeasure
             for spec in specs for label, preset, fl in expand_labelled(spec, registry, cutoffs)]
 
 
-def resolve_flavour(spec, registry=None) -> Flavour:
+def resolve_flavour(spec: Any, registry: Registry | None = None) -> Flavour:
     """The one flavour ``spec`` names (``evalkit explain``'s ``-m``).
 
     :raises FlavourError: as :func:`resolve_measures`, or the spec gives several
@@ -91,7 +94,7 @@ def resolving(fn: Callable) -> Callable:
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
-    def edge(*args, **kwargs):
+    def edge(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
         # the registry argument is passed on as given: None means the engine's default
         # (the Spark engine ships a given registry's plugins to its executors)
@@ -111,7 +114,7 @@ def resolving(fn: Callable) -> Callable:
     return edge
 
 
-def _engine_evaluate():
+def _engine_evaluate() -> Any:
     from .engine.evaluate import evaluate
 
     return evaluate
