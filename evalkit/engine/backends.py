@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from ..components import Engine
 from ..hookspecs import hookimpl
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.data import Qrels
 
 
-def columnar(qrels, runs, flavours, **options):
+def columnar(qrels: Qrels, runs: Any, flavours: Any, **options: Any) -> Any:
     """:func:`evalkit.evaluate` (``qrels``: :class:`~evalkit.Qrels`, ``runs``: runs)."""
     from .evaluate import evaluate
 
     return evaluate(qrels, runs, flavours, **options)
 
 
-def spark(qrels, runs, flavours, **options):
+def spark(qrels: Qrels, runs: Any, flavours: Any, **options: Any) -> Any:
     """:func:`evalkit.spark.evaluate` (``qrels``, ``runs``: Spark DataFrames)."""
     from ..spark.backend import evaluate
 
@@ -26,7 +30,7 @@ def spark(qrels, runs, flavours, **options):
 
 
 @hookimpl
-def evalkit_register_engines():
+def evalkit_register_engines() -> Any:
     return [
         (Engine("columnar", columnar,
                 description="in process: joins each run with the qrels, sorts once per tie policy, "

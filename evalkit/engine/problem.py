@@ -15,7 +15,7 @@ Everything is columnar: no Python loop over queries or documents.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
@@ -49,8 +49,8 @@ class Problem:
     :class:`evalkit.kernel.MetricInput`).
     """
 
-    def __init__(self, qids, judged_offsets, judged_grade, keys, in_run, docno_vocab=None, *,
-                 sorted_queries=None):
+    def __init__(self, qids: Any, judged_offsets: Any, judged_grade: Any, keys: Any, in_run: Any, docno_vocab: Any = None, *,
+                 sorted_queries: Any = None) -> None:
         self.qids = qids
         self.sorted_queries = sorted_queries
         self.judged_offsets = judged_offsets
@@ -71,8 +71,8 @@ class Problem:
     def n_queries(self) -> int:
         return len(self.qids)
 
-    def ranked(self, policy, params: dict, *, depth: int | None = None,
-               judged_only: bool = False, drop=None, keep_negative: bool = False) -> RankedList:
+    def ranked(self, policy: Any, params: dict, *, depth: int | None = None,
+               judged_only: bool = False, drop: Any = None, keep_negative: bool = False) -> RankedList:
         """The run sorted under ``policy`` (a :class:`~evalkit.components.TiePolicy`),
         computed once per policy and parameters and then reused.
 
@@ -90,7 +90,7 @@ class Problem:
         """
         if drop is not None:
             drop_key, drop_fn = drop
-            key = (policy.name, tuple(sorted(params.items())), "drop", drop_key)
+            key: tuple = (policy.name, tuple(sorted(params.items())), "drop", drop_key)
             base = self._ranked.get(key)
             if base is None:
                 base = self.ranked(policy, params)
@@ -142,7 +142,7 @@ class Problem:
         self._ranked[cache_key] = ranked
         return ranked
 
-def _by_query(query: np.ndarray, n_queries: int):
+def _by_query(query: np.ndarray, n_queries: int) -> Any:
     """Stable layout of rows by query ascending: ``(perm, query[perm])``, or ``None``
     if the rows are already so laid out. For rows whose queries are interleaved (one
     contiguous block per query is laid out by :func:`build_problem` itself): a
@@ -155,7 +155,7 @@ def _by_query(query: np.ndarray, n_queries: int):
     return perm, query[perm]
 
 
-def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
+def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray) -> Any:
     """``(searchsorted(haystack, left, "left"), searchsorted(haystack, right, "right"))``
     (``int64`` each), the two searches on two threads when the needles are many
     (NumPy's searchsorted releases the GIL)."""
@@ -170,7 +170,7 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
 
 
 def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
-                 qrels_query: np.ndarray):
+                 qrels_query: np.ndarray) -> Any:
     """The judged run rows and their grades: ``(rows int64, grades float64)``.
 
     Candidate matches come from the ``(qid, docno)`` pair hashes (the run's sorted
@@ -215,7 +215,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     return cand_r[ok], qrels.grade[cand_q[ok]]
 
 
-def _blocks(codes: np.ndarray, remap: np.ndarray):
+def _blocks(codes: np.ndarray, remap: np.ndarray) -> Any:
     """The run's rows as blocks of one query each: ``(starts, lengths, query)``
     (``int64``: first row, row count and qrels query index, ``-1`` if not in the
     qrels, of every block in file order), or ``None`` if a query's rows are not
