@@ -8,6 +8,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids
 from ..hookspecs import hookimpl
+from typing import Any
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")
@@ -54,7 +55,7 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
-def _ideal_prefix(inp: MetricInput):
+def _ideal_prefix(inp: MetricInput) -> Any:
     """The ideal ranking of each query's judged documents with positive gain.
 
     Returns ``(gain, offsets, cum)``: gains sorted decreasingly per query
@@ -69,6 +70,7 @@ def _ideal_prefix(inp: MetricInput):
     g, seg = g[order], seg[order]
     offsets = offsets_from_sorted(seg, inp.n_queries)
     rank = np.arange(len(g), dtype=np.int64) - offsets[seg] + 1
+    assert inp.discount is not None  # the metric uses a discount
     cum = segment_cumsum(g * inp.discount(rank), offsets) if len(g) else np.zeros(0)
     return g, offsets, cum
 
@@ -83,7 +85,7 @@ def _at(cum: np.ndarray, offsets: np.ndarray, query: np.ndarray, r: np.ndarray) 
     return out
 
 
-def _ranked_prefix(inp: MetricInput):
+def _ranked_prefix(inp: MetricInput) -> Any:
     """DCG prefix sums over the ranked list (cutoff applied) and the effective length
     of each query's ranking (``min(length, k)``); computed once per ranked list, gain,
     discount and cutoff (``ndcg_rel`` and ``Rndcg`` of one run share it)."""
@@ -96,9 +98,10 @@ def _ranked_prefix(inp: MetricInput):
                    lambda: _compute_ranked_prefix(inp))
 
 
-def _compute_ranked_prefix(inp: MetricInput):
+def _compute_ranked_prefix(inp: MetricInput) -> Any:
     r = inp.ranked
     inside = inp.in_cutoff()
+    assert inp.discount is not None  # the metric uses a discount
     contrib = np.where(inside, inp.ranked_gain() * inp.discount(r.rank), 0.0)
     dcum = segment_cumsum(contrib, r.offsets)
     n_eff = r.length if inp.k is None else np.minimum(r.length, inp.k)
@@ -204,7 +207,7 @@ def err(inp: MetricInput, max_grade: float) -> MetricOutput:
     return MetricOutput(inp.per_query(contrib), defined)
 
 
-def _relevant_so_far(inp: MetricInput, threshold: float):
+def _relevant_so_far(inp: MetricInput, threshold: float) -> Any:
     """``(cum, rel_pos, rel_offsets, ap_cum)`` of the ranked list, once per ranked list
     and threshold (shared by every flavour of a run: trec_eval's P, recall, map and
     map_cut at all their cutoffs): the running count of relevant documents (``int64``
@@ -213,7 +216,7 @@ def _relevant_so_far(inp: MetricInput, threshold: float):
     as a sum over all positions adds them: the same values)."""
     from .trec_eval_measures import _cached, count_cumsum
 
-    def compute():
+    def compute() -> Any:
         r = inp.ranked
         cum = count_cumsum(r.grade >= threshold, r.offsets, r.query)
         pos = np.flatnonzero(r.grade >= threshold)
@@ -335,5 +338,5 @@ def ia_ndcg(inp: MetricInput) -> MetricOutput:
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)

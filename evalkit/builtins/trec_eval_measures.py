@@ -35,6 +35,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..hookspecs import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
+from typing import Any, cast
 
 _TE = "usnistgov/trec_eval v10.0 (f4253652c8efd0d86ddffd0d163cc0a0f813111a)"
 _LEVEL = Param("threshold", "float", 1.0,
@@ -87,7 +88,7 @@ def count_cumsum(mask: np.ndarray, offsets: np.ndarray, query: np.ndarray) -> np
     return cum - before[:-1][query]
 
 
-def at_rank(cum: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:
+def at_rank(cum: np.ndarray, offsets: np.ndarray, k: Any) -> np.ndarray:
     """``cum`` at rank ``min(k, length)`` of every query (``k`` a number or ``(q,)``; 0
     where that rank is 0): ``float64`` ``(q,)``."""
     length = np.diff(offsets)
@@ -103,7 +104,7 @@ def _store(inp: MetricInput) -> dict:
     return inp._shared if inp._shared is not None else inp._cache
 
 
-def _cached(inp: MetricInput, key: tuple, compute):
+def _cached(inp: MetricInput, key: tuple, compute: Any) -> Any:
     """``compute()`` kept for every flavour evaluated on the same ranked list and qrels."""
     store, anchors = _store(inp), (inp.ranked, inp.judged_grade)
     hit = store.get(key)
@@ -258,7 +259,7 @@ def _interpolated(inp: MetricInput, rr: _Rels) -> tuple[np.ndarray, np.ndarray, 
     return _cached(inp, ("trec_eval_interpolated", id(inp.ranked), id(rr)), lambda: _interpolate(inp, rr))
 
 
-def _interpolate(inp: MetricInput, rr: _Rels):
+def _interpolate(inp: MetricInput, rr: _Rels) -> Any:
     r = inp.ranked
     n, nq = len(r.query), inp.n_queries
     if n == 0:
@@ -286,7 +287,7 @@ def _count_cut(x: np.ndarray, rule: str) -> np.ndarray:
     return np.floor(x + 0.5) if rule == "round" else np.trunc(x + 0.9)
 
 
-def _iprec(inp: MetricInput, rr: _Rels, recall: float, rule: str, pre=None) -> np.ndarray:
+def _iprec(inp: MetricInput, rr: _Rels, recall: float, rule: str, pre: Any = None) -> np.ndarray:
     suffix, rel_pos, rel_off = pre if pre is not None else _interpolated(inp, rr)
     cut = _count_cut(recall * rr.num_rel, rule)
     c = np.maximum(cut, 1.0)  # cutoff 0 takes the first relevant document's value
@@ -336,7 +337,8 @@ def pt_avg(inp: MetricInput, levels: str, threshold: float, cutoff_rounding: str
     rr = res_rels(inp, threshold)
     pre = _interpolated(inp, rr)
     values = parse_levels(levels)
-    total = sum(_iprec(inp, rr, x, cutoff_rounding, pre) for x in values)
+    # a sum of (q,) arrays: the levels are never empty (else the division fails first)
+    total = cast(np.ndarray, sum(_iprec(inp, rr, x, cutoff_rounding, pre) for x in values))
     return _out(total / len(values))
 
 
@@ -530,5 +532,5 @@ def rbp_resid(inp: MetricInput, p: float) -> MetricOutput:
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)
