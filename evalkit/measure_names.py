@@ -30,6 +30,10 @@ import re
 from dataclasses import dataclass
 
 from .errors import FlavourError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.registry import Registry
 
 #: trec_eval's default cutoffs (m_ndcg_cut.c, m_P.c, m_recall.c, m_map_cut.c).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -119,9 +123,9 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
         return None
     name, params = m.group("name"), m.group("params")
     if name == "all_trec" and params is None:
-        out = []
+        out: list[NamedMeasure] = []
         for member in ALL_TREC:
-            out.extend(trec_eval_name(member))
+            out.extend(trec_eval_name(member) or ())  # every member is a trec_eval name
         return out
     if name not in TREC_EVAL_MEASURES:
         return None
@@ -214,7 +218,7 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
     return [NamedMeasure(text.strip(), preset, k, params)]
 
 
-def known_names(registry) -> list[str]:
+def known_names(registry: Registry) -> list[str]:
     """Every name a measure spec may start with: presets, metrics, trec_eval's and
     ir_measures' names (for "did you mean")."""
     from .libraries.trec_eval_measures import BY_NAME, NICKNAMES
@@ -223,7 +227,7 @@ def known_names(registry) -> list[str]:
                   | {"all_trec"} | set(_IR_MEASURES) | set(BY_NAME) | set(NICKNAMES))
 
 
-def did_you_mean(text: str, registry, n: int = 4) -> str:
+def did_you_mean(text: str, registry: Registry, n: int = 4) -> str:
     """``"; did you mean: a, b?"`` with the names closest to ``text``'s head, or ``""``."""
     head = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
     names = known_names(registry)

@@ -37,6 +37,11 @@ import numpy as np
 
 from .libraries.trec_eval_measures import BY_NAME, MEASURES, NICKNAMES, TrecMeasure
 from .errors import FlavourError
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.data import Qrels, Run
+    from evalkit.registry import Registry
 
 #: the trec_eval versions whose flavours evalkit has: preset prefix per version
 VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}
@@ -127,7 +132,7 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
     if text in NICKNAMES:
         out: list[TrecName] = []
         for name in NICKNAMES[text]:
-            out.extend(parse_name(name, version))
+            out.extend(parse_name(name, version) or ())  # a nickname lists known names
         return out
     if text == "runid":
         return []
@@ -168,6 +173,7 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
         return [TrecName(native, text, m, preset)]
     if m.kind == "params":
         values = [_atof(t) for t in _split(name, params)]
+        extra: tuple[tuple[str, Any], ...]
         if name == "utility":
             if len(values) != 4:
                 raise FlavourError(f"trec_eval measure {text!r}: utility takes 4 coefficients "
@@ -187,15 +193,15 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
     if m.kind == "gains":
         table = {str(_atol(k)): v for k, v in pairs}
         return [TrecName(native, text, m, preset, None, (("gain", ("map", table)),))]
-    extra = []
-    for key, value in pairs:  # rbp.p=0.8
+    given = []
+    for key, number in pairs:  # rbp.p=0.8
         if key != m.param:
             raise FlavourError(f"trec_eval measure {text!r}: unknown parameter {key!r} (known: {m.param})")
-        extra.append((key, value))
-    return [TrecName(native, text, m, preset, None, tuple(extra))]
+        given.append((key, number))
+    return [TrecName(native, text, m, preset, None, tuple(given))]
 
 
-def as_trec_eval_asks(specs, measures):
+def as_trec_eval_asks(specs: Any, measures: Any) -> Any:
     """``measures`` as trec_eval would evaluate them: a measure given with parameters
     (``-m all_trec -m relstring.20``, ``-m P -m P.5``) is evaluated with those only,
     not also with its defaults (trec_eval.c: the parameters of the last ``-m`` naming a
@@ -222,7 +228,7 @@ def as_trec_eval_asks(specs, measures):
 NEW_IN_10 = ("unj", "rbp", "rbp_resid")
 
 
-def only_in_version(specs, measures, version: str):
+def only_in_version(specs: Any, measures: Any, version: str) -> Any:
     """``measures`` without those trec_eval ``version`` lacks (9.0.8: ``unj``, ``rbp``,
     ``rbp_resid``, left out of its ``all_trec``).
 
@@ -234,7 +240,7 @@ def only_in_version(specs, measures, version: str):
         hit = _lookup(spec) if isinstance(spec, str) else None
         if hit is not None and hit[0] in NEW_IN_10:
             raise FlavourError(f"-m {spec!r}: trec_eval 9.0.8 has no measure '{hit[0]}' (added in 10.0)")
-    return [m for m in measures if (measure_of(m.native) is None or measure_of(m.native).name not in NEW_IN_10)]
+    return [m for m in measures if (t := measure_of(m.native)) is None or t.name not in NEW_IN_10]
 
 
 def measure_of(native: str) -> TrecMeasure | None:
@@ -243,9 +249,9 @@ def measure_of(native: str) -> TrecMeasure | None:
     return BY_NAME[hit[0]] if hit is not None else None
 
 
-def with_flags(flavour, registry, *, complete: bool = False, depth: int | None = None,
+def with_flags(flavour: Any, registry: Registry, *, complete: bool = False, depth: int | None = None,
                judged_only: bool = False, level: int | None = None, num_docs: float | None = None,
-               version: str = "10.0"):
+               version: str = "10.0") -> Any:
     """``flavour`` under trec_eval's flags (see the module docstring); flags a flavour's
     metric does not take (``-l`` for NDCG, ``-N`` but for utility) leave it unchanged.
 
@@ -288,7 +294,7 @@ _OWN_KERNELS = frozenset({
     "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "trec_rbp", "rbp_resid"})
 
 
-def _complete(flavour, version: str) -> str:
+def _complete(flavour: Any, version: str) -> str:
     """The ``missing`` convention of trec_eval ``-c`` for ``flavour`` (see :func:`with_flags`)."""
     if version == "9.0.8":
         if flavour.metric in ("num_q", "num_rel"):
@@ -297,7 +303,7 @@ def _complete(flavour, version: str) -> str:
     return "score" if flavour.metric in _OWN_KERNELS else "zero"
 
 
-def relstrings(qrels, run, length: int, *, depth: int | None = None, judged_only: bool = False,
+def relstrings(qrels: Qrels, run: Run, length: int, *, depth: int | None = None, judged_only: bool = False,
                version: str = "10.0") -> dict[str, str]:
     """``{qid: relstring}``: the judgments of the first ``length`` ranked documents as
     m_relstring.c prints them (``0``-``9``, ``>`` above 9, ``-`` not in the qrels,
@@ -335,8 +341,8 @@ def _fmt(value: float, integer: bool) -> str:
     return str(int(value)) if integer else f"{value:6.4f}"
 
 
-def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text=None,
-              escape=lambda s: s, hidden=None) -> list[str]:
+def tsv_lines(results: Any, measures: Any, per_query: bool, *, runids: Any = None, relstring_text: Any = None,
+              escape: Any = lambda s: s, hidden: Any = None) -> list[str]:
     """trec_eval's output lines for every run (a run's lines start with its name and a
     tab when there are several runs).
 
@@ -354,8 +360,9 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
         if (m.native, m.flavour) not in seen:
             seen.add((m.native, m.flavour))
             order.append(f)
-    if all(i is not None for i in info):  # trec_eval prints in its own measure order
-        order.sort(key=lambda f: ORDER[info[f].name])
+    known = [i for i in info if i is not None]
+    if len(known) == len(info):  # trec_eval prints in its own measure order
+        order.sort(key=lambda f: ORDER[known[f].name])
     lines = []
     means = results.means()
     prefix_runs = len(results.systems) > 1
@@ -364,7 +371,8 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
         strings = {}
         if per_query:
             for f in order:
-                if info[f] is not None and info[f].kind == "string" and relstring_text is not None:
+                t = info[f]
+                if t is not None and t.kind == "string" and relstring_text is not None:
                     strings[f] = relstring_text(system, _relstring_length(measures[f].native))
             skip = (hidden or {}).get(system, ())
             for q, qid in enumerate(results.qids):
@@ -393,5 +401,7 @@ def tsv_lines(results, measures, per_query: bool, *, runids=None, relstring_text
 
 
 def _relstring_length(native: str) -> int:
-    _, params, _ = _lookup(native)
+    hit = _lookup(native)
+    assert hit is not None  # the native name of a relstring measure
+    _, params, _ = hit
     return BY_NAME["relstring"].defaults[0] if params is None else int(_atof(params))
