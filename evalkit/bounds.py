@@ -79,6 +79,11 @@ import numpy as np
 from .data import Qrels
 from .errors import ArgumentError
 from .results import Results
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.data import Run
+    from evalkit.registry import Registry
 
 __all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
 
@@ -119,12 +124,12 @@ def _lookup(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
     return np.where(hit, order[pos] if len(table) else -1, -1)
 
 
-def _same(a_qid, a_doc, b_qid, b_doc, rows_a, rows_b) -> np.ndarray:
+def _same(a_qid: Any, a_doc: Any, b_qid: Any, b_doc: Any, rows_a: Any, rows_b: Any) -> np.ndarray:
     """Exact check of hash hits: the pairs ``a[rows_a]`` and ``b[rows_b]`` are equal."""
     return (a_qid[rows_a] == b_qid[rows_b]) & (a_doc[rows_a] == b_doc[rows_b])
 
 
-def _cut_of(flavour) -> tuple[int | None, bool, bool]:
+def _cut_of(flavour: Any) -> tuple[int | None, bool, bool]:
     """``(ranks that count or None for all, substitute everything, negative counts as judged)``."""
     ties = flavour.ties.name if flavour.ties is not None else "trec_eval"
     negative_judged = flavour.convention("negative") == "gain"
@@ -158,7 +163,7 @@ def _within(qcode: np.ndarray, score: np.ndarray, cut: int | None) -> np.ndarray
     return out
 
 
-def _high_grades(qrels: Qrels, high, qid: np.ndarray) -> np.ndarray:
+def _high_grades(qrels: Qrels, high: Any, qid: np.ndarray) -> np.ndarray:
     if high is None:
         return np.full(len(qid), float(np.max(qrels.grade)) if len(qrels) else 1.0)
     if isinstance(high, str):
@@ -175,7 +180,7 @@ def _high_grades(qrels: Qrels, high, qid: np.ndarray) -> np.ndarray:
 class _Pairs:
     """The run's rows of qrels queries and where each is judged (computed once per run)."""
 
-    def __init__(self, qrels: Qrels, run, qhash: np.ndarray):
+    def __init__(self, qrels: Qrels, run: Run, qhash: np.ndarray) -> None:
         vocab = qrels.qids
         rq_all = run.qid
         pos = np.minimum(np.searchsorted(vocab, rq_all), max(len(vocab) - 1, 0))
@@ -191,7 +196,7 @@ class _Pairs:
         self.qrow = np.where(hit, row, -1)  # the judgment of each run row, -1 if none
 
 
-def _picked(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged) -> np.ndarray:
+def _picked(qrels: Qrels, pairs: _Pairs, cut: Any, everything: Any, negative_judged: Any) -> np.ndarray:
     """The run rows (of ``pairs``) to substitute: ``bool``."""
     judged = pairs.qrow >= 0
     if not negative_judged:
@@ -213,8 +218,8 @@ def _order_in_query(pairs: _Pairs, pick: np.ndarray) -> tuple[np.ndarray, np.nda
     return pos, n[code]
 
 
-def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, grade_of,
-               pick=None) -> tuple[Qrels, np.ndarray]:
+def _augmented(qrels: Qrels, pairs: _Pairs, cut: Any, everything: Any, negative_judged: Any, grade_of: Any,
+               pick: Any = None) -> tuple[Qrels, np.ndarray]:
     """Qrels in which the run's unjudged retrieved documents (or the rows ``pick``)
     are judged ``grade_of(qids)``, and the number of them per qrels query."""
     grade_all = np.asarray(qrels.grade, np.float64)
@@ -245,8 +250,8 @@ def _augmented(qrels: Qrels, pairs: _Pairs, cut, everything, negative_judged, gr
     return out, count
 
 
-def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, high=None, labels=None,
-                    search: bool = False, registry=None) -> UnjudgedBounds:
+def unjudged_bounds(qrels: Qrels, runs: Any, flavours: Any, *, low: float | None = None, high: Any = None, labels: Any = None,
+                    search: bool = False, registry: Registry | None = None) -> UnjudgedBounds:
     """Lower/upper bounds and the condensed value of every flavour (module docstring).
 
     :param qrels: judgments; :param runs: a :class:`~evalkit.data.Run` or a list of
@@ -328,7 +333,7 @@ def unjudged_bounds(qrels: Qrels, runs, flavours, *, low: float | None = None, h
         warnings.simplefilter("ignore")
         condensed = evaluate(qrels, run_list, cond_fl, registry=registry)
 
-    def wrap(values):
+    def wrap(values: Any) -> Any:
         return Results(value.qids, value.systems, value.flavours, value.labels, values)
 
     return UnjudgedBounds(value=value, at_low=wrap(lo), at_high=wrap(hi), lower=wrap(lo_s),
@@ -363,7 +368,7 @@ def could_flip(b: UnjudgedBounds) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- output (evalkit eval --bounds)
-def parse_high(text: str):
+def parse_high(text: str) -> Any:
     """``--bounds`` argument: ``qrels`` (the qrels' largest grade) -> ``None``,
     ``query`` -> ``"query"``, else a finite number.
 
@@ -380,7 +385,7 @@ def parse_high(text: str):
     return value
 
 
-def _rows(b: UnjudgedBounds, per_query: bool):
+def _rows(b: UnjudgedBounds, per_query: bool) -> Any:
     """``(system, qid or None for the mean, f, lower, value, upper, condensed, unjudged or -1)``."""
     means = {name: getattr(b, name).means() for name in ("lower", "value", "upper", "condensed")}
     for s, system in enumerate(b.value.systems):
@@ -402,7 +407,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
     from .report.escape import text_escape as _t
     from .report.text import fit_table
 
-    def num(v):
+    def num(v: Any) -> Any:
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
     rows = [[_t(system), "all" if qid is None else _t(qid), _t(b.value.labels[f]),
@@ -413,7 +418,7 @@ def bounds_table(b: UnjudgedBounds, per_query: bool, digits: int = 4, width: int
            "judged_only=yes)\n" + fit_table(rows, headers, ["left"] * 3 + ["right"] * 5, width, keep=3)
 
 
-def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
+def bounds_tsv(b: UnjudgedBounds, natives: Any, per_query: bool) -> list[str]:
     """trec_eval-style lines ``<native>_lower|_upper|_condensed<TAB>qid<TAB>value``
     (prefixed by the run name when there are several runs)."""
     from .report.escape import text_escape as _t
@@ -432,7 +437,7 @@ def bounds_tsv(b: UnjudgedBounds, natives, per_query: bool) -> list[str]:
 def bounds_json(b: UnjudgedBounds, per_query: bool) -> dict:
     """``{run: {"all": {label: {...}}, "per_query": {qid: {label: {...}}}}}``, each
     ``{...}`` holding ``lower``, ``upper``, ``condensed`` (``null`` for NaN) and ``unjudged``."""
-    def num(v):
+    def num(v: Any) -> Any:
         return None if math.isnan(v) else float(v)
 
     out: dict = {}
