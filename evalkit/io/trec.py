@@ -29,7 +29,7 @@ import re
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Union
+from typing import IO, Any, Callable, TypeGuard, Union
 
 import numpy as np
 
@@ -126,18 +126,21 @@ def _read_raw(source: Source, lazy: bool = True) -> tuple[bytes | Path | None, s
 def _read_text(source: Source) -> tuple[str, str]:
     """Return ``(text, display_name)`` (see :func:`_read_raw`)."""
     raw, text, name = _read_raw(source, lazy=False)
-    return (_decode(raw, name) if text is None else text), name
+    if text is not None:
+        return text, name
+    assert isinstance(raw, bytes)  # lazy=False: a source that gave no text gave bytes
+    return _decode(raw, name), name
 
 
 class _Scan:
     """Byte statistics of a file, gathered in one vectorised pass over fixed-size chunks
     (the file is never held in memory as a whole)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.ok = True          # ASCII without DEL, no two adjacent bytes <= 32, no '#' at a line start
         self.low = 0            # bytes <= 32: delimiters, newlines, any other control byte
-        self.first = None       # first byte
-        self.last = None        # last byte
+        self.first: int | None = None  # first byte
+        self.last: int | None = None   # last byte
         self._prev_low = True   # the byte before the first counts as a line start
 
     def feed(self, chunk: np.ndarray, has_hash: bool = True, has_cr: bool = False) -> bool:
@@ -220,7 +223,7 @@ def _delimiter(sample: bytes) -> int:
     return 9 if (b"\t" in sample and b" " not in sample) else 32
 
 
-def _csv_pool():
+def _csv_pool() -> Any:
     import pyarrow as pa
 
     # mimalloc (Arrow's default pool) is several times slower on its first large
@@ -237,7 +240,7 @@ _DECAY_SET = False
 
 
 @contextmanager
-def _reading_pool(pool):
+def _reading_pool(pool: Any) -> Any:
     """Within the block, Arrow allocates from ``pool`` (the CSV reader's pool, see
     :func:`_csv_pool`) by default too, so the reader's file buffers come from the same
     allocator as its columns and are reused by them; and a jemalloc ``pool`` returns
@@ -266,7 +269,7 @@ def _reading_pool(pool):
         pa.set_memory_pool(previous)
 
 
-def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool = False):
+def _fast_table(raw: Any, names: tuple[str, ...], number_field: str, keep_rank: bool = False) -> Any:
     """Parse a *canonical* file with Arrow's multi-threaded CSV reader.
 
     :param raw: the file's bytes, or a :class:`~pathlib.Path` of a plain (not gzip)
@@ -294,7 +297,8 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
     if isinstance(raw, Path):
         with open(raw, "rb") as f:
             first_line = f.readline().rstrip(b"\n")  # whole: a long docno may come first
-        scan_job, source = (_scan_file, raw), str(raw)
+        scan_job: tuple[Callable[[Any], _Scan | tuple[_Scan, bytes]], Any] = (_scan_file, raw)
+        source = str(raw)
     else:
         if not raw:
             return None
@@ -312,7 +316,7 @@ def _fast_table(raw, names: tuple[str, ...], number_field: str, keep_rank: bool 
 
     csv_pool = _csv_pool()
     with ThreadPoolExecutor(1) as pool, _reading_pool(csv_pool):
-        pending = pool.submit(*scan_job)
+        pending = pool.submit(scan_job[0], scan_job[1])
         try:
             table = pcsv.read_csv(
                 source,
@@ -353,14 +357,14 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
     return types
 
 
-def _qid_codes(column):
+def _qid_codes(column: Any) -> Any:
     """``(codes int32, sorted vocab object)`` of the parsed, dictionary-encoded qid column."""
     from ..engine.factorize import encode_dictionary
 
     return encode_dictionary(column)
 
 
-def _docnos(columns: dict, name: str = "docno"):
+def _docnos(columns: dict, name: str = "docno") -> Any:
     """The string column ``name``, popped from ``columns``, as one Arrow string array
     (chunks copied and let go one at a time: :func:`~evalkit.engine.factorize.combine_strings`)."""
     import pyarrow as pa
@@ -376,7 +380,7 @@ def _docnos(columns: dict, name: str = "docno"):
     return as_arrow(column)
 
 
-def _columns(parsed) -> tuple[dict, bytes]:
+def _columns(parsed: Any) -> tuple[dict, bytes]:
     """The parsed table's columns by name, and the first line; the table itself is
     let go, so that each column's chunks are freed as soon as the caller has
     converted it (rather than all of them at the end of the read)."""
@@ -452,9 +456,10 @@ def _ranks(values: list[str], lines: np.ndarray, name: str) -> np.ndarray:
     if not values:
         return np.empty(0, np.int32)
     ok = _RANK_LINES.fullmatch("\n".join(values) + "\n") is not None
-    out = np.asarray(values, dtype=np.int64) if ok else None
-    if ok and out.max() <= MAX_RANK:
-        return out.astype(np.int32)
+    if ok:
+        out = np.asarray(values, dtype=np.int64)
+        if out.max() <= MAX_RANK:
+            return out.astype(np.int32)
     i = next(j for j, v in enumerate(values) if _RANK.fullmatch(v) is None or int(v) > MAX_RANK)
     raise InputFormatError(name, int(lines[i]), "rank",
                            f"expected a non-negative integer rank (at most {MAX_RANK}), got {values[i]!r}; "
@@ -509,7 +514,7 @@ def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
+def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]) -> Any:
     """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
     _check_characters(text, name, fields)
     if "\r" in text:
@@ -558,7 +563,7 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
 
 
-def _is_dataset_id(source) -> bool:
+def _is_dataset_id(source: Any) -> TypeGuard[str]:
     """``irds:DATASET_ID`` (:mod:`evalkit.ecosystem.ir_datasets`), not a path or file text."""
     return isinstance(source, str) and source.startswith("irds:") and "\n" not in source
 
@@ -574,6 +579,7 @@ def atol(text: str) -> int:
     trec_eval reads a grade (``get_qrels.c``: ``rel = atol(lines[i].rel)``, 9.0.8 line
     175, 10.0 line 192). ``atol("1e1") == 1``, ``atol(".2e1") == 0``, ``atol("1e-400") == 1``."""
     m = re.match(r"[+-]?[0-9]*", text, re.ASCII)
+    assert m is not None  # the pattern matches the empty string
     digits = m.group().lstrip("+-")
     if not digits:
         return 0
@@ -614,8 +620,10 @@ def read_qrels(source: Source) -> Qrels:
 
         return read_dataset_qrels(source)
     raw, text, name = _read_raw(source)
-    if raw is None and text.isascii():
-        raw = text.encode("ascii")
+    if raw is None:
+        assert text is not None  # _read_raw gives the bytes, the path or the text
+        if text.isascii():
+            raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, QRELS_FIELDS, "grade")
         if parsed is not None:
@@ -628,6 +636,7 @@ def read_qrels(source: Source) -> Qrels:
                 return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, name)
+    assert text is not None  # given, or decoded from the bytes above
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
@@ -667,8 +676,10 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         not a non-negative integer (ndeval's ``naturalNumber``, ndeval.c:218-237).
     """
     raw, text, src = _read_raw(source)
-    if raw is None and text.isascii():
-        raw = text.encode("ascii")
+    if raw is None:
+        assert text is not None  # _read_raw gives the bytes, the path or the text
+        if text.isascii():
+            raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         if parsed is not None:
@@ -684,6 +695,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank)
             del columns
         text = _decode(raw.read_bytes() if isinstance(raw, Path) else raw, src)
+    assert text is not None  # given, or decoded from the bytes above
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
         qid = [r[0] for r in rows]
