@@ -7,7 +7,7 @@ writes its files (:meth:`evalkit.report.Report.write`).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TYPE_CHECKING
 
 import numpy as np
 
@@ -21,15 +21,18 @@ from ..registry import registry_or_default
 from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
 
+if TYPE_CHECKING:
+    from evalkit.registry import Registry
+
 
 def run_config(
     config: str | os.PathLike | Mapping[str, Any] | Config,
     *,
-    registry=None,
+    registry: Registry | None = None,
     base_dir: str | os.PathLike | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sensitivity: bool | None = None,
-    store=None,
+    store: Any = None,
     label: str | None = None,
     significance: bool = True,
 ) -> Report:
@@ -138,7 +141,7 @@ def run_config(
     return report
 
 
-def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evaluate, *, sensitivity: bool = True):
+def _evaluate_locally(cfg: Config, flavours: Any, registry: Registry, progress: Any, evaluate: Any = evaluate, *, sensitivity: bool = True) -> Any:
     """Run by run, so that progress can be reported and one run is in memory at a time
     (``evaluate``: the engine's function, :func:`evalkit.evaluate` by default); returns
     the results, the tie spread ``(low, high)`` and judged@k (both ``None`` when not
@@ -170,7 +173,7 @@ def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evalua
             JudgedAtK(systems, cutoffs_of(first.flavours), first.qids, np.stack(judged)))
 
 
-def _evaluate_on_spark(cfg: Config, flavours, registry, *, sensitivity: bool = True):
+def _evaluate_on_spark(cfg: Config, flavours: Any, registry: Registry, *, sensitivity: bool = True) -> Any:
     """Every run of the config in one Spark evaluation (``engine: {name: spark}``);
     returns the results, the tie spread ``(low, high)`` and judged@k, all computed on
     the executors (both ``None`` when not ``sensitivity``)."""
@@ -185,7 +188,7 @@ def _evaluate_on_spark(cfg: Config, flavours, registry, *, sensitivity: bool = T
     return out if sensitivity else (out, None, None)
 
 
-def _relative(path, base) -> str | None:
+def _relative(path: Any, base: Any) -> str | None:
     """``path`` relative to ``base`` with ``/`` separators (``None`` stays ``None``);
     absolute when the two lie on different drives."""
     if path is None or (isinstance(path, str) and path.startswith("irds:")):
