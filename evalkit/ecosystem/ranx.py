@@ -52,7 +52,7 @@ def _ranx() -> Any:
     return require("ranx", "ranx")
 
 
-def from_ranx_qrels(qrels: Qrels, *, source: str | None = None) -> Any:
+def from_ranx_qrels(qrels: Any, *, source: str | None = None) -> Any:
     """A ranx ``Qrels`` (or its ``{qid: {docno: grade}}`` dict) as :class:`~evalkit.Qrels`.
 
     :returns: qrels in the ranx object's query and document order; grades ``float64`` ``(n,)``.
@@ -86,7 +86,7 @@ def _columns(nested: Any) -> tuple[list, list, list]:
     return qid, docno, value
 
 
-def from_ranx_run(run: Run, *, name: str | None = None) -> Any:
+def from_ranx_run(run: Any, *, name: str | None = None) -> Any:
     """A ranx ``Run`` (or its dict) as :class:`~evalkit.Run`, rows in the order ranx holds
     them (module docstring).
 
@@ -121,7 +121,7 @@ def to_ranx_run(run: Run, *, name: str | None = None) -> Any:
     return rx.Run(run.to_dict(), name=name or run.name)
 
 
-def _as_qrels(qrels: Qrels) -> Any:
+def _as_qrels(qrels: Any) -> Any:
     from ..data import Qrels
 
     return qrels if isinstance(qrels, Qrels) else from_ranx_qrels(qrels)
@@ -138,7 +138,7 @@ def _as_runs(runs: Any) -> list:
     return out
 
 
-def evaluate(qrels: Qrels, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, registry: Registry | None = None) -> Any:
+def evaluate(qrels: Any, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, registry: Registry | None = None) -> Any:
     """:func:`evalkit.evaluate` of ranx (or evalkit) qrels and runs.
 
     :param qrels: a ranx ``Qrels`` or :class:`~evalkit.Qrels`.
@@ -185,7 +185,7 @@ def _report_class() -> Any:
     return EvalkitReport
 
 
-def compare(qrels: Qrels, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, stat_test: str = "student",
+def compare(qrels: Any, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, stat_test: str = "student",
             n_permutations: int = 1000, max_p: float = 0.01, random_seed: int = 42, rounding_digits: int = 3,
             show_percentages: bool = False, registry: Registry | None = None) -> Any:
     """ranx's comparison ``Report`` of evalkit's values (module docstring).
