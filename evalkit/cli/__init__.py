@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def registry_for(args: argparse.Namespace):
+def registry_for(args: argparse.Namespace) -> Any:
     """The component registry, honouring ``--no-plugins``. Built-in presets are not
     parsed here (the tests parse every registered one); a third-party plugin's presets
     are (a few strings), and a plugin whose preset does not parse is disabled with one
@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _escaped(text) -> str:
+def _escaped(text: Any) -> str:
     """A message for standard error with every name it quotes made harmless (ESC
     sequences, bidirectional overrides, lone surrogates written as escapes):
     :func:`evalkit.report.escape.message_escape`, the terminal's one escaping function."""
@@ -156,11 +156,11 @@ def _escaped(text) -> str:
 _OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning, PluginDisabledWarning)
 
 
-def _warning_printer(default):
+def _warning_printer(default: Any) -> Any:
     """A ``warnings.showwarning`` that prints evalkit's own warnings as one ``evalkit:
     warning:`` line on standard error (not Python's ``file:line: Category: message`` and
     source line) and hands the others to ``default``."""
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
+    def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
         if issubclass(category, _OWN_WARNINGS):
             print(f"evalkit: warning: {_escaped(message)}", file=sys.stderr if file is None else file)
         else:
@@ -178,6 +178,8 @@ def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] 
     plugin = getattr(exc, "plugin", None) if isinstance(exc, ComponentContractError) else None
     if plugin:  # a third-party component broke its contract: name it, not evalkit
         from ..registry import DISABLE_ENV
+
+        assert isinstance(exc, ComponentContractError)  # plugin is read from those only
 
         return "\n".join([
             f"evalkit: internal error: {type(exc).__name__}: {exc}",

@@ -20,6 +20,11 @@ import math
 import os
 
 from .argtypes import DIGITS
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.data import Qrels
+    from evalkit.registry import Registry
 
 
 def POSITIVE_INT(text: str) -> int:
@@ -35,7 +40,7 @@ def POSITIVE_INT(text: str) -> int:
 HELP = "evaluate runs against qrels under one or more measure specs"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "eval",
         help=HELP,
@@ -87,7 +92,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _names(paths: list[str], runs) -> list[str]:
+def _names(paths: list[str], runs: Any) -> list[str]:
     """Run names: the runid column; file names if two runids clash; else the paths."""
     names = [r.name for r in runs]
     if len(set(names)) == len(names):
@@ -104,7 +109,7 @@ def _value(v: float, digits: int = 4) -> str:
     return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
 
-def tsv_lines(results, measures, per_query: bool) -> list[str]:
+def tsv_lines(results: Any, measures: Any, per_query: bool) -> list[str]:
     """trec_eval-style lines for every run (see module docstring)."""
     from ..report.escape import text_escape as _t
 
@@ -130,7 +135,7 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
     return lines
 
 
-def check_tsv_names(measures) -> None:
+def check_tsv_names(measures: Any) -> None:
     """``--format tsv`` prints one name per measure (trec_eval's, or the preset's native
     name): two different measures under one name would be two different values a
     reader cannot tell apart, so they are refused before anything is read.
@@ -158,7 +163,7 @@ def _with_count(value: str, count: int, show: bool) -> str:
     return f"{value} ({count} quer{'y' if count == 1 else 'ies'})" if show else value
 
 
-def table_text(results, measures, per_query: bool, digits: int, width: int | None = None) -> str:
+def table_text(results: Any, measures: Any, per_query: bool, digits: int, width: int | None = None) -> str:
     """The means (and with ``per_query`` every query's values) as a table, one column
     per measure; with ``width`` (``evalkit eval`` passes the terminal's), the columns are
     split into blocks and long measure names folded to fit it, as ``evalkit run``'s
@@ -191,14 +196,14 @@ def table_text(results, measures, per_query: bool, digits: int, width: int | Non
     return fit_table(rows, key + headers, ["left"] * (len(key) + len(headers)), width, keep=len(key))
 
 
-def json_text(results, measures, per_query: bool) -> str:
+def json_text(results: Any, measures: Any, per_query: bool) -> str:
     from .._version import __version__
 
-    def num(v):
+    def num(v: Any) -> Any:
         return None if math.isnan(v) else float(v)
 
     means = results.means()
-    data = {
+    data: dict[str, Any] = {
         "evalkit_version": __version__,
         "measures": [{"label": m.label, "native": m.native, "canonical": str(m.flavour)} for m in measures],
         "runs": {},
@@ -294,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _trec_eval_flags(measures, args, registry):
+def _trec_eval_flags(measures: Any, args: argparse.Namespace, registry: Registry) -> Any:
     """Every measure's flavour under trec_eval's flags ``-c -M -J -l -N`` and
     ``--trec-eval-version`` (:func:`evalkit.trec_eval_compat.with_flags`)."""
     from .specs import Measure
@@ -312,11 +317,11 @@ def _trec_eval_flags(measures, args, registry):
     return [Measure(m.label, m.native, with_flags(m.flavour, registry, **flags)) for m in measures]
 
 
-def _is_relstring(m) -> bool:
+def _is_relstring(m: Any) -> bool:
     return m.native == "relstring" or m.native.startswith("relstring_")
 
 
-def _without_relstring(results, measures):
+def _without_relstring(results: Any, measures: Any) -> Any:
     """``relstring`` is text, printed by ``--format tsv`` only: left out of the other formats."""
     keep = [f for f, m in enumerate(measures) if not _is_relstring(m)]
     if len(keep) == len(measures):
@@ -328,7 +333,7 @@ def _without_relstring(results, measures):
     return sub, [measures[f] for f in keep]
 
 
-def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
+def _trec_tsv(results: Any, measures: Any, args: argparse.Namespace, runs: Any, qrels: Qrels | None) -> list[str]:
     """trec_eval's lines (:func:`evalkit.trec_eval_compat.tsv_lines`): its measure order,
     counts as integers, ``runid`` when asked for (``-m runid``, ``all_trec``, ``official``,
     ``set``), ``relstring`` per query."""
@@ -338,14 +343,16 @@ def _trec_tsv(results, measures, args, runs, qrels) -> list[str]:
     asks_runid = any(s.strip() in ("runid", "all_trec", "official", "set") for s in args.measures)
     by_name = {r.name: r for r in runs} if runs is not None else {}
 
-    def relstring_text(system, length):
+    def relstring_text(system: Any, length: Any) -> Any:
         if system not in by_name:
             return {}
+        assert qrels is not None  # given with the runs
         return relstrings(qrels, by_name[system], length, depth=args.max_docs, judged_only=args.judged_only,
                           version=args.trec_eval_version)
 
     hidden = None
     if args.complete and args.trec_eval_version == "9.0.8" and runs is not None:
+        assert qrels is not None  # given with the runs
         hidden = {r.name: set(map(str, qrels.qids)) - set(map(str, r.qid.tolist())) for r in runs}
     runids = getattr(args, "runids", None) if asks_runid else None
     if asks_runid and runids is None:

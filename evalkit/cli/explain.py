@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..explain import Explanation
@@ -24,7 +24,7 @@ from .argtypes import DIGITS, int_range
 HELP = "show the per-rank DCG/IDCG table of one query under one flavour"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser("explain", help=HELP, description=HELP + ".")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run file")
@@ -41,7 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 DEFAULT_ROWS = 1000
 
 
-def _cell(v, digits: int) -> str:
+def _cell(v: Any, digits: int) -> str:
     if v is None:
         return ""
     if isinstance(v, str):
@@ -51,7 +51,7 @@ def _cell(v, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
-def _grade(v) -> str:
+def _grade(v: Any) -> str:
     if v is None:
         return ""
     if math.isnan(v):

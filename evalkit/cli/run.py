@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from .argtypes import DIGITS, int_range
+from typing import Any, TYPE_CHECKING
 
 HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "run",
         help=HELP,
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     return check_and_report(report, config, args) if args.gate else 0
 
 
-def _shown(path) -> str:
+def _shown(path: Any) -> str:
     """``path`` relative to the current directory when it lies under it, else as given."""
     from pathlib import Path
 
