@@ -12,13 +12,14 @@ import math
 import re
 import shutil
 import textwrap
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, MutableSequence, Sequence
 
 import numpy as np
 from tabulate import tabulate
 
 from .escape import md_code, md_escape, text_escape
 from .views import (
+    tests_of,
     FLIP_MARK,
     TIE_LEGEND,
     TIE_MARK,
@@ -82,7 +83,7 @@ def _longest(text: str) -> int:
     return max((len(line) for line in text.splitlines()), default=0)
 
 
-def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: Sequence[str],
+def fit_table(rows: Sequence[MutableSequence[str]], headers: Sequence[str], colalign: Sequence[str],
               width: int | None, keep: int = 1, tablefmt: str = "simple") -> str:
     """A tabulate table no wider than ``width`` characters: when the whole table is
     wider, its columns are split into consecutive blocks (each repeating the first
@@ -109,7 +110,7 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
         room = max(_MIN_ROOM, width - key - _PAD)
         headers = [h if c < keep else fold(h, room) for c, h in enumerate(headers)]
 
-    def table(cols):
+    def table(cols: Any) -> Any:
         return tabulate([[r[c] for c in cols] for r in rows], headers=[headers[c] for c in cols],
                         tablefmt=tablefmt, disable_numparse=True, colalign=[colalign[c] for c in cols])
 
@@ -118,10 +119,10 @@ def fit_table(rows: Sequence[Sequence[str]], headers: Sequence[str], colalign: S
         return whole
     # greedy: add flavour columns to the current block while the rendered block fits
     # (tabulate pads headers, so the block is measured, not predicted)
-    key = list(range(keep))
+    key_columns = list(range(keep))
     blocks: list[list[int]] = [[]]
     for c in range(keep, len(headers)):
-        if blocks[-1] and _longest(table(key + blocks[-1] + [c])) > width:
+        if blocks[-1] and _longest(table(key_columns + blocks[-1] + [c])) > width:
             blocks.append([])
         blocks[-1].append(c)
     return "\n\n".join(table(list(range(keep)) + block) for block in blocks)
@@ -133,7 +134,7 @@ def _column_width(rows: Sequence[Sequence[str]], headers: Sequence[str], c: int)
     return max([_longest(headers[c]) + _PAD] + [_longest(r[c]) for r in rows])
 
 
-def _wrap_keys(rows: Sequence[Sequence[str]], headers: Sequence[str], keep: int, width: int) -> list:
+def _wrap_keys(rows: Sequence[MutableSequence[str]], headers: Sequence[str], keep: int, width: int) -> list:
     """``rows`` with the cells of the first ``keep`` columns (the row names) wrapped
     so that those columns and the widest other column (its header unfolded) fit
     ``width`` side by side: the narrowest block :func:`fit_table` can print. When
@@ -221,7 +222,8 @@ def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", d
     rows = [
         [_system_cell(r.system, r.baseline, esc)]
         + [fmt_value(v, digits, signed) + (MARKERS[int(d)] if view.marked else "")
-           + (TIE_MARK if ties and tie_dependent(report, r.system, report.baseline, label) else "")
+           + (TIE_MARK if ties and report.baseline is not None
+              and tie_dependent(report, r.system, report.baseline, label) else "")
            for v, d, label in zip(r.values, r.directions, view.labels)]
         for r in view.rows
     ]
@@ -319,7 +321,7 @@ def agreement_matrix(report: Report, tablefmt: str = "simple", width: int | None
                      tablefmt=tablefmt)
 
 
-def _flip_text(flips, max_flips: int | None, esc: Escape, significant=frozenset(), pair=("", "")) -> str:
+def _flip_text(flips: Any, max_flips: int | None, esc: Escape, significant: Any = frozenset(), pair: Any = ("", "")) -> str:
     shown = flips if max_flips is None else flips[:max_flips]
     text = ", ".join(f"{esc(a)} > {esc(b)}" + (FLIP_MARK if (*pair, a, b) in significant else "")
                      for a, b in shown)
@@ -484,7 +486,7 @@ def all_pairs_text(report: Report, width: int | None = None) -> str:
     sig = report.significance
     rows = [[text_escape(v.label), f"{v.n_significant}/{v.n_pairs}"] for v in views]
     return "\n".join([
-        wrap(f"All pairs: system pairs that differ significantly ({sig.settings.describe()}; the matrices "
+        wrap(f"All pairs: system pairs that differ significantly ({tests_of(report).settings.describe()}; the matrices "
              f"with the corrected p-values are in the report files)", width), "",
         fit_table(rows, ["flavour", "significant pairs"], ("left", "right"), width)])
 
@@ -530,7 +532,7 @@ def to_markdown(report: Report, digits: int = 4) -> str:
         sig = report.significance
         rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits)]
         out += [f"## Significance tests against the baseline {code(report.baseline)}", "",
-                f"{esc(sig.describe())}. Δ mean and the bootstrap confidence interval are over the queries both "
+                f"{esc(tests_of(report).describe())}. Δ mean and the bootstrap confidence interval are over the queries both "
                 f"systems include (n); p is the test's two-sided p-value, the next column the corrected one; "
                 f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
                 f"paired samples (mean / standard deviation of the per-query differences).", "",
@@ -548,12 +550,12 @@ def to_markdown(report: Report, digits: int = 4) -> str:
     for b in other_baselines(report):
         rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits, baseline=b)]
         out += [f"## Significance tests against the baseline {code(b)}", "",
-                f"{esc(report.significance.describe())}; columns as above.", "",
+                f"{esc(tests_of(report).describe())}; columns as above.", "",
                 tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
     views = pair_matrix_views(report, digits)
     if views:
         out += ["## All pairs", "",
-                f"Every system against every other: {esc(report.significance.settings.describe())}. A cell is the mean "
+                f"Every system against every other: {esc(tests_of(report).settings.describe())}. A cell is the mean "
                 f"of the row system minus the column system over the queries both include, ▲ / ▼ when the row "
                 f"is significantly better / worse, and the corrected p-value in parentheses.", ""]
         for v in views:

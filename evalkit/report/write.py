@@ -30,7 +30,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Sequence, TYPE_CHECKING
 
 from ..errors import ReportError
 from .render import KNOWN_FILES, RENDERERS, render
@@ -94,7 +94,7 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     directory = Path(directory)
     parent = directory.parent
     pattern = _temp_pattern(directory.name)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(parent))
     except FileNotFoundError:
@@ -118,7 +118,7 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def check_output_directory(directory: str | os.PathLike, names=()) -> None:
+def check_output_directory(directory: str | os.PathLike, names: Any = ()) -> None:
     """Raise :class:`~evalkit.errors.ReportError` now if :func:`write_files` would
     refuse ``directory`` (so a command can fail before it evaluates anything).
 
@@ -127,7 +127,7 @@ def check_output_directory(directory: str | os.PathLike, names=()) -> None:
     _check_replaceable(Path(os.path.realpath(directory)), names)
 
 
-def _check_replaceable(directory: Path, names) -> None:
+def _check_replaceable(directory: Path, names: Any) -> None:
     """Refuse to replace a directory that holds anything but report files."""
     cwd = Path.cwd().resolve()
     if directory == cwd or directory in cwd.parents:
