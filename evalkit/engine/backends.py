@@ -22,7 +22,7 @@ def columnar(qrels: Qrels, runs: Any, flavours: Any, **options: Any) -> Any:
     return evaluate(qrels, runs, flavours, **options)
 
 
-def spark(qrels: Qrels, runs: Any, flavours: Any, **options: Any) -> Any:
+def spark(qrels: Any, runs: Any, flavours: Any, **options: Any) -> Any:
     """:func:`evalkit.spark.evaluate` (``qrels``, ``runs``: Spark DataFrames)."""
     from ..spark.backend import evaluate
 
