@@ -522,7 +522,7 @@ class MetricInput:
         (dense arrays: every document judged)."""
         r, floor = self.ranked, self._floor
 
-        def compute() -> Any:
+        def compute() -> np.ndarray | None:
             ok = r.grade >= floor
             return None if ok.all() else np.flatnonzero(ok)
 
@@ -531,7 +531,7 @@ class MetricInput:
     def ranked_gain(self) -> np.ndarray:
         r = self.ranked
 
-        def compute() -> Any:
+        def compute() -> np.ndarray:
             # the positions that get a gain (judged, grade >= the floor) are found
             # once per ranked list and floor, then every gain fills only those
             pos = self._gain_positions()
@@ -549,7 +549,7 @@ class MetricInput:
         """See :meth:`IdealContext.positive_ranked_gain` (shared by flavours with this gain)."""
         r = self.ranked
 
-        def compute() -> Any:
+        def compute() -> tuple[np.ndarray, np.ndarray]:
             pos = self._gain_positions()
             if pos is None:  # every position: offsets from the count of positive gains
                 gains = np.asarray(self._gain_fn(r.grade.copy()), dtype=np.float64)
@@ -577,7 +577,7 @@ class MetricInput:
         if r.query is not keys.query:  # the order moved rows between queries: rank order
             return self.positive_ranked_gain()
 
-        def compute() -> Any:
+        def compute() -> tuple[np.ndarray, np.ndarray]:
             rows, grades = keys.graded(self._floor)
             try:
                 gains = self._gain_fn(grades) if len(grades) else np.zeros(0)

@@ -281,7 +281,7 @@ def _disabled_from_env() -> bool | frozenset[str]:
     return frozenset(v.strip() for v in value.split(",") if v.strip())
 
 
-def _normalise_disable(disable_plugins: Any) -> bool | frozenset[str]:
+def _normalise_disable(disable_plugins: bool | str | Iterable[str] | None) -> bool | frozenset[str]:
     """``None`` -> the environment variable; a string is a comma-separated list of
     entry-point names (not an iterable of characters); other iterables -> frozenset."""
     if disable_plugins is None:
@@ -478,7 +478,7 @@ def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Reg
 LIST_ALL_UP_TO = 20
 
 
-def unknown_name_message(family: str, name: str, known: list[str], aliases: Any = ()) -> str:
+def unknown_name_message(family: str, name: str, known: list[str], aliases: Iterable[str] = ()) -> str:
     """``unknown gain 'exp' (known: binary, exp2, ...); did you mean: exp2?``: the known
     names when they are few (else how many, and where to list them), and the closest
     of the family's names and aliases (``difflib``)."""

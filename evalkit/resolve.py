@@ -28,6 +28,7 @@ from .presets import expand_labelled, expand_spec
 from .registry import registry_or_default
 
 if TYPE_CHECKING:
+    from evalkit.components import Preset
     from evalkit.registry import Registry
 
 
@@ -42,11 +43,12 @@ class ResolvedMeasure(NamedTuple):
     """
 
     label: str
-    preset: object
+    preset: Preset | None
     flavour: Flavour
 
 
-def resolve_measures(specs: Any, registry: Registry | None = None, cutoffs: Any = None) -> list[ResolvedMeasure]:
+def resolve_measures(specs: Flavour | str | Iterable[Flavour | str], registry: Registry | None = None,
+                     cutoffs: Iterable[int] | None = None) -> list[ResolvedMeasure]:
     """Resolve measure specs into ``(label, preset or None, flavour)`` triples, in order.
 
     :param specs: one spec or an iterable of specs; a spec is a :class:`Flavour`, a
@@ -73,7 +75,7 @@ def resolve_measures(specs: Any, registry: Registry | None = None, cutoffs: Any 
             for spec in specs for label, preset, fl in expand_labelled(spec, registry, cutoffs)]
 
 
-def resolve_flavour(spec: Any, registry: Registry | None = None) -> Flavour:
+def resolve_flavour(spec: Flavour | str, registry: Registry | None = None) -> Flavour:
     """The one flavour ``spec`` names (``evalkit explain``'s ``-m``).
 
     :raises FlavourError: as :func:`resolve_measures`, or the spec gives several
