@@ -27,10 +27,13 @@ import os
 import sys
 import traceback
 import warnings
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import (ComponentContractError, EmptyEvaluationWarning, EvalkitError, PluginDisabledWarning,
                       PluginInterrupt, ReferenceDivergenceWarning)
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify",
@@ -72,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def registry_for(args: argparse.Namespace) -> Any:
+def registry_for(args: argparse.Namespace) -> Registry:
     """The component registry, honouring ``--no-plugins``. Built-in presets are not
     parsed here (the tests parse every registered one); a third-party plugin's presets
     are (a few strings), and a plugin whose preset does not parse is disabled with one
