@@ -26,7 +26,7 @@ from .registry import registry_or_default
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 #: scikit-learn's ``ndcg_score`` (``ignore_ties=False``), the ``sklearn.ndcg_score``
 #: preset: linear gain, log2 discount, ties averaged, IDCG from the row's returned

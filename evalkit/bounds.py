@@ -82,8 +82,8 @@ from .results import Results
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.data import Run
-    from evalkit.registry import Registry
+    from .data import Run
+    from .registry import Registry
 
 __all__ = ["UnjudgedBounds", "could_flip", "unjudged_bounds"]
 

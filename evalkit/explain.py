@@ -27,7 +27,7 @@ from .flavour import STAGE_KEYS, Flavour, parse_flavour
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 __all__ = ["ExplainRow", "Explanation", "explain_query", "explainable_metrics"]
 

@@ -81,7 +81,7 @@ from .errors import FlavourError
 from .registry import registry_or_default
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}

@@ -26,7 +26,7 @@ from .report.escape import html_escape, mpl_text
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, DEFAULT_ST
 from .registry import Registry, registry_or_default
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 __all__ = [
     "Reported",

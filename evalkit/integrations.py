@@ -40,7 +40,7 @@ import numpy as np
 from .errors import ArgumentError
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 __all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval", "qrels_and_run",
            "xgboost_metric"]

@@ -33,7 +33,7 @@ from .errors import FlavourError
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from .registry import Registry
 
 #: trec_eval's default cutoffs (m_ndcg_cut.c, m_P.c, m_recall.c, m_map_cut.c).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

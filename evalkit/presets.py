@@ -12,8 +12,8 @@ from .registry import registry_or_default
 from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
-    from evalkit.components import Preset
+    from .registry import Registry
+    from .components import Preset
 
 _PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
 

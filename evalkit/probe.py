@@ -35,8 +35,8 @@ from .errors import RegistryError
 from .isolation import stdout_to_stderr
 
 if TYPE_CHECKING:
-    from evalkit.engine.ranking import RankedList
-    from evalkit.registry import Registry
+    from .engine.ranking import RankedList
+    from .registry import Registry
 
 __all__ = ["probe_registry", "probe_component"]
 

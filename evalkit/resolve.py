@@ -28,8 +28,8 @@ from .presets import expand_labelled, expand_spec
 from .registry import registry_or_default
 
 if TYPE_CHECKING:
-    from evalkit.components import Preset
-    from evalkit.registry import Registry
+    from .components import Preset
+    from .registry import Registry
 
 
 class ResolvedMeasure(NamedTuple):

@@ -39,8 +39,8 @@ from .errors import EmptyEvaluationWarning, FlavourError
 from .flavour import Flavour
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels, Run
-    from evalkit.registry import Registry
+    from .data import Qrels, Run
+    from .registry import Registry
 
 #: Judged@k this far (absolute) below the median of the other systems' is flagged
 #: as possible pool bias.

@@ -40,8 +40,8 @@ from .errors import FlavourError
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels, Run
-    from evalkit.registry import Registry
+    from .data import Qrels, Run
+    from .registry import Registry
 
 #: the trec_eval versions whose flavours evalkit has: preset prefix per version
 VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}

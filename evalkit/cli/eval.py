@@ -23,8 +23,8 @@ from .argtypes import DIGITS
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels
-    from evalkit.registry import Registry
+    from ..data import Qrels
+    from ..registry import Registry
 
 
 def POSITIVE_INT(text: str) -> int:

@@ -8,7 +8,7 @@ import json
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 HELP = "list the named presets (LIBRARY.MEASURE) with their composition and formulas"
 

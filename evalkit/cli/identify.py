@@ -18,7 +18,7 @@ import os
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.data import Run
+    from ..data import Run
 
 HELP = "find the NDCG flavours that reproduce reported values, and weigh the evidence"
 

@@ -16,7 +16,7 @@ from ..resolve import resolve_measures
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 
 @dataclass(frozen=True)

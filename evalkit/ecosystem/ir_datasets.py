@@ -36,7 +36,7 @@ from ..errors import FlavourError, InputFormatError
 from . import require
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 #: Prefix of a dataset id where a qrels path is expected.
 SCHEME = "irds:"

@@ -73,7 +73,7 @@ from ..flavour import Flavour
 from . import require
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 #: name -> flavour of every measure made in this process (ir_measures compares by name).
 _NAMES: dict[str, Flavour] = {}

@@ -44,8 +44,8 @@ from ..errors import ArgumentError
 from . import require
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels, Run
-    from evalkit.registry import Registry
+    from ..data import Qrels, Run
+    from ..registry import Registry
 
 
 def _ranx() -> Any:

@@ -12,7 +12,7 @@ from ..hookspecs import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels
+    from ..data import Qrels
 
 
 def columnar(qrels: Qrels, runs: Any, flavours: Any, **options: Any) -> Any:

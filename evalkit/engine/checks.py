@@ -61,7 +61,7 @@ from ..errors import (ComponentContractError, ComponentOutputError, EmptyEvaluat
                       PluginInterrupt)
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels, Run
+    from ..data import Qrels, Run
 
 __all__ = ["ComponentContractError", "ComponentOutputError", "EmptyEvaluationWarning", "call_component", "checked",
            "checked_idcg", "format_number", "nothing_evaluated", "require_common_queries"]

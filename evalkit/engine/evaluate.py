@@ -30,7 +30,7 @@ from .ranking import RankedList
 
 if TYPE_CHECKING:
     from ..components import Metric, TiePolicy
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from ..hookspecs import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 SBERT = ("UKPLab/sentence-transformers v6.2.0 "
          "sentence_transformers/sentence_transformer/evaluation/information_retrieval.py")

@@ -9,7 +9,7 @@ from ..hookspecs import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 GDEVAL = "gdeval.pl version 1.2a (TREC 2010-2014 Web track; ir_measures/bin/gdeval.pl in ir_measures 0.4.3)"
 

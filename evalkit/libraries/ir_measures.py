@@ -13,7 +13,7 @@ from .trec_eval import TREC_EVAL_CUTOFFS
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 _IRM = ("terrierteam/ir_measures 0.4.3 ir_measures/providers/base.py (Evaluator.iter_calc: qrels "
         "queries the provider does not report score measure.DEFAULT = 0), ir_measures/__init__.py "

@@ -39,7 +39,7 @@ from ..kernel import MetricInput, gain_floor, offsets_from_sorted
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 LIGHTGBM = "microsoft/LightGBM v4.7.0"
 XGBOOST = "dmlc/xgboost v3.2.0"

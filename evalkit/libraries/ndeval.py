@@ -13,7 +13,7 @@ from ..components import Divergence, Preset
 from ..hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"
 

@@ -8,7 +8,7 @@ from ..hookspecs import hookimpl
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ papers

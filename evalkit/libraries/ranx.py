@@ -11,7 +11,7 @@ from ..kernel import SortKeys
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 _RANX = "AmenRa/ranx ranx/metrics/ndcg.py"
 

@@ -31,7 +31,7 @@ from ..hookspecs import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 IMPLICIT = "benfred/implicit v0.7.3 implicit/evaluation.pyx"
 LENSKIT = "lenskit/lkpy v0.14.4 lenskit/metrics/topn.py"

@@ -13,7 +13,7 @@ from ..kernel import IdealContext, ideal_dcg, offsets_from_sorted, segment_ids
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 
 @idcg_strategy(

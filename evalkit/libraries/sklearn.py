@@ -14,7 +14,7 @@ from ..kernel import SortKeys
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 _SK = "scikit-learn sklearn/metrics/_ranking.py"
 #: what scikit-learn raises for y_true of one column (sklearn.ndcg_score / dcg_score presets)

@@ -40,7 +40,7 @@ from ..kernel import MetricInput, offsets_from_sorted, segment_ids, segment_sum
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.hookspecs import Register
+    from ..hookspecs import Register
 
 SPARK = "apache/spark v4.x mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
 RECOMMENDERS = "recommenders-team/recommenders recommenders/evaluation/spark_evaluation.py"

@@ -26,9 +26,9 @@ from ..hookspecs import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.flavour import Flavour
-    from evalkit.hookspecs import Register
-    from evalkit.registry import Registry
+    from ..flavour import Flavour
+    from ..hookspecs import Register
+    from ..registry import Registry
 
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

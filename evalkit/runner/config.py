@@ -51,8 +51,8 @@ import yaml
 
 if TYPE_CHECKING:  # jsonschema is imported when a config is validated, not at start-up
     import jsonschema
-    from evalkit.registry import Registry
-    from evalkit.gates import Gate
+    from ..registry import Registry
+    from ..gates import Gate
 
 from ..errors import ConfigError, FlavourError
 from ..flavour import Flavour

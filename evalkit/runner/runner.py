@@ -22,7 +22,7 @@ from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .config import Config, load_config
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 
 def run_config(

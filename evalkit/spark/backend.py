@@ -38,7 +38,7 @@ from .partition import COMPACT_SCHEMA, OUT_SCHEMA, evaluate_partition
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 
 def _expand(flavours: Any, labels: Any, registry: Registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence, TYPE_CHECKING
 from .columns import TREC
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 
 def read_qrels_any(spark: Any, path: Any) -> Any:

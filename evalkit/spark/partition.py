@@ -24,8 +24,8 @@ from ..errors import EmptyEvaluationWarning, EvalkitError, InputFormatError
 from .columns import QRELS, RUN, SUBTOPICS
 
 if TYPE_CHECKING:
-    from evalkit.data import Qrels
-    from evalkit.registry import Registry
+    from ..data import Qrels
+    from ..registry import Registry
 
 #: The union layout every input is normalised to before the shuffle.
 IN_SCHEMA = pa.schema([

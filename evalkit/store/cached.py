@@ -34,7 +34,7 @@ from .db import Key, ResultsStore
 from .hashing import file_digest
 
 if TYPE_CHECKING:
-    from evalkit.registry import Registry
+    from ..registry import Registry
 
 #: Families of a flavour's components whose plugin origin is part of a key.
 _FAMILIES = ("gain", "discount", "idcg", "ties")
