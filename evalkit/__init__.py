@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from ._version import __version__
 
@@ -44,7 +44,7 @@ _LAZY = {
 __all__ = sorted(_LAZY) + ["__version__"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:

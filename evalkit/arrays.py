@@ -23,6 +23,10 @@ from .engine.ranking import SortKeys
 from .errors import ArgumentError, EvalkitError, EvaluationError, InvalidGradeError
 from .flavour import Flavour
 from .registry import registry_or_default
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 #: scikit-learn's ``ndcg_score`` (``ignore_ties=False``), the ``sklearn.ndcg_score``
 #: preset: linear gain, log2 discount, ties averaged, IDCG from the row's returned
@@ -32,8 +36,8 @@ SKLEARN_NDCG = "sklearn.ndcg_score"
 
 
 @without_hugepage_advice
-def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKLEARN_NDCG,
-          registry=None) -> np.ndarray:
+def score(y_true: Any, y_score: Any, *, k: int | None = None, flavour: str | Flavour = SKLEARN_NDCG,
+          registry: Registry | None = None) -> np.ndarray:
     """Per-query metric values from dense arrays.
 
     :param y_true: relevance grades, shape ``(n_queries, n_docs)``, any real dtype.
@@ -115,7 +119,7 @@ def score(y_true, y_score, *, k: int | None = None, flavour: str | Flavour = SKL
         raise exc.at(f" (query row {q}, document column {d}: y_true[{q}, {d}] = {format_number(exc.value)})") from None
 
 
-def _check_width(flavour, width: int, registry) -> None:
+def _check_width(flavour: Any, width: int, registry: Registry) -> None:
     """Refuse a matrix narrower than the preset named by ``flavour`` accepts
     (:attr:`evalkit.components.Preset.min_documents`: scikit-learn's ``ndcg_score``
     and ``dcg_score`` raise on ``y_true`` of one column), quoting the library."""
@@ -131,7 +135,7 @@ def _check_width(flavour, width: int, registry) -> None:
                             f"than {preset.min_documents}: {preset.too_few_documents}")
 
 
-def _real_array(values, name: str) -> np.ndarray:
+def _real_array(values: Any, name: str) -> np.ndarray:
     """``float64`` array of real numbers, read-only (a ``float64`` input is not
     copied: the engine only reads it); masked, complex, string and object arrays
     that do not hold numbers are refused with :class:`ArgumentError`."""

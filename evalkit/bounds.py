@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -90,6 +90,11 @@ from .errors import ArgumentError
 from .flavour import Flavour
 from .registry import Registry
 from .results import Results
+from typing import Any
+
+if TYPE_CHECKING:
+    from .data import Run
+    from .registry import Registry
 
 if TYPE_CHECKING:
     from .explain import Explanation
@@ -134,7 +139,8 @@ def _cut_of(flavour: Flavour) -> tuple[int | None, bool, bool]:
     return cut, False, negative_judged
 
 
-def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run], flavours: object, *,
+def unjudged_bounds(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Run],
+                    flavours: Flavour | str | Iterable[Flavour | str], *,
                     low: float | None = None, high: float | str | None = None,
                     labels: Sequence[str] | None = None, search: bool = False,
                     registry: Registry | None = None, subtopics: SubtopicQrels | None = None) -> UnjudgedBounds:

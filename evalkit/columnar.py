@@ -9,6 +9,7 @@ Python loop over queries or documents.
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 __all__ = ["concat_ranges", "distinct", "offsets_from_sorted", "segment_cumsum", "segment_ids", "segment_sum"]
 
@@ -45,7 +46,7 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def isin_ids(values: np.ndarray, ids) -> np.ndarray:
+def isin_ids(values: np.ndarray, ids: Any) -> np.ndarray:
     """Boolean mask, shape ``values.shape``: which of ``values`` (query ids, an ``object``
     array of ``str``) occur in ``ids`` (any iterable of ``str``). A hash set, linear in
     both sizes: ``np.isin`` on ``object`` arrays compares every pair (it took 8.5 s for

@@ -21,11 +21,14 @@ import dataclasses
 import inspect
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
 from .errors import FlavourError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "Param",
@@ -200,7 +203,8 @@ class _Component:
         for p in self.params:
             if p.name not in out and p.default is None:
                 raise FlavourError(f"{self.family} '{self.name}' needs parameter '{p.name}'")
-        canon = [(k, v) for k, v in sorted(out.items()) if v != self.param(k).default]
+        defaults = {p.name: p.default for p in self.params}  # every key of out is a declared parameter
+        canon = [(k, v) for k, v in sorted(out.items()) if v != defaults[k]]
         canon += [(_fmt_key(k), v) for k, v in sorted(numeric.items())]
         return tuple(canon)
 
@@ -610,7 +614,7 @@ class Engine:
         return self.files(qrels, runs, flavours, **kwargs)
 
 
-FAMILIES = {
+FAMILIES: dict[str, type[Any]] = {
     "gain": Gain,
     "discount": Discount,
     "idcg": IdcgStrategy,
@@ -637,7 +641,12 @@ STAGE_FAMILIES: dict[str, str] = {
 }
 
 
-def replace_origin(component, origin: str):
+_C = TypeVar("_C", bound="DataclassInstance")  # a component or preset
+#: a kernel function, returned unchanged by the declaring decorators
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def replace_origin(component: _C, origin: str) -> _C:
     return dataclasses.replace(component, origin=origin)
 
 
@@ -645,7 +654,8 @@ def replace_origin(component, origin: str):
 _ATTR = "__evalkit_component__"
 
 
-def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (), **metadata):
+def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (),
+            **metadata: Any) -> Callable[[_Fn], _Fn]:
     """Decorator declaring a kernel's component metadata in one place.
 
     ``@declare(Gain, "exp2", formula=..., source=..., description=...)`` on a function
@@ -668,7 +678,7 @@ def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (),
     if kind not in FAMILIES.values() or kind is Preset:
         raise TypeError(f"declare() needs a kernel component type, got {kind!r}")
 
-    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(fn: _Fn) -> _Fn:
         component = kind(name=name or fn.__name__, fn=fn, **metadata)
         fn.__doc__ = component.docstring(fn.__doc__)
         setattr(fn, _ATTR, (component, tuple(aliases)))
@@ -677,52 +687,52 @@ def declare(kind: type, name: str | None = None, *, aliases: Iterable[str] = (),
     return wrap
 
 
-def gain(name: str | None = None, **metadata):
+def gain(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@gain(...)``: :func:`declare` a :class:`Gain`."""
     return declare(Gain, name, **metadata)
 
 
-def discount(name: str | None = None, **metadata):
+def discount(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@discount(...)``: :func:`declare` a :class:`Discount`."""
     return declare(Discount, name, **metadata)
 
 
-def idcg_strategy(name: str | None = None, **metadata):
+def idcg_strategy(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@idcg_strategy(...)``: :func:`declare` an :class:`IdcgStrategy`."""
     return declare(IdcgStrategy, name, **metadata)
 
 
-def tie_policy(name: str | None = None, **metadata):
+def tie_policy(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@tie_policy(...)``: :func:`declare` a :class:`TiePolicy`."""
     return declare(TiePolicy, name, **metadata)
 
 
-def metric(name: str | None = None, **metadata):
+def metric(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@metric(...)``: :func:`declare` a :class:`Metric`."""
     return declare(Metric, name, **metadata)
 
 
-def run_filter(name: str | None = None, **metadata):
+def run_filter(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@run_filter(...)``: :func:`declare` a :class:`RunFilter`."""
     return declare(RunFilter, name, **metadata)
 
 
-def grade_rule(name: str | None = None, **metadata):
+def grade_rule(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@grade_rule(...)``: :func:`declare` a :class:`GradeRule` (``fn`` reads a grade)."""
     return declare(GradeRule, name, **metadata)
 
 
-def negative_rule(name: str | None = None, **metadata):
+def negative_rule(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@negative_rule(...)``: :func:`declare` a :class:`NegativeRule`."""
     return declare(NegativeRule, name, **metadata)
 
 
-def outcome(name: str | None = None, **metadata):
+def outcome(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@outcome(...)``: :func:`declare` an :class:`Outcome`."""
     return declare(Outcome, name, **metadata)
 
 
-def aggregate(name: str | None = None, **metadata):
+def aggregate(name: str | None = None, **metadata: Any) -> Callable[[_Fn], _Fn]:
     """``@aggregate(...)``: :func:`declare` an :class:`Aggregate`."""
     return declare(Aggregate, name, **metadata)
 

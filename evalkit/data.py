@@ -47,7 +47,7 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
 
 
-def _obj(values: Iterable[Any], source: str = "<memory>", field: str | None = None) -> np.ndarray:
+def _obj(values: Any, source: str = "<memory>", field: str | None = None) -> np.ndarray:
     """``object`` array of ``str(v)``; a missing value (:func:`_missing`) is refused with
     :class:`InputFormatError` naming ``field`` and its row (1-based), as
     :meth:`Run.from_df` refuses it, rather than becoming the id ``'None'`` or ``'nan'``."""
@@ -69,7 +69,7 @@ def _obj(values: Iterable[Any], source: str = "<memory>", field: str | None = No
     return arr
 
 
-def _strings(values: Any, source: str = "<memory>", field: str | None = None):
+def _strings(values: Any, source: str = "<memory>", field: str | None = None) -> Any:
     """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``
     (a missing value refused, naming ``field`` and its row)."""
     pa = sys.modules.get("pyarrow")  # not imported: the values cannot be Arrow arrays
@@ -127,7 +127,7 @@ def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = 
     from .errors import ArgumentError
 
     if nested and isinstance(rows, Mapping):
-        out = []
+        out: list[tuple[Any, Any, Any]] = []
         for q, docs in rows.items():
             if not isinstance(docs, Mapping):
                 raise ArgumentError(f"{source}: rows[{q!r}] must be a {{docno: value}} mapping, "
@@ -183,17 +183,17 @@ class _Columns:
 
     _what = "row"
 
-    def _init_strings(self, qid, docno, line) -> None:
+    def _init_strings(self, qid: Any, docno: Any, line: Any) -> None:
         self._qid_in = qid          # object array, Arrow array or None (then codes/vocab)
         self._docno_in = docno      # object array or Arrow array
         self._qid_obj = qid if isinstance(qid, np.ndarray) else None
         self._docno_obj = docno if isinstance(docno, np.ndarray) else None
         self._line = None if line is None else np.asarray(line, np.int64)
-        self._qcodes = None
-        self._qvocab = None
+        self._qcodes: np.ndarray | None = None
+        self._qvocab: np.ndarray | None = None
         self._pairs = None
         self._checked_pairs = None  # the duplicate check's index, for the first join
-        self._qhash = None
+        self._qhash: np.ndarray | None = None
         self._n = len(docno)
 
     def __len__(self) -> int:
@@ -238,9 +238,10 @@ class _Columns:
 
             self._qcodes, self._qvocab = encode(self._qid_in)
             self._qid_in = None  # the codes and vocabulary say it all
+        assert self._qvocab is not None  # set with the codes
         return self._qcodes, self._qvocab
 
-    def _docno_arrow(self):
+    def _docno_arrow(self) -> Any:
         """The docno column as an Arrow string array (possibly chunked), or, below
         :data:`~evalkit.engine.factorize.PLAIN_MAX` rows, the ``object`` array it was
         built from (no pyarrow; see :mod:`evalkit.engine.protocols`)."""
@@ -268,7 +269,7 @@ class _Columns:
     #: join searches the run's index; qrels are only hashed)
     _keep_checked_index = False
 
-    def _build_pair_index(self):
+    def _build_pair_index(self) -> Any:
         from .engine.pair_index import build
 
         codes, _ = self._qid_codes()
@@ -276,7 +277,7 @@ class _Columns:
             self._pair_hashes(0, 0)  # hashes of the query vocabulary, once
         return build(codes, self._pair_hashes)
 
-    def _pair_index(self):
+    def _pair_index(self) -> Any:
         """The sorted index of the ``(qid, docno)`` pair hashes
         (:class:`evalkit.engine.pair_index.PairIndex`). The index the duplicate check
         built is handed to the first call (the join with qrels) and then released: it
@@ -318,7 +319,7 @@ class Qrels(_Columns):
 
     _what = "judgment"
 
-    def __init__(self, qid, docno, grade, line=None, source: str = "<memory>"):
+    def __init__(self, qid: Any, docno: Any, grade: Any, line: Any = None, source: str = "<memory>") -> None:
         self._init_strings(qid, docno, line)
         self.grade = grade
         self.source = source
@@ -327,7 +328,7 @@ class Qrels(_Columns):
         return f"Qrels({self._n} judgments, source={self.source!r})"
 
     @classmethod
-    def from_columns(cls, qid, docno, grade, *, source: str = "<memory>", line=None) -> "Qrels":
+    def from_columns(cls, qid: Any, docno: Any, grade: Any, *, source: str = "<memory>", line: Any = None) -> "Qrels":
         """Build from columns; raises :class:`InputFormatError` on a non-numeric grade
         or a duplicate ``(qid, docno)``."""
         qid, docno = _strings(qid, source, "qid"), _strings(docno, source, "docno")
@@ -340,7 +341,7 @@ class Qrels(_Columns):
         return out
 
     @classmethod
-    def _from_codes(cls, qcodes, qvocab, docno, grade, *, source, line=None) -> "Qrels":
+    def _from_codes(cls, qcodes: Any, qvocab: Any, docno: Any, grade: Any, *, source: Any, line: Any = None) -> "Qrels":
         """Internal: build from query codes over a sorted vocabulary and an Arrow
         docno column (the fast reader's output); checks duplicates."""
         out = cls(None, docno, grade, line, source)
@@ -349,14 +350,14 @@ class Qrels(_Columns):
         return out
 
     @classmethod
-    def from_rows(cls, rows, *, source: str = "<memory>") -> "Qrels":
+    def from_rows(cls, rows: Any, *, source: str = "<memory>") -> "Qrels":
         """From ``{qid: {docno: grade}}`` (pytrec_eval/ranx style) or an iterable of
         ``(qid, docno, grade)`` tuples."""
         cols = _row_columns(rows, 3, "(qid, docno, grade)", source)
         return cls.from_columns(*cols, source=source)
 
     @classmethod
-    def from_df(cls, df, *, qid: str | None = None, docno: str | None = None, grade: str | None = None,
+    def from_df(cls, df: Any, *, qid: str | None = None, docno: str | None = None, grade: str | None = None,
                 source: str = "<DataFrame>") -> "Qrels":
         """From a pandas DataFrame, one row per judgment; column names default to
         ``qid``/``docno``/``grade`` or ir_measures' and ranx's names
@@ -395,7 +396,7 @@ class SubtopicQrels:
         return len(self.qid)
 
     @classmethod
-    def from_columns(cls, qid, subtopic, docno, grade, *, source="<memory>", line=None, weights=None):
+    def from_columns(cls, qid: Any, subtopic: Any, docno: Any, grade: Any, *, source: str = "<memory>", line: Any = None, weights: Any = None) -> Any:
         qid, subtopic, docno = _obj(qid, source, "qid"), _obj(subtopic, source, "subtopic"), _obj(docno, source, "docno")
         grade = _floats(grade, source, "grade", integer=True)
         line = np.arange(1, len(qid) + 1, dtype=np.int64) if line is None else np.asarray(line, np.int64)
@@ -404,7 +405,7 @@ class SubtopicQrels:
         return cls(qid, subtopic, docno, grade, line, source, weights)
 
     @classmethod
-    def from_rows(cls, rows, *, source="<memory>", weights=None):
+    def from_rows(cls, rows: Any, *, source: str = "<memory>", weights: Any = None) -> Any:
         """From ``(topic, subtopic, docno, grade)`` tuples."""
         cols = _row_columns(rows, 4, "(topic, subtopic, docno, grade)", source, nested=False)
         return cls.from_columns(*cols, source=source, weights=weights)
@@ -470,7 +471,7 @@ class Run(_Columns):
     _what = "document"
     _keep_checked_index = True
 
-    def __init__(self, qid, docno, score, line=None, name: str = "run", source: str = "<memory>", rank=None):
+    def __init__(self, qid: Any, docno: Any, score: Any, line: Any = None, name: str = "run", source: str = "<memory>", rank: Any = None) -> None:
         self._init_strings(qid, docno, line)
         self.score = score
         self.rank = rank
@@ -481,8 +482,8 @@ class Run(_Columns):
         return f"Run({self.name!r}, {self._n} rows, source={self.source!r})"
 
     @classmethod
-    def from_columns(cls, qid, docno, score, *, name="run", source="<memory>", line=None,
-                     rank=None) -> "Run":
+    def from_columns(cls, qid: Any, docno: Any, score: Any, *, name: str = "run", source: str = "<memory>", line: Any = None,
+                     rank: Any = None) -> "Run":
         """Build from columns; raises :class:`InputFormatError` on a non-finite score
         or a duplicate ``(qid, docno)`` (trec_eval refuses those too), or a ``rank``
         (optional, ``(n,)``: the TREC rank column) that is not a non-negative integer."""
@@ -497,7 +498,7 @@ class Run(_Columns):
         return out
 
     @classmethod
-    def _from_codes(cls, qcodes, qvocab, docno, score, *, name, source, line=None, rank=None) -> "Run":
+    def _from_codes(cls, qcodes: Any, qvocab: Any, docno: Any, score: Any, *, name: Any, source: Any, line: Any = None, rank: Any = None) -> "Run":
         """Internal: build from query codes over a sorted vocabulary and an Arrow
         docno column (the fast reader's output); checks duplicates."""
         out = cls(None, docno, score, line, name, source, rank)
@@ -506,13 +507,13 @@ class Run(_Columns):
         return out
 
     @classmethod
-    def from_rows(cls, rows, *, name="run", source="<memory>") -> "Run":
+    def from_rows(cls, rows: Any, *, name: str = "run", source: str = "<memory>") -> "Run":
         """From ``{qid: {docno: score}}`` or ``(qid, docno, score)`` tuples."""
         cols = _row_columns(rows, 3, "(qid, docno, score)", source)
         return cls.from_columns(*cols, name=name, source=source)
 
     @classmethod
-    def from_df(cls, df, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
+    def from_df(cls, df: Any, *, qid: str | None = None, docno: str | None = None, score: str | None = None,
                 name: str = "run", source: str = "<DataFrame>", rank: str | None = None) -> "Run":
         """From a pandas DataFrame, one row per retrieved document; column names default
         to ``qid``/``docno``/``score`` or ir_measures' and ranx's names

@@ -2,6 +2,7 @@
 :class:`EvalkitError`; messages name the file, line and field where there is one."""
 
 from __future__ import annotations
+from typing import Any
 
 
 class EvalkitError(Exception):
@@ -15,7 +16,7 @@ class InputFormatError(EvalkitError, ValueError):
     :param field: the field that is wrong (``"score"``, ``"grade"`` ...).
     """
 
-    def __init__(self, path: str, line: int | None, field: str | None, message: str):
+    def __init__(self, path: str, line: int | None, field: str | None, message: str) -> None:
         self.path, self.line, self.field = path, line, field
         where = str(path)
         if line is not None:
@@ -51,7 +52,7 @@ class RankColumnError(EvaluationError):
     rank, ``None`` when the column is missing; the caller adds the run, query and file
     lines (:func:`evalkit.engine.evaluate.evaluate`)."""
 
-    def __init__(self, message: str, rows=None, rank: int | None = None):
+    def __init__(self, message: str, rows: Any = None, rank: int | None = None) -> None:
         self.rows, self.rank = rows, rank
         super().__init__(message)
 
@@ -97,7 +98,7 @@ class ComponentOutputError(EvaluationError):
     strategy), which the caller turns into a query and document name
     (:func:`evalkit.engine.evaluate.evaluate`)."""
 
-    def __init__(self, family: str, component: str, value: float | None, message: str, context: str = ""):
+    def __init__(self, family: str, component: str, value: float | None, message: str, context: str = "") -> None:
         self.family, self.component, self.value, self.detail = family, component, value, message
         super().__init__(f"{context}{family} '{component}': {message}")
 
@@ -110,7 +111,7 @@ class InvalidGradeError(EvaluationError):
     ``value`` is the first such grade; :meth:`at` adds where it was judged (query,
     document, file and line; or row and column of ``y_true``)."""
 
-    def __init__(self, value: float, message: str, context: str = ""):
+    def __init__(self, value: float, message: str, context: str = "") -> None:
         self.value, self.detail, self.context = value, message, context
         super().__init__(f"{context}{message}")
 
@@ -160,7 +161,7 @@ class ComponentContractError(RuntimeError):
     <version> (entry point '<name>')``) and ``plugin`` (the entry-point name, ``None``
     for a built-in) say whose it is; the message says what was wrong."""
 
-    def __init__(self, family: str, component: str, origin: str, message: str, plugin: str | None = None):
+    def __init__(self, family: str, component: str, origin: str, message: str, plugin: str | None = None) -> None:
         self.family, self.component, self.origin, self.plugin, self.detail = family, component, origin, plugin, message
         super().__init__(message)
 
@@ -170,7 +171,7 @@ class PluginInterrupt(KeyboardInterrupt):
     ``where`` names the component and its plugin. Still a ``KeyboardInterrupt``: the
     command stops (exit status 130) and says which plugin was running."""
 
-    def __init__(self, where: str):
+    def __init__(self, where: str) -> None:
         self.where = where
         super().__init__(where)
 

@@ -27,6 +27,9 @@ from .errors import EvaluationError, FlavourError
 from .flavour import STAGE_KEYS, Flavour, parse_flavour
 
 if TYPE_CHECKING:
+    from .registry import Registry
+
+if TYPE_CHECKING:
     from .bounds import ExplainBounds
     from .registry import Registry
 
@@ -104,14 +107,14 @@ class Explanation:
         return bool(self.idcg is not None and self.idcg > 0 and self.raw == np.float64(self.dcg) / self.idcg)
 
 
-def explainable_metrics(registry) -> list[str]:
+def explainable_metrics(registry: Registry) -> list[str]:
     """Metrics :func:`explain_query` can tabulate: those composed of a gain and a
     discount (``dcg``, ``ndcg``, ``ndcg_rel``, ``rndcg``), not intent-aware ones."""
     return [n for n in registry.names("metric")
             if {"gain", "discount"} <= set(registry.metric(n).uses) and not registry.metric(n).needs_subtopics]
 
 
-def _shown_positions(inp, lo: int, hi: int) -> np.ndarray:
+def _shown_positions(inp: Any, lo: int, hi: int) -> np.ndarray:
     """Positions of the query (``lo:hi``) that can carry a non-zero weight: ranks
     ``<= k`` and, under an averaged tie policy, the rest of the block of tied
     documents holding rank ``k`` (as :meth:`MetricInput.cut_positions`)."""
@@ -228,7 +231,7 @@ def explain_query(qrels: Qrels, run: Run, qid: str, flavour: Flavour | str, regi
                        total_rows=n_rows)
 
 
-def _grades_by_gain(inp, problem, ranked, qi: int, lo: int, hi: int) -> dict[float, float]:
+def _grades_by_gain(inp: Any, problem: Any, ranked: Any, qi: int, lo: int, hi: int) -> dict[float, float]:
     """``{gain: grade}`` over the query's judged and ranked grades, for the gains
     that exactly one of those grades has (an IDCG strategy sees gains only)."""
     from .kernel import apply_gain
@@ -245,10 +248,11 @@ def _grades_by_gain(inp, problem, ranked, qi: int, lo: int, hi: int) -> dict[flo
     return out
 
 
-def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, raw: float,
+def _notes(fl: Flavour, res: Any, registry: Registry, ideal_listed: bool, idcg: Any, missing: bool, raw: float,
            dcg: float) -> list[str]:
     notes = []
     if idcg is not None:
+        assert fl.idcg is not None  # the flavour's IDCG strategy was resolved to idcg
         name = fl.idcg.name
         comp = registry.get("idcg", name)
         if ideal_listed:
@@ -272,6 +276,7 @@ def _notes(fl: Flavour, res, registry, ideal_listed: bool, idcg, missing: bool, 
             comp = registry.get(family, ref.name)
             notes.append(f"{family}={ref}: {getattr(comp, 'note', '') or comp.description or comp.formula}")
     if res.ties.averaged:
+        assert fl.ties is not None  # a validated flavour always names its tie policy
         notes.append(f"ties={fl.ties.name}: each discount is the mean over its block of tied scores "
                      f"(expected DCG over all orderings of the ties)")
     if fl.k is not None:

@@ -70,13 +70,16 @@ import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
 from .components import STAGE_FAMILIES, Param, format_float
 from .errors import FlavourError
 from .registry import registry_or_default
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 COMPONENT_KEYS = ("gain", "discount", "idcg", "ties")
 DEFAULT_COMPONENTS = {"gain": "linear", "discount": "log2", "idcg": "judged", "ties": "trec_eval"}
@@ -301,7 +304,7 @@ class Flavour:
         ref = getattr(self, family)
         return ComponentRef(DEFAULT_STAGES[family]) if ref is None else ref
 
-    def replace(self, registry=None, **changes: Any) -> "Flavour":
+    def replace(self, registry: Registry | None = None, **changes: Any) -> "Flavour":
         """A flavour derived from this one, validated and canonical.
 
         Keywords: ``metric``, ``k``, a component family (``gain="exp2"``,
@@ -338,7 +341,7 @@ class Flavour:
         return self.replace(k=None)
 
     @classmethod
-    def of(cls, metric: str = "ndcg", k: int | None = None, registry=None, **parts: Any) -> "Flavour":
+    def of(cls, metric: str = "ndcg", k: int | None = None, registry: Registry | None = None, **parts: Any) -> "Flavour":
         """Keyword constructor: ``Flavour.of("ndcg", 10, gain="exp2",
         discount=("jarvelin", {"base": 3}), missing="zero")``; keywords as in
         :meth:`replace`."""
@@ -353,13 +356,13 @@ _REGISTRY: ContextVar[Any] = ContextVar("evalkit_flavour_registry", default=None
 _TRUSTED = object()
 
 
-def _registry(registry):
+def _registry(registry: Registry | None) -> Registry:
     if registry is None:
         registry = _REGISTRY.get()
     return registry_or_default(None if registry is _TRUSTED else registry)
 
 
-def _build(registry, **fields: Any) -> Flavour:
+def _build(registry: Registry | None, **fields: Any) -> Flavour:
     """``Flavour(**fields)`` validated against ``registry`` (``None``: the default)."""
     token = _REGISTRY.set(registry)
     try:
@@ -418,7 +421,7 @@ def _unique(pairs: list[tuple[str, Any]], owner: str) -> dict[str, Any]:
     return out
 
 
-def _canonical(fl: Flavour, registry) -> dict[str, Any]:
+def _canonical(fl: Flavour, registry: Registry) -> dict[str, Any]:
     """The canonical field values of ``fl`` (see :class:`Flavour`), validated."""
     if not isinstance(fl.metric, str):
         raise FlavourError(f"a flavour's metric must be a metric name, got {fl.metric!r}")
@@ -486,7 +489,7 @@ def _canonical(fl: Flavour, registry) -> dict[str, Any]:
     return out
 
 
-def _check_negative_gain(metric: str, out: dict, registry, owner: str) -> None:
+def _check_negative_gain(metric: str, out: dict, registry: Registry, owner: str) -> None:
     """The ``negative=gain`` convention is defined for ``metric`` and agrees with the
     tie policy (see :data:`NEGATIVE_GAIN_METRICS`, :data:`NEGATIVE_GAIN_IDCG`).
 
@@ -561,7 +564,7 @@ _TOKEN = re.compile(
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.text = text
         depth = 0
         for pos, char in enumerate(text):
@@ -580,6 +583,7 @@ class _Parser:
             if not m or m.end() == pos:
                 raise self.error(f"unexpected character {text_s[pos]!r}", pos)
             kind = m.lastgroup
+            assert kind is not None  # the match is one of the named alternatives
             self.tokens.append((kind, m.group(kind), m.start(kind)))
             pos = m.end()
         self.i = 0
@@ -665,12 +669,13 @@ def _syntax(text: str) -> tuple[str, list[tuple[str, Any]], int | None]:
             raise p.error("the cutoff after '@' must be >= 1", tok[2])
         if k > MAX_CUTOFF:
             raise p.error(f"the cutoff after '@' must be <= {MAX_CUTOFF} (2^31 - 1)", tok[2])
-    if p.peek() is not None:
-        raise p.error(f"unexpected {p.peek()[1]!r}")
+    extra = p.peek()
+    if extra is not None:
+        raise p.error(f"unexpected {extra[1]!r}")
     return name, args, k
 
 
-def _component_ref(registry, family: str, value: Any) -> ComponentRef:
+def _component_ref(registry: Registry, family: str, value: Any) -> ComponentRef:
     """A validated, canonical reference: ``value`` is a :class:`ComponentRef`, a name,
     or ``(name, params)`` with params a mapping or ``(key, value)`` pairs."""
     if isinstance(value, ComponentRef):
@@ -690,7 +695,7 @@ def _component_ref(registry, family: str, value: Any) -> ComponentRef:
     return ComponentRef(comp.name, comp.normalise_params(dict(args)))  # an alias -> the name
 
 
-def parse_flavour(text: str | Flavour, registry=None) -> Flavour:
+def parse_flavour(text: str | Flavour, registry: Registry | None = None) -> Flavour:
     """Parse a canonical (or partial) flavour string.
 
     Omitted components take their defaults (``gain=linear``, ``discount=log2``,

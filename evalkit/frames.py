@@ -41,7 +41,7 @@ DEFAULT_COLUMNS = {
 RESULT_COLUMNS = ("system", "qid", "flavour", "value")
 
 
-def _pandas():
+def _pandas() -> Any:
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - depends on the environment
@@ -49,7 +49,7 @@ def _pandas():
     return pd
 
 
-def _column(df, field: str, given: str | None, source: str) -> str:
+def _column(df: Any, field: str, given: str | None, source: str) -> str:
     """The column of ``df`` that holds ``field``: ``given``, or the first of
     :data:`DEFAULT_COLUMNS` present. :raises InputFormatError: none found."""
     names = [str(c) for c in df.columns]
@@ -65,7 +65,7 @@ def _column(df, field: str, given: str | None, source: str) -> str:
                            f"{', '.join(DEFAULT_COLUMNS[field])}; columns: {', '.join(names)})")
 
 
-def _strings(series) -> np.ndarray:
+def _strings(series: Any) -> np.ndarray:
     if series.isna().any():
         raise ValueError("missing value")
     out = np.empty(len(series), dtype=object)
@@ -73,12 +73,12 @@ def _strings(series) -> np.ndarray:
     return out
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """A cell for an error message: strings quoted, numbers and NaN plain."""
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _numbers(series, source: str, field: str) -> np.ndarray:
+def _numbers(series: Any, source: str, field: str) -> np.ndarray:
     pd = _pandas()
     if series.dtype.kind == "b":  # True is not a score or a grade (from_columns refuses it too)
         raise InputFormatError(source, None, field, f"row 0 (index {_show(series.index[0])}): "
@@ -92,7 +92,7 @@ def _numbers(series, source: str, field: str) -> np.ndarray:
     return values
 
 
-def _string_column(df, col: str, source: str, field: str) -> np.ndarray:
+def _string_column(df: Any, col: str, source: str, field: str) -> np.ndarray:
     try:
         return _strings(df[col])
     except ValueError:
@@ -100,7 +100,7 @@ def _string_column(df, col: str, source: str, field: str) -> np.ndarray:
         raise InputFormatError(source, None, field, f"row {i} (index {_show(df.index[i])}): missing value") from None
 
 
-def columns_from_df(df, number_field: str, *, qid: str | None = None, docno: str | None = None,
+def columns_from_df(df: Any, number_field: str, *, qid: str | None = None, docno: str | None = None,
                     number: str | None = None,
                     source: str = "<DataFrame>") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``(qid, docno, grade or score)`` columns of a DataFrame, for
@@ -118,7 +118,7 @@ def columns_from_df(df, number_field: str, *, qid: str | None = None, docno: str
             _numbers(df[cn], source, number_field))
 
 
-def results_to_df(results, columns: Sequence[str] = RESULT_COLUMNS) -> Any:
+def results_to_df(results: Any, columns: Sequence[str] = RESULT_COLUMNS) -> Any:
     """Long DataFrame of :class:`~evalkit.results.Results`: one row per (system, flavour,
     included query), columns ``system``, ``qid``, ``flavour`` (the label), ``value``
     (``float64``); queries a convention leaves out (``NaN``) have no row. Rows are

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .gates import GateReport
 from .report.escape import md_escape, text_escape
+from typing import Any
 
 #: File names in the gate output directory.
 JUNIT_FILE = "junit.xml"
@@ -34,7 +35,7 @@ SUMMARY_FILE = "gates.md"
 GITHUB_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def _x(text) -> str:
+def _x(text: Any) -> str:
     return text_escape(text)
 
 
@@ -97,7 +98,7 @@ def write_gate_files(report: GateReport, directory: str | os.PathLike) -> list[P
     return write_files({JUNIT_FILE: junit_xml(report), SUMMARY_FILE: markdown_summary(report)}, directory)
 
 
-def append_github_summary(report: GateReport, environ=os.environ) -> Path | None:
+def append_github_summary(report: GateReport, environ: Any = os.environ) -> Path | None:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub
     Actions' job summary: each step appends to its own file); returns the path."""
     target = environ.get(GITHUB_SUMMARY)

@@ -146,8 +146,8 @@ def _num(v: float) -> str:
 # ----------------------------------------------------------------------------- config
 
 
-def parse_gates(data: Sequence[Mapping[str, Any]], runs: Sequence[str], flavours, baseline: str | None,
-                loc) -> tuple[Gate, ...]:
+def parse_gates(data: Sequence[Mapping[str, Any]], runs: Sequence[str], flavours: Any, baseline: str | None,
+                loc: Any) -> tuple[Gate, ...]:
     """The ``gates:`` list of a config (already checked against the JSON schema) as
     :class:`Gate` values.
 
@@ -265,7 +265,7 @@ def _worst(qids: np.ndarray, d: np.ndarray, limit: float) -> tuple[tuple[str, fl
     return tuple((str(qids[i]), float(d[i])) for i in bad)
 
 
-def _with_queries(message: str, gate: Gate, queries) -> str:
+def _with_queries(message: str, gate: Gate, queries: Any) -> str:
     if not queries:
         return message
     what = "worse by more than" if gate.kind == "max_worse_queries" else "dropping more than the margin"
@@ -289,7 +289,7 @@ class _Series:
     high: np.ndarray | None
 
 
-def _paired(x: _Series, y: _Series):
+def _paired(x: _Series, y: _Series) -> Any:
     """``(qids, d, d_favourable or None)`` over the queries both include."""
     common, ix, iy = np.intersect1d(np.asarray(x.qids, dtype=str), np.asarray(y.qids, dtype=str),
                                     return_indices=True)
@@ -344,7 +344,7 @@ def check_gate(gate: Gate, system: str, flavour: str, series: _Series, reference
     return Verdict(gate, system, flavour, status, msg, reference_name, inside, queries, nums)
 
 
-def _report_series(report, system: str, label: str) -> _Series:
+def _report_series(report: Any, system: str, label: str) -> _Series:
     s, f = report.systems.index(system), report.labels.index(label)
     low = high = None
     if report.tie_bounds is not None:
@@ -352,7 +352,7 @@ def _report_series(report, system: str, label: str) -> _Series:
     return _Series(np.asarray(report.qids, dtype=object), report.results.values[s, f], low, high)
 
 
-def _last_series(store, config: str, label: str | None, current: int | None):
+def _last_series(store: Any, config: str, label: str | None, current: int | None) -> Any:
     """``(label, {(system, canonical): _Series})`` of the latest invocation of
     ``config`` under a label other than ``label`` (and not ``current``), or ``None``."""
     earlier = [inv for inv in store.latest_per_label(config) if inv.label != label and inv.id != current]
@@ -371,7 +371,7 @@ def _last_series(store, config: str, label: str | None, current: int | None):
     return inv.label, out
 
 
-def check_gates(report, gates: Sequence[Gate], *, store=None, config: str = "", label: str | None = None,
+def check_gates(report: Any, gates: Sequence[Gate], *, store: Any = None, config: str = "", label: str | None = None,
                 invocation: int | None = None, no_store: bool = False) -> GateReport:
     """Every verdict of ``gates`` on ``report`` (:class:`~evalkit.report.Report`).
 

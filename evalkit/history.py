@@ -23,6 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .report.escape import html_escape, mpl_text
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,12 @@ class History:
         return tuple(c for c in self.changes if not math.isnan(c.p_adjusted) and c.p_adjusted <= self.alpha)
 
 
-def _mean(values: np.ndarray, canonical: str, registry) -> float:
+def _mean(values: np.ndarray, canonical: str, registry: Registry | None) -> float:
     from .results import Results
 
-    flavour = canonical
+    # a Flavour, or the string of a plugin flavour whose plugin is absent: Results.means()
+    # does not read the flavours
+    flavour: Any = canonical
     try:
         from .flavour import parse_flavour
 
@@ -99,8 +105,8 @@ def _p(d: np.ndarray, test: str) -> float:
     return float(scipy.stats.ttest_rel(d, np.zeros_like(d)).pvalue)
 
 
-def history(store, config: str | None = None, *, alpha: float = 0.05, test: str = "t",
-            correction: str = "holm", registry=None) -> History:
+def history(store: Any, config: str | None = None, *, alpha: float = 0.05, test: str = "t",
+            correction: str = "holm", registry: Registry | None = None) -> History:
     """The :class:`History` of ``config`` (default: the only config in ``store``).
 
     :raises StoreError: ``config`` has no invocation in the store, or ``config`` is

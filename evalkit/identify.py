@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence, TYPE_CHECKING
 
 import numpy as np
 
@@ -62,6 +62,9 @@ from .data import Qrels, Run
 from .errors import EvalkitError, FlavourError
 from .flavour import COMPONENT_KEYS, CONVENTIONS, DEFAULT_COMPONENTS, DEFAULT_STAGES, STAGE_KEYS, ComponentRef, Flavour
 from .registry import Registry, registry_or_default
+
+if TYPE_CHECKING:
+    from .registry import Registry
 
 __all__ = [
     "Reported",
@@ -137,6 +140,7 @@ def parse_reported(text: str | float, *, percent: bool | None = None) -> Reporte
     if not dec.is_finite() or dec < 0:
         raise EvalkitError(f"reported value {raw!r} must be a finite number >= 0")
     exponent = dec.as_tuple().exponent
+    assert isinstance(exponent, int)  # a finite Decimal's exponent ('n', 'N', 'F' only for NaN, infinity)
     half = Decimal(5) * Decimal(10) ** (exponent - 1)
     if percent is None:
         percent = raw.endswith("%") or dec > 1
@@ -512,7 +516,7 @@ class _Distances:
     """:func:`distance_to_presets` for many flavours: the presets' choices are laid
     out once as tuples over a fixed key order."""
 
-    def __init__(self, presets: Sequence[Mapping[str, str]]):
+    def __init__(self, presets: Sequence[Mapping[str, str]]) -> None:
         self.by_metric: dict[str, tuple[list[str], list[tuple]]] = {}
         for metric in {p["metric"] for p in presets}:
             same = [p for p in presets if p["metric"] == metric]
@@ -527,12 +531,12 @@ class _Distances:
         row = tuple(mine.get(k) for k in keys)
         return min(sum(a != b for a, b in zip(row, other)) for other in rows)
 
-    def _slow(self, mine):
+    def _slow(self, mine: Any) -> Any:
         keys, rows = self.by_metric[mine["metric"]]
         return _distance(mine, [dict(zip(keys, r)) | {"metric": mine["metric"]} for r in rows])
 
 
-def _component_variants(registry, family: str) -> list[ComponentRef]:
+def _component_variants(registry: Registry, family: str) -> list[ComponentRef]:
     """Every component of ``family`` at its default numeric parameters and every
     combination of its string-choice parameters (``ties=<policy>(score=float32)``)."""
     out = []
@@ -555,12 +559,14 @@ def _component_variants(registry, family: str) -> list[ComponentRef]:
     return out
 
 
-def _err_variants(registry, base: Flavour, max_grades: Sequence[int]) -> list[tuple[str, Flavour]]:
+def _err_variants(registry: Registry, base: Flavour, max_grades: Sequence[int]) -> list[tuple[str, Flavour]]:
     """The preset ``base`` at the other ERR maximum grades (``err``'s ``max_grade``)."""
     if base.metric != "err":
         return []
     metric = registry.metric("err")
-    own = dict(base.params).get("max_grade", metric.param("max_grade").default)
+    declared = metric.param("max_grade")
+    assert declared is not None  # err declares max_grade
+    own = dict(base.params).get("max_grade", declared.default)
     out = []
     for mg in max_grades:
         if mg != own:
@@ -569,7 +575,7 @@ def _err_variants(registry, base: Flavour, max_grades: Sequence[int]) -> list[tu
     return out
 
 
-def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | None = None,
+def candidate_flavours(registry: Registry, k: int | None = None, cutoffs: Sequence[int] | None = None,
                        *, max_grades: Sequence[int] = ERR_MAX_GRADES, ranks: bool = False) -> list[_Candidate]:
     """Every preset (read from ``registry``) and every flavour one choice away from one
     (:func:`neighbours`), to try.
@@ -622,7 +628,7 @@ def candidate_flavours(registry, k: int | None = None, cutoffs: Sequence[int] | 
     return out
 
 
-def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> list[Flavour]:
+def neighbours(registry: Registry, presets: Sequence[Flavour], *, ranks: bool = False) -> list[Flavour]:
     """The flavours one choice away from one of ``presets`` (flavours without a
     cutoff): one component (gain, discount, IDCG strategy, tie policy; the metric's
     own families) replaced by another registered one (:func:`_component_variants`),
@@ -657,6 +663,7 @@ def neighbours(registry, presets: Sequence[Flavour], *, ranks: bool = False) -> 
                     fl = base.replace(registry, **{key: ref})
                 except FlavourError:
                     continue
+                assert fl.ties is not None  # a validated flavour always names its tie policy
                 if fl.idcg is not None and fl.idcg.name == "returned_top_k" \
                         and registry.get("ties", fl.ties.name).averaged:
                     continue  # refused by the returned_top_k strategy (not an expectation over ties)
@@ -747,7 +754,7 @@ def _data_facts(qrels: Qrels, runs: Sequence[Run], qids: np.ndarray, missing: np
     codes, vocab = qrels._qid_codes()
     has_relevant = np.bincount(codes, weights=(grade > 0).astype(np.float64), minlength=len(vocab)) > 0
 
-    def tie_free(run: Run, dtype) -> bool:
+    def tie_free(run: Run, dtype: Any) -> bool:
         rq, _ = run._qid_codes()
         score = scores_as_float32(run.score) if dtype == np.float32 else np.asarray(run.score, dtype=dtype)
         order = np.lexsort((score, rq))
@@ -806,7 +813,7 @@ def identify(
     *,
     k: int | None = None,
     cutoffs: Sequence[int] | None = None,
-    registry=None,
+    registry: Registry | None = None,
 ) -> Identification:
     """Find the flavours that reproduce reported NDCG values, and weigh the evidence.
 
@@ -970,7 +977,7 @@ def _varies(flavours: Sequence[Flavour], answers: Sequence[Answer]) -> dict[str,
     return out
 
 
-def _strip_cutoff(name: str, preset: str | None, kc) -> str:
+def _strip_cutoff(name: str, preset: str | None, kc: Any) -> str:
     if preset is None or kc is None:
         return name
     return name.replace(f"{preset}@{kc}", preset, 1)
@@ -983,7 +990,7 @@ def _multi_name(name: str, preset: str | None, ks: Sequence[int | None]) -> str:
     return f"{name}@{at}"
 
 
-def _as_evidence(reported, run_list: Sequence[Run], k: int | None) -> list[Evidence]:
+def _as_evidence(reported: Any, run_list: Sequence[Run], k: int | None) -> list[Evidence]:
     if isinstance(reported, Mapping):
         out = []
         for key, v in reported.items():

@@ -33,17 +33,20 @@ the libraries hand them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence, TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ArgumentError
 
+if TYPE_CHECKING:
+    from .registry import Registry
+
 __all__ = ["CatBoostMetric", "docno_width", "evaluate_groups", "lightgbm_feval", "qrels_and_run",
            "xgboost_metric"]
 
 
-def _flavours(specs: str | Sequence[str], registry):
+def _flavours(specs: str | Sequence[str], registry: Registry | None) -> Any:
     from .resolve import resolve_measures  # the edge: specs resolved once, here
 
     if registry is None:
@@ -62,13 +65,13 @@ def _flavours(specs: str | Sequence[str], registry):
     return out, registry
 
 
-def docno_width(group_sizes) -> int:
+def docno_width(group_sizes: Any) -> int:
     """Digits of the zero-padded docnos (the largest group's last position)."""
     largest = int(np.max(group_sizes)) if len(group_sizes) else 1
     return max(1, len(str(max(largest - 1, 0))))
 
 
-def qrels_and_run(labels, scores, group_sizes, *, name: str = "model"):
+def qrels_and_run(labels: Any, scores: Any, group_sizes: Any, *, name: str = "model") -> Any:
     """The data set as :class:`~evalkit.data.Qrels` and :class:`~evalkit.data.Run`:
     qid = the group's index (``"0"``, ``"1"``, ...), docno = the row's position in its
     group zero-padded to :func:`docno_width` digits, grade = label, score = prediction.
@@ -108,7 +111,7 @@ def _padded(labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray) -> tuple[
     return y_true, y_score
 
 
-def evaluate_groups(labels, scores, group_sizes, specs: str | Sequence[str], *, registry=None) -> dict[str, float]:
+def evaluate_groups(labels: Any, scores: Any, group_sizes: Any, specs: str | Sequence[str], *, registry: Registry | None = None) -> dict[str, float]:
     """Mean value of every flavour over the query groups of a data set.
 
     :param labels: grades, ``(n,)`` real, rows grouped by query (the groups consecutive).
@@ -126,7 +129,7 @@ def evaluate_groups(labels, scores, group_sizes, specs: str | Sequence[str], *, 
     return dict(zip([name for name, _ in flavours], values))
 
 
-def _means(labels, scores, group_sizes, flavours, registry) -> list[float]:
+def _means(labels: Any, scores: Any, group_sizes: Any, flavours: Any, registry: Registry) -> list[float]:
     """Mean over the included groups of each flavour (see :func:`evaluate_groups`)."""
     from .arrays import score
 
@@ -149,7 +152,7 @@ def _means(labels, scores, group_sizes, flavours, registry) -> list[float]:
     return out
 
 
-def lightgbm_feval(specs: str | Sequence[str], *, registry=None):
+def lightgbm_feval(specs: str | Sequence[str], *, registry: Registry | None = None) -> Any:
     """A LightGBM ``feval`` that logs evalkit flavours. Usage (a sketch: ``params``,
     ``train_set`` and ``valid`` are yours)::
 
@@ -164,7 +167,7 @@ def lightgbm_feval(specs: str | Sequence[str], *, registry=None):
     names = [f for f, _ in flavours]
     fls = [fl for _, fl in flavours]
 
-    def feval(preds, eval_data):
+    def feval(preds: Any, eval_data: Any) -> Any:
         group = eval_data.get_group()
         if group is None:
             raise ArgumentError("evalkit metrics need query groups: build the lightgbm.Dataset with group=...")
@@ -174,7 +177,7 @@ def lightgbm_feval(specs: str | Sequence[str], *, registry=None):
     return feval
 
 
-def xgboost_metric(specs: str | Sequence[str], *, registry=None):
+def xgboost_metric(specs: str | Sequence[str], *, registry: Registry | None = None) -> Any:
     """An XGBoost ``custom_metric`` that logs evalkit flavours (pass ``maximize=True``
     to :func:`xgboost.train` when early stopping on it).
 
@@ -186,7 +189,7 @@ def xgboost_metric(specs: str | Sequence[str], *, registry=None):
     names = [f for f, _ in flavours]
     fls = [fl for _, fl in flavours]
 
-    def custom_metric(predt, dmatrix):
+    def custom_metric(predt: Any, dmatrix: Any) -> Any:
         ptr = np.asarray(dmatrix.get_uint_info("group_ptr"), dtype=np.int64)
         if ptr.size < 2:
             raise ArgumentError("evalkit metrics need query groups: build the DMatrix with group=... or qid=...")
@@ -218,7 +221,7 @@ class CatBoostMetric:
         different groups.
     """
 
-    def __init__(self, spec: str, *group_ids, registry=None):
+    def __init__(self, spec: str, *group_ids: Any, registry: Registry | None = None) -> None:
         flavours, self._registry = _flavours(spec, registry)
         if len(flavours) != 1:
             raise ArgumentError(f"{spec!r} expands to {len(flavours)} flavours; give one cutoff")
@@ -243,7 +246,7 @@ class CatBoostMetric:
     def is_max_optimal(self) -> bool:
         return True
 
-    def evaluate(self, approxes, target, weight):
+    def evaluate(self, approxes: Any, target: Any, weight: Any) -> Any:
         """CatBoost's call: ``approxes`` is a list with one prediction column; returns
         ``(mean, 1.0)``."""
         if len(approxes) != 1:
@@ -255,5 +258,5 @@ class CatBoostMetric:
         (value,) = _means(target, approxes[0], sizes, [self._flavour], self._registry)
         return value, 1.0
 
-    def get_final_error(self, error, weight):
+    def get_final_error(self, error: Any, weight: Any) -> Any:
         return error

@@ -36,7 +36,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -105,7 +105,7 @@ def cutoff_mask(rank: np.ndarray, k: int | None) -> np.ndarray:
     return np.ones(len(rank), dtype=bool) if k is None else rank <= k
 
 
-def _cached(store: dict | None, key, anchors: tuple, compute: Callable):
+def _cached(store: dict | None, key: Any, anchors: tuple, compute: Callable) -> Any:
     """``compute()`` memoised in ``store`` under ``key``; the entry is valid only if
     the ``anchors`` (the arrays it was computed from) are the very same objects, so
     an ``id()`` reused after garbage collection can never return a stale value."""
@@ -119,7 +119,7 @@ def _cached(store: dict | None, key, anchors: tuple, compute: Callable):
     return value
 
 
-def _at(ranked, name: str, idx: np.ndarray) -> np.ndarray:
+def _at(ranked: Any, name: str, idx: np.ndarray) -> np.ndarray:
     """``getattr(ranked, name)[idx]``, without building the whole column when the
     ranked list can read single positions (:meth:`RankedList.rank_at`)."""
     at = getattr(ranked, name + "_at", None)
@@ -313,10 +313,10 @@ class IdealContext:
     the gains of every ranked document).
     """
 
-    def __init__(self, ranked_gain, ranked: RankedList, judged_gain, judged_offsets: np.ndarray,
+    def __init__(self, ranked_gain: Any, ranked: RankedList, judged_gain: Any, judged_offsets: np.ndarray,
                  discount: Callable[[np.ndarray], np.ndarray], k: int | None, cache: dict | None = None,
                  positive_ranked_gain: Callable | None = None, negative: str = "zero",
-                 returned_gains: Callable | None = None):
+                 returned_gains: Callable | None = None) -> None:
         self._ranked_gain = ranked_gain
         self.negative = negative
         self._positive = positive_ranked_gain
@@ -412,7 +412,21 @@ class MetricInput:
     def n_queries(self) -> int:
         return self.ranked.n_queries
 
-    def _store(self, key_part) -> dict:
+    @property
+    def _gain_fn(self) -> Callable[[np.ndarray], np.ndarray]:
+        """``gain``, for the helpers that apply it (a metric calling them declares a gain)."""
+        if self.gain is None:
+            raise TypeError("this MetricInput has no gain function")
+        return self.gain
+
+    @property
+    def _discount_fn(self) -> Callable[[np.ndarray], np.ndarray]:
+        """``discount``, for the helpers that apply it (a metric calling them declares a discount)."""
+        if self.discount is None:
+            raise TypeError("this MetricInput has no discount function")
+        return self.discount
+
+    def _store(self, key_part: Any) -> dict:
         """The shared dict if ``key_part`` (a component identity) allows sharing."""
         return self._shared if (self._shared is not None and key_part is not None) else self._cache
 
@@ -456,7 +470,8 @@ class MetricInput:
         if self.k is None:
             return None
 
-        def compute():
+        def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+            assert self.k is not None  # checked above
             k = int(self.k)
             starts = r.offsets[:-1]
             length = np.diff(r.offsets)
@@ -485,13 +500,13 @@ class MetricInput:
         per run and discount when the engine shares values across flavours (discounts are
         element-wise functions of the rank)."""
         if self._shared is None or self._discount_key is None or len(ranks) == 0:
-            return self.discount(ranks)
+            return self._discount_fn(ranks)
         top = int(ranks.max())
         key = ("discount_table", self._discount_key)
         hit = self._shared.get(key)
         if hit is None or len(hit) < top:
             size = max(top, 1024, 0 if hit is None else 2 * len(hit))
-            hit = np.asarray(self.discount(np.arange(1, size + 1, dtype=np.int64)), dtype=np.float64)
+            hit = np.asarray(self._discount_fn(np.arange(1, size + 1, dtype=np.int64)), dtype=np.float64)
             self._shared[key] = hit
         return hit[ranks - 1]
 
@@ -513,7 +528,7 @@ class MetricInput:
         (dense arrays: every document judged)."""
         r, floor = self.ranked, self._floor
 
-        def compute():
+        def compute() -> np.ndarray | None:
             ok = r.grade >= floor
             return None if ok.all() else np.flatnonzero(ok)
 
@@ -522,15 +537,15 @@ class MetricInput:
     def ranked_gain(self) -> np.ndarray:
         r = self.ranked
 
-        def compute():
+        def compute() -> np.ndarray:
             # the positions that get a gain (judged, grade >= the floor) are found
             # once per ranked list and floor, then every gain fills only those
             pos = self._gain_positions()
             if pos is None:  # a copy: a gain may write into its input
-                return np.asarray(self.gain(r.grade.copy()), dtype=np.float64)
+                return np.asarray(self._gain_fn(r.grade.copy()), dtype=np.float64)
             out = np.zeros(len(r.query), dtype=np.float64)
             if len(pos):
-                out[pos] = self.gain(_at(r, "grade", pos))
+                out[pos] = self._gain_fn(_at(r, "grade", pos))
             return out
 
         return _cached(self._store(self._gain_key), ("ranked_gain", id(r), self._gain_key, self._floor), (r,),
@@ -540,17 +555,17 @@ class MetricInput:
         """See :meth:`IdealContext.positive_ranked_gain` (shared by flavours with this gain)."""
         r = self.ranked
 
-        def compute():
+        def compute() -> tuple[np.ndarray, np.ndarray]:
             pos = self._gain_positions()
             if pos is None:  # every position: offsets from the count of positive gains
-                gains = np.asarray(self.gain(r.grade.copy()), dtype=np.float64)
+                gains = np.asarray(self._gain_fn(r.grade.copy()), dtype=np.float64)
                 keep = gains > 0
                 if keep.all():
                     return gains, r.offsets
                 total = np.zeros(len(keep) + 1, dtype=np.int64)
                 np.cumsum(keep, out=total[1:])
                 return gains[keep], total[r.offsets]
-            gains = self.gain(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
+            gains = self._gain_fn(_at(r, "grade", pos)) if len(pos) else np.zeros(0)
             gains = np.asarray(gains, dtype=np.float64)
             keep = gains > 0
             return gains[keep], offsets_from_sorted(r.query[pos[keep]], r.n_queries)
@@ -568,14 +583,14 @@ class MetricInput:
         if r.query is not keys.query:  # the order moved rows between queries: rank order
             return self.positive_ranked_gain()
 
-        def compute():
+        def compute() -> tuple[np.ndarray, np.ndarray]:
             rows, grades = keys.graded(self._floor)
             try:
-                gains = self.gain(grades) if len(grades) else np.zeros(0)
+                gains = self._gain_fn(grades) if len(grades) else np.zeros(0)
             except ValueError:
                 if grades.flags.writeable:
                     raise
-                gains = self.gain(grades.copy())  # a gain that writes into its input
+                gains = self._gain_fn(grades.copy())  # a gain that writes into its input
             gains = np.asarray(gains, dtype=np.float64)
             if rows is None:  # every row: the ranked list's own offsets
                 return gains, r.offsets
@@ -587,7 +602,7 @@ class MetricInput:
     def judged_gain(self) -> np.ndarray:
         jg = self.judged_grade
         return _cached(self._store(self._gain_key), ("judged_gain", id(jg), self._gain_key, self._floor), (jg,),
-                       lambda: apply_gain(self.gain, jg, self.min_grade, self.negative))
+                       lambda: apply_gain(self._gain_fn, jg, self.min_grade, self.negative))
 
     def _gain_at(self, idx: np.ndarray) -> np.ndarray:
         """Gains of the ranked positions ``idx``."""
@@ -597,7 +612,7 @@ class MetricInput:
         if full is not None and full[0][0] is r:
             return full[1][idx]
         return _cached(store, ("cut_gain", id(r), self._gain_key, self._floor, self.k), (r,),
-                       lambda: apply_gain(self.gain, _at(r, "grade", idx), self.min_grade, self.negative))
+                       lambda: apply_gain(self._gain_fn, _at(r, "grade", idx), self.min_grade, self.negative))
 
     def _has_ranked_gain(self) -> bool:
         """Whether :meth:`ranked_gain` is computed already for this ranked list and gain."""
@@ -653,12 +668,14 @@ class MetricInput:
 
     def ideal(self) -> np.ndarray:
         """IDCG@k per query under the flavour's IDCG strategy."""
+        if self.idcg is None:
+            raise TypeError("this MetricInput has no IDCG strategy")
         ctx = IdealContext(
             ranked_gain=self.ranked_gain,
             ranked=self.ranked,
             judged_gain=self.judged_gain,
             judged_offsets=self.judged_offsets,
-            discount=self.discount_values if self.discount is not None else None,
+            discount=self.discount_values,  # raises only when called without a discount
             k=self.k,
             cache=self._store(self._gain_key),
             positive_ranked_gain=self.positive_ranked_gain,

@@ -35,6 +35,9 @@ from .errors import FlavourError
 if TYPE_CHECKING:
     from .registry import Registry
 
+if TYPE_CHECKING:
+    from .registry import Registry
+
 #: trec_eval's default cutoffs (m_ndcg_cut.c, m_P.c, m_recall.c, m_map_cut.c).
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -237,7 +240,7 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
     return [NamedMeasure(text.strip(), preset, k, params)]
 
 
-def known_names(registry) -> list[str]:
+def known_names(registry: Registry) -> list[str]:
     """Every name a measure spec may start with: presets, metrics, trec_eval's and
     ir_measures' names (for "did you mean")."""
     from .libraries.trec_eval_measures import BY_NAME, NICKNAMES
@@ -246,7 +249,7 @@ def known_names(registry) -> list[str]:
                   | {"all_trec"} | set(_IR_MEASURES) | set(BY_NAME) | set(NICKNAMES))
 
 
-def did_you_mean(text: str, registry, n: int = 4) -> str:
+def did_you_mean(text: str, registry: Registry, n: int = 4) -> str:
     """``"; did you mean: a, b?"`` with the names closest to ``text``'s head, or ``""``."""
     head = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
     names = known_names(registry)

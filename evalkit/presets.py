@@ -9,11 +9,16 @@ import re
 from .errors import FlavourError, RegistryError
 from .flavour import Flavour, parse_flavour
 from .registry import registry_or_default
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from .registry import Registry
+    from .components import Preset
 
 _PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
 
 
-def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tuple[str, object, Flavour]]:
+def expand_labelled(spec: str | Flavour, registry: Registry | None = None, cutoffs: Iterable[int] | None = None) -> list[tuple[str, Preset | None, Flavour]]:
     """Expand a measure spec into ``(label, preset or None, flavour)`` triples.
 
     :param spec: a :class:`Flavour`, a flavour string (``ndcg(gain=exp2)@10``), a
@@ -30,8 +35,8 @@ def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tu
 
     registry = registry_or_default(registry)
     if isinstance(spec, Flavour):
-        ks = [spec] if not cutoffs else [spec.with_cutoff(int(k)) for k in cutoffs]
-        return [(str(fl), None, fl) for fl in ks]
+        given = [spec] if not cutoffs else [spec.with_cutoff(int(k)) for k in cutoffs]
+        return [(str(fl), None, fl) for fl in given]
     named = trec_eval_name(spec, registry) if isinstance(spec, str) else None
     if named is None and isinstance(spec, str):
         try:
@@ -44,13 +49,13 @@ def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tu
                     # the closest of every name a spec may start with, instead of the registry's own
                     message = message.split("; did you mean:")[0] + did_you_mean(spec, registry)
                 raise FlavourError(message) from None
-    out = []
+    out: list[tuple[str, Preset | None, Flavour]] = []
     for n in named:
         preset = registry.preset(n.preset)
         base = _preset_base(preset, registry)
         if n.params:
             base = base.replace(registry, **dict(n.params))
-        ks = list(cutoffs) if cutoffs else [n.k]
+        ks: list[int | None] = list(cutoffs) if cutoffs else [n.k]
         if ks == [None] and preset.requires_cutoff:
             raise FlavourError(f"{spec!r} ({preset.name}) needs a cutoff: {spec}@k")
         for k in ks:
@@ -59,7 +64,7 @@ def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tu
     return out
 
 
-def _expand_flavour_or_preset(spec: str, registry, cutoffs) -> list[tuple[str, object, Flavour]]:
+def _expand_flavour_or_preset(spec: str, registry: Registry, cutoffs: Iterable[int] | None) -> list[tuple[str, Preset | None, Flavour]]:
     m = _PRESET.match(spec) if "(" not in spec else None
     preset = None
     if m:
@@ -83,7 +88,7 @@ def _expand_flavour_or_preset(spec: str, registry, cutoffs) -> list[tuple[str, o
     return [((f"{preset.name}@{fl.k}" if preset is not None else str(fl)), preset, fl) for fl in flavours]
 
 
-def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavour]:
+def expand_spec(spec: str | Flavour, registry: Registry | None = None, cutoffs: Iterable[int] | None = None) -> list[Flavour]:
     """Turn a measure spec into one or more flavours (see :func:`expand_labelled`).
 
     :raises FlavourError: unknown preset or name (with the closest known ones) or
@@ -92,7 +97,7 @@ def expand_spec(spec: str | Flavour, registry=None, cutoffs=None) -> list[Flavou
     return [fl for _, _, fl in expand_labelled(spec, registry, cutoffs)]
 
 
-def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:
+def preset_flavour(name: str, k: int | None = None, registry: Registry | None = None) -> Flavour:
     """The single flavour of preset ``name`` at cutoff ``k``."""
     spec = name if k is None else f"{name}@{k}"
     flavours = expand_spec(spec, registry)
@@ -101,7 +106,7 @@ def preset_flavour(name: str, k: int | None = None, registry=None) -> Flavour:
     return flavours[0]
 
 
-def _preset_base(preset, registry) -> Flavour:
+def _preset_base(preset: Preset, registry: Registry) -> Flavour:
     """The flavour a preset's spec names; a spec that does not parse is the fault of
     the plugin that registered the preset, so the error names both."""
     try:
@@ -110,7 +115,7 @@ def _preset_base(preset, registry) -> Flavour:
         raise RegistryError(f"preset '{preset.name}' from {preset.origin}: {exc}") from exc
 
 
-def check_presets(registry) -> None:
+def check_presets(registry: Registry) -> None:
     """Parse every preset's spec once (the tests do: ``tests/test_resolve.py``; a
     plugin author can too). Commands do not: :func:`expand_labelled` parses the presets
     it expands, so a broken plugin preset fails when it is used, naming the plugin.

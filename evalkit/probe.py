@@ -26,13 +26,17 @@ metrics (they need subtopic qrels) are not probed at build.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 import numpy as np
 
 from .data import Qrels, Run
 from .errors import RegistryError
 from .isolation import stdout_to_stderr
+
+if TYPE_CHECKING:
+    from .engine.ranking import RankedList
+    from .registry import Registry
 
 __all__ = ["probe_registry", "probe_component"]
 
@@ -51,7 +55,7 @@ class _ProbeFailure(Exception):
     pass
 
 
-def _numeric(out, what: str, shape: tuple[int, ...], *, integer: bool = False) -> np.ndarray:
+def _numeric(out: Any, what: str, shape: tuple[int, ...], *, integer: bool = False) -> np.ndarray:
     try:
         arr = np.asarray(out)
     except Exception as exc:  # noqa: BLE001 - an object numpy cannot read
@@ -71,19 +75,19 @@ def _numeric(out, what: str, shape: tuple[int, ...], *, integer: bool = False) -
 class _Probe:
     """The probe problem, built once per registry."""
 
-    def __init__(self, registry):
+    def __init__(self, registry: Registry) -> None:
         from .engine.problem import build_problem
 
         self.registry = registry
         self.problem = build_problem(Qrels.from_rows(_QRELS, source="<probe>"),
                                      Run.from_columns(*zip(*_RUN), rank=_RANK, name="probe", source="<probe>"))
-        self._reference_ranked = None
+        self._reference_ranked: RankedList | None = None
 
-    def _builtin(self, family: str, name: str, fallback=None):
+    def _builtin(self, family: str, name: str, fallback: Any = None) -> Any:
         comp = self.registry.components[family].get(name)
         return comp if comp is not None else fallback
 
-    def ranked(self):
+    def ranked(self) -> Any:
         if self._reference_ranked is None:
             stable = self._builtin("ties", "stable")
             if stable is None:  # only in a registry stripped of the built-ins
@@ -91,22 +95,22 @@ class _Probe:
             self._reference_ranked = self.problem.ranked(stable, stable.bind(()))
         return self._reference_ranked
 
-    def _bound(self, family: str, name: str, fallback):
+    def _bound(self, family: str, name: str, fallback: Any) -> Any:
         comp = self._builtin(family, name)
         if comp is None:
             return fallback
         kw = comp.bind(())
         return lambda x: np.asarray(comp.fn(x, **kw), dtype=np.float64)
 
-    def gain(self, comp, kw):
+    def gain(self, comp: Any, kw: Any) -> None:
         grades = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
         _numeric(comp.fn(grades, **kw), "the gains of grades 0..4", grades.shape)
 
-    def discount(self, comp, kw):
+    def discount(self, comp: Any, kw: Any) -> None:
         ranks = np.arange(1, 6, dtype=np.int64)
         _numeric(comp.fn(ranks, **kw), "the discounts of ranks 1..5", ranks.shape)
 
-    def ties(self, comp, kw):
+    def ties(self, comp: Any, kw: Any) -> None:
         keys = self.problem.keys
         n = len(keys.query)
         order = _numeric(comp.fn(keys, **kw), "the order", (n,), integer=True)
@@ -115,7 +119,7 @@ class _Probe:
         if not np.array_equal(keys.query[order], np.sort(keys.query, kind="stable")):
             raise _ProbeFailure(f"the order {order.tolist()} does not keep queries contiguous")
 
-    def _input(self, k):
+    def _input(self, k: Any) -> Any:
         from .kernel import MetricInput
 
         ranked = self.ranked()
@@ -129,7 +133,7 @@ class _Probe:
             idcg=None,
         )
 
-    def idcg(self, comp, kw):
+    def idcg(self, comp: Any, kw: Any) -> None:
         from .kernel import IdealContext
 
         inp = self._input(_K)
@@ -139,7 +143,7 @@ class _Probe:
                            inp.discount, _K)
         _numeric(comp.fn(ctx, **kw), "the ideal DCG", (inp.n_queries,))
 
-    def metric(self, comp, kw):
+    def metric(self, comp: Any, kw: Any) -> None:
         if comp.needs_subtopics:
             return
         inp = self._input(_K)
@@ -164,7 +168,7 @@ _FAMILY_NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy",
                 "ties": "tie policy", "metric": "metric"}
 
 
-def probe_component(probe: _Probe, family: str, comp) -> None:
+def probe_component(probe: _Probe, family: str, comp: Any) -> None:
     """Call ``comp`` once on the probe input.
 
     :raises RegistryError: the call raised (``SystemExit`` included) or returned

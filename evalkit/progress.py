@@ -12,7 +12,10 @@ bar on stderr) when stderr is a terminal and nothing otherwise
 from __future__ import annotations
 
 import sys
-from typing import IO, Callable, Protocol
+from typing import IO, TYPE_CHECKING, Any, Callable, Protocol
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -34,11 +37,11 @@ class TqdmProgress:
     Call :meth:`close` (or use it as a context manager) to close an unfinished bar.
     """
 
-    def __init__(self, file: IO[str] | None = None, **kwargs):
+    def __init__(self, file: IO[str] | None = None, **kwargs: Any) -> None:
         self.file = file if file is not None else sys.stderr
         self.kwargs = {"leave": False, "dynamic_ncols": True, **kwargs}
         self._stage: str | None = None
-        self._bar = None
+        self._bar: tqdm[Any] | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         from tqdm import tqdm
@@ -63,7 +66,7 @@ class TqdmProgress:
     def __enter__(self) -> "TqdmProgress":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .columnar import concat_ranges
+from typing import Any
 
 #: numba's SMALL_QUICKSORT: segments with ``high - low < 15`` get an insertion sort.
 SMALL_QUICKSORT = 15
@@ -81,12 +82,12 @@ def quicksort_argsort(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return R
 
 
-def _partition_level(values, R, low, high):
+def _partition_level(values: Any, R: Any, low: Any, high: Any) -> Any:
     """One ``partition`` of every segment ``[low, high]``; the sub-segments left to sort."""
     S = len(low)
     mid = (low + high) >> 1
 
-    def lt(a, b):
+    def lt(a: Any, b: Any) -> Any:
         return values[R[a]] < values[R[b]]
 
     sw = lt(mid, low)

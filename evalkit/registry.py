@@ -152,7 +152,7 @@ class Registry:
     :meth:`names` lists only the components' own names.
     """
 
-    components: dict[str, dict[str, object]] = field(
+    components: dict[str, dict[str, Any]] = field(
         default_factory=lambda: {family: {} for family in FAMILIES}
     )
     #: entry-point names of the third-party plugins that were loaded
@@ -163,7 +163,7 @@ class Registry:
     #: third-party plugins disabled at build (they failed to import, register or the probe)
     disabled: list[DisabledPlugin] = field(default_factory=list)
 
-    def add(self, family: str, component, origin: str, aliases: Iterable[str] = ()) -> None:
+    def add(self, family: str, component: Any, origin: str, aliases: Iterable[str] = ()) -> None:
         """Add ``component`` (and its ``aliases``) to ``family``.
 
         :raises RegistryError: wrong component type, or a name or alias already taken
@@ -204,7 +204,7 @@ class Registry:
         target = self.alias_names[family].get(name)
         return None if target is None else f"{table[target].origin} (alias of '{target}')"
 
-    def get(self, family: str, name: str):
+    def get(self, family: str, name: str) -> Any:
         """Return the component named (or aliased) ``name``.
 
         :raises FlavourError: unknown name; the message lists the known names.
@@ -285,7 +285,7 @@ def _disabled_from_env() -> bool | frozenset[str]:
     return frozenset(v.strip() for v in value.split(",") if v.strip())
 
 
-def _normalise_disable(disable_plugins) -> bool | frozenset[str]:
+def _normalise_disable(disable_plugins: bool | str | Iterable[str] | None) -> bool | frozenset[str]:
     """``None`` -> the environment variable; a string is a comma-separated list of
     entry-point names (not an iterable of characters); other iterables -> frozenset."""
     if disable_plugins is None:
@@ -501,7 +501,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
         warnings.warn(PluginDisabledWarning(record.warning()), stacklevel=3)
 
     if disable_plugins is not True:
-        blocked = disable_plugins or set()
+        blocked: frozenset[str] | set[str] = disable_plugins or set()
         for ep in _entry_points():
             if ep.name in blocked or pm.is_blocked(ep.name):
                 continue
@@ -582,7 +582,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     return registry
 
 
-def _call_registration(registry: Registry, family: str, hook_name: str, impl, origin: str) -> None:
+def _call_registration(registry: Registry, family: str, hook_name: str, impl: Any, origin: str) -> None:
     """Call one hook implementation the way pluggy calls it: with only the arguments
     it declares (a hookimpl may take fewer than the spec), then register what it
     returns (an iterable of components or ``(component, aliases)`` pairs) besides what
@@ -596,7 +596,7 @@ def _call_registration(registry: Registry, family: str, hook_name: str, impl, or
             f"hooks take plain implementations only (remove '{kind}')"
         )
 
-    def register(component, aliases: Iterable[str] = ()) -> None:
+    def register(component: Any, aliases: Iterable[str] = ()) -> None:
         registry.add(family, component, origin, aliases)
 
     available = {"register": register}
@@ -641,7 +641,7 @@ def default_registry(disable_plugins: bool | Iterable[str] | None = None) -> Reg
 LIST_ALL_UP_TO = 20
 
 
-def unknown_name_message(family: str, name: str, known: list[str], aliases=()) -> str:
+def unknown_name_message(family: str, name: str, known: list[str], aliases: Iterable[str] = ()) -> str:
     """``unknown gain 'exp' (known: binary, exp2, ...); did you mean: exp2?``: the known
     names when they are few (else how many, and where to list them), and the closest
     of the family's names and aliases (``difflib``)."""

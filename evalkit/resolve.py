@@ -20,12 +20,16 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from typing import Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, TYPE_CHECKING
 
 from .errors import ArgumentError, FlavourError
 from .flavour import Flavour
 from .presets import expand_labelled, expand_spec
 from .registry import registry_or_default
+
+if TYPE_CHECKING:
+    from .components import Preset
+    from .registry import Registry
 
 
 class ResolvedMeasure(NamedTuple):
@@ -39,11 +43,12 @@ class ResolvedMeasure(NamedTuple):
     """
 
     label: str
-    preset: object
+    preset: Preset | None
     flavour: Flavour
 
 
-def resolve_measures(specs, registry=None, cutoffs=None) -> list[ResolvedMeasure]:
+def resolve_measures(specs: Flavour | str | Iterable[Flavour | str], registry: Registry | None = None,
+                     cutoffs: Iterable[int] | None = None) -> list[ResolvedMeasure]:
     """Resolve measure specs into ``(label, preset or None, flavour)`` triples, in order.
 
     :param specs: one spec or an iterable of specs; a spec is a :class:`Flavour`, a
@@ -70,7 +75,7 @@ def resolve_measures(specs, registry=None, cutoffs=None) -> list[ResolvedMeasure
             for spec in specs for label, preset, fl in expand_labelled(spec, registry, cutoffs)]
 
 
-def resolve_flavour(spec, registry=None) -> Flavour:
+def resolve_flavour(spec: Flavour | str, registry: Registry | None = None) -> Flavour:
     """The one flavour ``spec`` names (``evalkit explain``'s ``-m``).
 
     :raises FlavourError: as :func:`resolve_measures`, or the spec gives several
@@ -91,7 +96,7 @@ def resolving(fn: Callable) -> Callable:
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
-    def edge(*args, **kwargs):
+    def edge(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
         # the registry argument is passed on as given: None means the engine's default
         # (the Spark engine ships a given registry's plugins to its executors)
@@ -111,7 +116,7 @@ def resolving(fn: Callable) -> Callable:
     return edge
 
 
-def _engine_evaluate():
+def _engine_evaluate() -> Any:
     from .engine.evaluate import evaluate
 
     return evaluate

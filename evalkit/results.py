@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _SPEC_RESOLVER = None
 
 
-def set_spec_resolver(resolver) -> None:
+def set_spec_resolver(resolver: Any) -> None:
     """Install the callable ``spec -> [Flavour, ...]`` that :meth:`Results.flavour_index`
     uses for a spec that is neither a label nor a flavour string (a preset name)."""
     global _SPEC_RESOLVER
@@ -61,7 +61,7 @@ class Results:
         except ValueError:
             raise UnknownNameError(f"unknown system {system!r} (known: {', '.join(self.systems)})") from None
 
-    def flavour_index(self, flavour) -> int:
+    def flavour_index(self, flavour: Any) -> int:
         """Column of ``flavour``: its index (``-f <= i < f``), its label (the spec as asked
         for, ``"<library>.ndcg_cut@10"``), its canonical string, a :class:`Flavour`, or any
         spec expanding to one evaluated flavour (the first column holding it).
@@ -122,7 +122,7 @@ class Results:
                 out[:, f] = _aggregate(ref, self.values[:, f], registry)
         return out
 
-    def mean(self, system, flavour) -> float:
+    def mean(self, system: Any, flavour: Any) -> float:
         """Mean of ``system`` (name or index) under ``flavour`` (label, canonical string,
         :class:`~evalkit.flavour.Flavour` or index) over its included queries.
 
@@ -139,7 +139,7 @@ class Results:
         """
         return float(self.means()[self.system_index(system), self.flavour_index(flavour)])
 
-    def per_query(self, system, flavour) -> dict[str, float]:
+    def per_query(self, system: Any, flavour: Any) -> dict[str, float]:
         """``{qid: value}`` for the included queries."""
         row = self.values[self.system_index(system), self.flavour_index(flavour)]
         return {q: float(v) for q, v in zip(self.qids, row) if not np.isnan(v)}
@@ -155,7 +155,7 @@ class Results:
                                     "canonical": str(self.flavours[f]), "qid": q, "value": float(v)})
         return out
 
-    def to_df(self, columns=("system", "qid", "flavour", "value")):
+    def to_df(self, columns: Any = ("system", "qid", "flavour", "value")) -> Any:
         """Long pandas DataFrame, one row per (system, flavour, included query), as
         dataframe-based evaluation libraries give it (:func:`evalkit.frames.results_to_df`)."""
         from .frames import results_to_df

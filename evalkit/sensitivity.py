@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, TYPE_CHECKING
 
 import numpy as np
 
@@ -38,12 +38,16 @@ from .engine.evaluate import evaluate
 from .errors import EmptyEvaluationWarning, FlavourError
 from .flavour import Flavour
 
+if TYPE_CHECKING:
+    from .data import Qrels, Run
+    from .registry import Registry
+
 #: Judged@k this far (absolute) below the median of the other systems' is flagged
 #: as possible pool bias.
 JUDGED_GAP = 0.10
 
 
-def _tie_variant(flavour: Flavour, policy: str, registry) -> Flavour | None:
+def _tie_variant(flavour: Flavour, policy: str, registry: Registry | None) -> Flavour | None:
     """``flavour`` with tie policy ``policy``; the flavour itself for ``ties=input``
     and ``ties=rank`` (orders without ties); ``None`` when the tie policy cannot be
     replaced."""
@@ -62,8 +66,8 @@ def _tie_variant(flavour: Flavour, policy: str, registry) -> Flavour | None:
         return None
 
 
-def tie_bounds(qrels, run, flavours: Sequence[Flavour], registry=None,
-               subtopics=None) -> tuple[np.ndarray, np.ndarray]:
+def tie_bounds(qrels: Qrels, run: Run, flavours: Sequence[Flavour], registry: Registry | None = None,
+               subtopics: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """The worst and best value of every flavour over the orderings of tied scores.
 
     :param qrels: :class:`~evalkit.Qrels`; :param run: one :class:`~evalkit.Run`;
@@ -89,7 +93,7 @@ def tie_bounds(qrels, run, flavours: Sequence[Flavour], registry=None,
     return low, high
 
 
-def _judged_qrels(qrels):
+def _judged_qrels(qrels: Qrels) -> Any:
     """``qrels`` with every grade set to 1 (a judged document counts, whatever its grade)."""
     import copy
 
@@ -98,7 +102,7 @@ def _judged_qrels(qrels):
     return out
 
 
-def judged_at_k(qrels, run, cutoffs: Sequence[int | None], registry=None) -> np.ndarray:
+def judged_at_k(qrels: Qrels, run: Run, cutoffs: Sequence[int | None], registry: Registry | None = None) -> np.ndarray:
     """Judged@k of one run per cutoff and query.
 
     ``judged@k(q) = |judged documents among the first k of q| / min(k, n_q)`` with
@@ -157,7 +161,7 @@ class JudgedAtK:
         other systems' means: ``(system, k, its mean, the others' median)``, by cutoff
         then system. Needs at least two systems."""
         m = self.means()
-        out = []
+        out: list[tuple[str, int | None, float, float]] = []
         if len(self.systems) < 2:
             return out
         for c, k in enumerate(self.cutoffs):

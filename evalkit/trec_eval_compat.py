@@ -38,6 +38,11 @@ import numpy as np
 
 from .libraries.trec_eval_measures import BY_NAME, MEASURES, NICKNAMES, TrecMeasure
 from .errors import FlavourError
+from typing import Any
+
+if TYPE_CHECKING:
+    from .data import Qrels, Run
+    from .registry import Registry
 
 if TYPE_CHECKING:
     from .cli.specs import Measure
@@ -135,7 +140,7 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
     if text in NICKNAMES:
         out: list[TrecName] = []
         for name in NICKNAMES[text]:
-            out.extend(parse_name(name, version))
+            out.extend(parse_name(name, version) or ())  # a nickname lists known names
         return out
     if text == "runid":
         return []
@@ -176,6 +181,7 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
         return [TrecName(native, text, m, preset)]
     if m.kind == "params":
         values = [_atof(t) for t in _split(name, params)]
+        extra: tuple[tuple[str, Any], ...]
         if name == "utility":
             if len(values) != 4:
                 raise FlavourError(f"trec_eval measure {text!r}: utility takes 4 coefficients "
@@ -195,15 +201,15 @@ def parse_name(text: str, version: str = "10.0") -> list[TrecName] | None:
     if m.kind == "gains":
         table = {str(_atol(k)): v for k, v in pairs}
         return [TrecName(native, text, m, preset, None, (("gain", ("map", table)),))]
-    extra = []
-    for key, value in pairs:  # rbp.p=0.8
+    given = []
+    for key, number in pairs:  # rbp.p=0.8
         if key != m.param:
             raise FlavourError(f"trec_eval measure {text!r}: unknown parameter {key!r} (known: {m.param})")
-        extra.append((key, value))
-    return [TrecName(native, text, m, preset, None, tuple(extra))]
+        given.append((key, number))
+    return [TrecName(native, text, m, preset, None, tuple(given))]
 
 
-def as_trec_eval_asks(specs, measures):
+def as_trec_eval_asks(specs: Any, measures: Any) -> Any:
     """``measures`` as trec_eval would evaluate them: a measure given with parameters
     (``-m all_trec -m relstring.20``, ``-m P -m P.5``) is evaluated with those only,
     not also with its defaults (trec_eval.c: the parameters of the last ``-m`` naming a
@@ -230,7 +236,7 @@ def as_trec_eval_asks(specs, measures):
 NEW_IN_10 = ("unj", "rbp", "rbp_resid")
 
 
-def only_in_version(specs, measures, version: str):
+def only_in_version(specs: Any, measures: Any, version: str) -> Any:
     """``measures`` without those trec_eval ``version`` lacks (9.0.8: ``unj``, ``rbp``,
     ``rbp_resid``, left out of its ``all_trec``).
 
@@ -242,7 +248,7 @@ def only_in_version(specs, measures, version: str):
         hit = _lookup(spec) if isinstance(spec, str) else None
         if hit is not None and hit[0] in NEW_IN_10:
             raise FlavourError(f"-m {spec!r}: trec_eval 9.0.8 has no measure '{hit[0]}' (added in 10.0)")
-    return [m for m in measures if (measure_of(m.native) is None or measure_of(m.native).name not in NEW_IN_10)]
+    return [m for m in measures if (t := measure_of(m.native)) is None or t.name not in NEW_IN_10]
 
 
 def measure_of(native: str) -> TrecMeasure | None:
@@ -309,7 +315,7 @@ _OWN_KERNELS = frozenset({
     "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "unjudged", "trec_rbp", "rbp_resid"})
 
 
-def _complete(flavour, version: str) -> str:
+def _complete(flavour: Any, version: str) -> str:
     """The ``missing`` convention of trec_eval ``-c`` for ``flavour`` (see :func:`with_flags`)."""
     if version == "9.0.8":
         if flavour.metric in ("num_q", "num_rel"):
@@ -470,5 +476,7 @@ def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
 
 
 def _relstring_length(native: str) -> int:
-    _, params, _ = _lookup(native)
+    hit = _lookup(native)
+    assert hit is not None  # the native name of a relstring measure
+    _, params, _ = hit
     return BY_NAME["relstring"].defaults[0] if params is None else int(_atof(params))

@@ -6,6 +6,7 @@ package (``regex.search(..., timeout=...)``) stops the match and raises
 through :func:`compile_user_regex` and :func:`search`: the one bound."""
 
 from __future__ import annotations
+from typing import Any
 
 #: seconds one match of a user regex may take
 TIMEOUT_SECONDS = 1.0
@@ -15,7 +16,7 @@ class UserRegexTimeout(Exception):
     """A user regex took longer than :data:`TIMEOUT_SECONDS` on one string."""
 
 
-def compile_user_regex(pattern: str):
+def compile_user_regex(pattern: str) -> Any:
     """``regex.compile(pattern)`` (the ``re`` syntax, ``regex``'s VERSION0).
 
     :raises ValueError: the pattern does not compile (the message says why)."""
@@ -27,7 +28,7 @@ def compile_user_regex(pattern: str):
         raise ValueError(str(exc)) from None
 
 
-def search(compiled, text: str, timeout: float = TIMEOUT_SECONDS):
+def search(compiled: Any, text: str, timeout: float = TIMEOUT_SECONDS) -> Any:
     """``compiled.search(text)``, stopped after ``timeout`` seconds.
 
     :raises UserRegexTimeout: the match took longer (catastrophic backtracking)."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..components import Discount, Param, declared, discount
 from ..hookspecs import hookimpl
+from typing import Any
 
 
 @discount(
@@ -77,5 +78,5 @@ def natural(ranks: np.ndarray) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_discounts():
+def evalkit_register_discounts() -> Any:
     return declared(__name__, Discount)

@@ -55,6 +55,10 @@ from ..components import Metric, MetricOutput, Param, declared, metric
 from ..data import Qrels, SubtopicQrels
 from ..kernel import MetricInput, factorize, segment_cumsum, segment_ids, segment_sum
 from ..hookspecs import hookimpl
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from ..engine.intents import IntentProblem
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"
 
@@ -84,10 +88,10 @@ def topic_qrels(subtopics: SubtopicQrels) -> Qrels:
     return Qrels.from_columns(qv[ukey // len(dv)], dv[ukey % len(dv)], grade, source=subtopics.source)
 
 
-def _position_gains(inp: MetricInput, alpha: float, threshold: float):
+def _position_gains(inp: MetricInput, alpha: float, threshold: float) -> Any:
     """Per ranked position of the topics: the novelty gain ``G(i)``; per topic: the
     number of subtopics with a relevant judgment. Shapes ``(n,)`` and ``(q,)``."""
-    ip = inp.subtopics
+    ip = cast("IntentProblem", inp.subtopics)  # the engine's, for a metric that needs_subtopics
     r = ip.ranked
     rel = (r.grade >= threshold).astype(np.float64)  # NaN (unjudged) -> False
     seen = segment_cumsum(rel, r.offsets) - rel
@@ -113,7 +117,7 @@ def greedy_ideal_gains(inp: MetricInput, alpha: float, threshold: float, steps: 
 
     :returns: ``float64`` ``(q, steps)``; 0 where a topic has nothing left to place.
     """
-    ip = inp.subtopics
+    ip = cast("IntentProblem", inp.subtopics)  # the engine's, for a metric that needs_subtopics
     nq = inp.n_queries
     out = np.zeros((nq, max(steps, 0)))
     if steps <= 0 or len(ip.judged_grade) == 0:
@@ -121,6 +125,7 @@ def greedy_ideal_gains(inp: MetricInput, alpha: float, threshold: float, steps: 
     n_pairs = len(ip.topic)
     entry_pair = segment_ids(ip.judged_offsets)
     relevant = ip.judged_grade >= threshold
+    assert ip.judged_docno is not None  # IntentProblem.build sets it
     entry_pair, codes = entry_pair[relevant], ip.judged_docno[relevant]
     if len(codes) == 0:
         return out
@@ -182,6 +187,7 @@ def alpha_ndcg(inp: MetricInput, alpha: float, threshold: float) -> MetricOutput
     :returns: values and ``defined`` (a relevant subtopic judgment exists), ``(q,)``.
     """
     gain, n_sub = _position_gains(inp, alpha, threshold)
+    assert inp.discount is not None  # the metric uses a discount
     w = np.where(inp.in_cutoff(), inp.discount(inp.ranked.rank), 0.0)
     dcg = inp.per_query(gain * w)
     steps = _cutoff_steps(inp)
@@ -233,6 +239,6 @@ def err_ia(inp: MetricInput, alpha: float, threshold: float, norm: str) -> Metri
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..components import Gain, Param, declared, gain
 from ..hookspecs import hookimpl
+from typing import Any
 
 
 @gain(
@@ -72,5 +73,5 @@ def table_gain(grades: np.ndarray, table: dict[float, float]) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_gains():
+def evalkit_register_gains() -> Any:
     return declared(__name__, Gain)

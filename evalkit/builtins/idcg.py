@@ -8,6 +8,7 @@ from ..components import IdcgStrategy, declared, idcg_strategy
 from ..kernel import IdealContext, ideal_dcg, listed_dcg
 from ..errors import FlavourError
 from ..hookspecs import hookimpl
+from typing import Any
 
 
 @idcg_strategy(
@@ -88,5 +89,5 @@ def listed(ctx: IdealContext) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_idcg_strategies():
+def evalkit_register_idcg_strategies() -> Any:
     return declared(__name__, IdcgStrategy)

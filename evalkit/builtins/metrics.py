@@ -8,6 +8,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
 from ..hookspecs import hookimpl
+from typing import Any
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})
 _THRESHOLD = Param("threshold", "float", 1.0, "minimum grade that counts as relevant (trec_eval -l)")
@@ -54,7 +55,7 @@ def ndcg(inp: MetricInput, rel_level: float = 0.0) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
-def _ideal_prefix(inp: MetricInput):
+def _ideal_prefix(inp: MetricInput) -> Any:
     """The ideal ranking of each query's judged documents with positive gain.
 
     Returns ``(gain, offsets, cum)``: gains sorted decreasingly per query
@@ -69,6 +70,7 @@ def _ideal_prefix(inp: MetricInput):
     g, seg = g[order], seg[order]
     offsets = offsets_from_sorted(seg, inp.n_queries)
     rank = np.arange(len(g), dtype=np.int64) - offsets[seg] + 1
+    assert inp.discount is not None  # the metric uses a discount
     cum = segment_cumsum(g * inp.discount(rank), offsets) if len(g) else np.zeros(0)
     return g, offsets, cum
 
@@ -109,7 +111,7 @@ def _compute_ranked_prefix(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np
     if inp.k is not None:
         inside = rank <= inp.k
         pos, query, rank = pos[inside], query[inside], rank[inside]
-    contrib = gain[pos] * inp.discount(rank)
+    contrib = gain[pos] * inp._discount_fn(rank)
     dcum = segment_cumsum(contrib, offsets_from_sorted(query, inp.n_queries)) if len(pos) else np.zeros(0)
     n_eff = r.length if inp.k is None else np.minimum(r.length, inp.k)
     return pos, query, contrib, dcum, n_eff
@@ -366,5 +368,5 @@ def ia_ndcg(inp: MetricInput) -> MetricOutput:
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)

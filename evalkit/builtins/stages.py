@@ -15,6 +15,7 @@ from ..components import (Aggregate, GradeRule, NegativeRule, Outcome, Param, Re
 from ..errors import NegativeGradeError
 from ..hookspecs import hookimpl
 from ..rounding import round_decimals, round_means
+from typing import Any
 
 _ROUNDING = Param(
     "rounding", "str", "half_even",
@@ -196,25 +197,25 @@ def sum_(values: np.ndarray) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_grade_rules():
+def evalkit_register_grade_rules() -> Any:
     return declared(__name__, GradeRule)
 
 
 @hookimpl
-def evalkit_register_negative_rules():
+def evalkit_register_negative_rules() -> Any:
     return declared(__name__, NegativeRule)
 
 
 @hookimpl
-def evalkit_register_run_filters():
+def evalkit_register_run_filters() -> Any:
     return declared(__name__, RunFilter)
 
 
 @hookimpl
-def evalkit_register_outcomes():
+def evalkit_register_outcomes() -> Any:
     return declared(__name__, Outcome)
 
 
 @hookimpl
-def evalkit_register_aggregates():
+def evalkit_register_aggregates() -> Any:
     return declared(__name__, Aggregate)

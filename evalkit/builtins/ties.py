@@ -12,6 +12,7 @@ from ..components import Param, TiePolicy, declared, tie_policy
 from ..float32 import scores_as_float32
 from ..kernel import SortKeys
 from ..hookspecs import hookimpl
+from typing import Any
 
 def _score_precision(float32_user: str) -> Param:
     """The ``score`` parameter: the precision scores are compared at."""
@@ -42,7 +43,7 @@ NEGATIVE_TIES = Param(
     choices=("zero", "gain"))
 
 
-def _tie_grade(negative: str):
+def _tie_grade(negative: str) -> Any:
     return _signed if negative == "gain" else _filled
 
 
@@ -191,5 +192,5 @@ def pessimistic(keys: SortKeys, negative: str = "zero") -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_tie_policies():
+def evalkit_register_tie_policies() -> Any:
     return declared(__name__, TiePolicy)

@@ -36,6 +36,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..hookspecs import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
+from typing import Any, cast
 
 T = TypeVar("T")
 
@@ -339,7 +340,7 @@ def _count_cut(x: np.ndarray, rule: str) -> np.ndarray:
     return np.floor(x + 0.5) if rule == "round" else np.trunc(x + 0.9)
 
 
-def _iprec(inp: MetricInput, rr: _Rels, recall: float, rule: str, pre=None) -> np.ndarray:
+def _iprec(inp: MetricInput, rr: _Rels, recall: float, rule: str, pre: Any = None) -> np.ndarray:
     suffix, rel_pos, rel_off = pre if pre is not None else _interpolated(inp, rr)
     cut = _count_cut(recall * rr.num_rel, rule)
     c = np.maximum(cut, 1.0)  # cutoff 0 takes the first relevant document's value
@@ -389,7 +390,8 @@ def pt_avg(inp: MetricInput, levels: str, threshold: float, cutoff_rounding: str
     rr = res_rels(inp, threshold)
     pre = _interpolated(inp, rr)
     values = parse_levels(levels)
-    total = sum(_iprec(inp, rr, x, cutoff_rounding, pre) for x in values)
+    # a sum of (q,) arrays: the levels are never empty (else the division fails first)
+    total = cast(np.ndarray, sum(_iprec(inp, rr, x, cutoff_rounding, pre) for x in values))
     return _out(total / len(values))
 
 
@@ -566,7 +568,6 @@ def _graded(inp: MetricInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     minimum 0 when a level exceeds 1: ``rel / max(1, max judged level of the query)``.
     Returns ``(pos, query, gain)`` at the ranked positions with a gain above 0 (the
     others weigh 0): ascending ``int64``, their query, ``float64``."""
-    r = inp.ranked
     jpos, jgrade, jstart = judged_positions(inp)
     g = np.trunc(jgrade)
     keep = g > 0
@@ -622,5 +623,5 @@ def rbp_resid(inp: MetricInput, p: float, missing_ranking: str = "empty") -> Met
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)

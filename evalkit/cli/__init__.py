@@ -28,10 +28,14 @@ import sys
 import traceback
 import warnings
 from typing import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (ComponentContractError, EmptyEvaluationWarning, EvalkitError, PluginDisabledWarning,
                       PluginInterrupt, ReferenceDivergenceWarning)
 from .registry_args import disable_broken_presets, registry_for  # noqa: F401 - re-exported
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 #: Command modules of :mod:`evalkit.cli`, in the order ``evalkit --help`` lists them.
 COMMANDS: tuple[str, ...] = ("run", "eval", "plugins", "flavours", "explain", "identify",
@@ -124,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _escaped(text) -> str:
+def _escaped(text: Any) -> str:
     """A message for standard error with every name it quotes made harmless (ESC
     sequences, bidirectional overrides, lone surrogates written as escapes):
     :func:`evalkit.report.escape.message_escape`, the terminal's one escaping function."""
@@ -137,11 +141,11 @@ def _escaped(text) -> str:
 _OWN_WARNINGS = (EmptyEvaluationWarning, ReferenceDivergenceWarning, PluginDisabledWarning)
 
 
-def _warning_printer(default):
+def _warning_printer(default: Any) -> Any:
     """A ``warnings.showwarning`` that prints evalkit's own warnings as one ``evalkit:
     warning:`` line on standard error (not Python's ``file:line: Category: message`` and
     source line) and hands the others to ``default``."""
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
+    def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
         if issubclass(category, _OWN_WARNINGS):
             print(f"evalkit: warning: {_escaped(message)}", file=sys.stderr if file is None else file)
         else:
@@ -159,6 +163,8 @@ def internal_error_message(exc: BaseException, debug: bool, argv: Sequence[str] 
     plugin = getattr(exc, "plugin", None) if isinstance(exc, ComponentContractError) else None
     if plugin:  # a third-party component broke its contract: name it, not evalkit
         from ..registry import DISABLE_ENV
+
+        assert isinstance(exc, ComponentContractError)  # plugin is read from those only
 
         return "\n".join([
             f"evalkit: internal error: {type(exc).__name__}: {exc}",

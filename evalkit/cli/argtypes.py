@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
-def int_range(low: int, high: int):
+def int_range(low: int, high: int) -> Any:
     """An argparse ``type`` accepting an integer in ``[low, high]``.
 
     >>> int_range(0, 17)("4")

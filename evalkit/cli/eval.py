@@ -22,6 +22,11 @@ import os
 from typing import TYPE_CHECKING
 
 from .argtypes import DIGITS
+from typing import Any
+
+if TYPE_CHECKING:
+    from ..data import Qrels
+    from ..registry import Registry
 
 if TYPE_CHECKING:
     from ..data import Qrels, Run
@@ -42,7 +47,7 @@ def POSITIVE_INT(text: str) -> int:
 HELP = "evaluate runs against qrels under one or more measure specs"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "eval",
         help=HELP,
@@ -91,7 +96,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _names(paths: list[str], runs) -> list[str]:
+def _names(paths: list[str], runs: Any) -> list[str]:
     """Run names: the runid column; file names if two runids clash; else the paths."""
     names = [r.name for r in runs]
     if len(set(names)) == len(names):
@@ -108,7 +113,7 @@ def _value(v: float, digits: int = 4) -> str:
     return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
 
-def tsv_lines(results, measures, per_query: bool) -> list[str]:
+def tsv_lines(results: Any, measures: Any, per_query: bool) -> list[str]:
     """trec_eval-style lines for every run (see module docstring)."""
     from ..report.escape import text_escape as _t
 
@@ -134,7 +139,7 @@ def tsv_lines(results, measures, per_query: bool) -> list[str]:
     return lines
 
 
-def check_tsv_names(measures) -> None:
+def check_tsv_names(measures: Any) -> None:
     """``--format tsv`` prints one name per measure (trec_eval's, or the preset's native
     name): two different measures under one name would be two different values a
     reader cannot tell apart, so they are refused before anything is read.
@@ -162,7 +167,7 @@ def _with_count(value: str, count: int, show: bool) -> str:
     return f"{value} ({count} quer{'y' if count == 1 else 'ies'})" if show else value
 
 
-def table_text(results, measures, per_query: bool, digits: int, width: int | None = None) -> str:
+def table_text(results: Any, measures: Any, per_query: bool, digits: int, width: int | None = None) -> str:
     """The means (and with ``per_query`` every query's values) as a table, one column
     per measure; with ``width`` (``evalkit eval`` passes the terminal's), the columns are
     split into blocks and long measure names folded to fit it, as ``evalkit run``'s
@@ -195,14 +200,14 @@ def table_text(results, measures, per_query: bool, digits: int, width: int | Non
     return fit_table(rows, key + headers, ["left"] * (len(key) + len(headers)), width, keep=len(key))
 
 
-def json_text(results, measures, per_query: bool) -> str:
+def json_text(results: Any, measures: Any, per_query: bool) -> str:
     from .._version import __version__
 
-    def num(v):
+    def num(v: Any) -> Any:
         return None if math.isnan(v) else float(v)
 
     means = results.means()
-    data = {
+    data: dict[str, Any] = {
         "evalkit_version": __version__,
         "measures": [{"label": m.label, "native": m.native, "canonical": str(m.flavour)} for m in measures],
         "runs": {},
@@ -299,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _trec_eval_flags(measures, args, registry):
+def _trec_eval_flags(measures: Any, args: argparse.Namespace, registry: Registry) -> Any:
     """Every measure's flavour under trec_eval's flags ``-c -M -J -l -N`` and
     ``--trec-eval-version`` (:func:`evalkit.trec_eval_compat.with_flags`)."""
     from .specs import Measure
@@ -317,11 +322,11 @@ def _trec_eval_flags(measures, args, registry):
     return [Measure(m.label, m.native, with_flags(m.flavour, registry, native=m.native, **flags)) for m in measures]
 
 
-def _is_relstring(m) -> bool:
+def _is_relstring(m: Any) -> bool:
     return m.native == "relstring" or m.native.startswith("relstring_")
 
 
-def _without_relstring(results, measures):
+def _without_relstring(results: Any, measures: Any) -> Any:
     """``relstring`` is text, printed by ``--format tsv`` only: left out of the other formats."""
     keep = [f for f, m in enumerate(measures) if not _is_relstring(m)]
     if len(keep) == len(measures):
@@ -347,6 +352,7 @@ def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespac
     def relstring_text(system: str, length: int, native: str) -> dict[str, str]:
         if system not in by_name:
             return {}
+        assert qrels is not None  # given with the runs
         # trec_eval 10.0 -c: a missing topic's bogus ranking shows unless the name is 'relstring'
         bogus = args.complete and args.trec_eval_version == "10.0" and native != "relstring"
         return relstrings(qrels, by_name[system], length, depth=args.max_docs, judged_only=args.judged_only,
@@ -354,6 +360,7 @@ def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespac
 
     hidden = None
     if args.complete and args.trec_eval_version == "9.0.8" and runs is not None:
+        assert qrels is not None  # given with the runs
         hidden = {r.name: set(map(str, qrels.qids)) - set(map(str, r.qid.tolist())) for r in runs}
     runids = getattr(args, "runids", None) if asks_runid else None
     if asks_runid and runids is None:
@@ -369,6 +376,7 @@ def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespac
         def undefined(system: str, f: int) -> dict[str, bool]:
             if system not in by_name:
                 return {}
+            assert qrels is not None  # given with the runs
             return undefined_iprec(qrels, by_name[system], measures[f].flavour, registry)
 
     return trec_lines(results, measures, args.per_query, runids=runids, relstring_text=relstring_text,

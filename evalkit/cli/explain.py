@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..explain import Explanation
@@ -45,7 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 DEFAULT_ROWS = 1000
 
 
-def _cell(v, digits: int) -> str:
+def _cell(v: Any, digits: int) -> str:
     if v is None:
         return ""
     if isinstance(v, str):
@@ -55,7 +55,7 @@ def _cell(v, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
-def _grade(v) -> str:
+def _grade(v: Any) -> str:
     if v is None:
         return ""
     if math.isnan(v):

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 HELP = "list the named presets (LIBRARY.MEASURE) with their composition and formulas"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser("flavours", help=HELP, description=HELP + ".")
     p.add_argument("pattern", nargs="?", metavar="PATTERN",
                    help="only presets whose name matches: a shell-style glob when PATTERN contains * ? or [ "
@@ -50,7 +54,7 @@ def _conformance_lines(row: dict | None) -> list[str]:
     )]
 
 
-def _parts(flavour, registry) -> list[tuple[str, str, str]]:
+def _parts(flavour: Any, registry: Registry) -> list[tuple[str, str, str]]:
     """``(family, component as written, formula)`` for the metric and each component."""
     metric = registry.metric(flavour.metric)
     out = [("metric", flavour.metric, metric.formula)]
@@ -63,7 +67,7 @@ def _parts(flavour, registry) -> list[tuple[str, str, str]]:
     return out
 
 
-def preset_info(preset, registry) -> dict:
+def preset_info(preset: Any, registry: Registry) -> dict:
     from ..flavour import parse_flavour
 
     flavour = parse_flavour(preset.spec, registry)

@@ -7,11 +7,12 @@ import argparse
 import sys
 
 from .store_args import add_gate_arguments, add_store_arguments
+from typing import TYPE_CHECKING
 
 HELP = "check the quality gates of a YAML config (exit status 0: all hold, 1: one fails)"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "gate", help=HELP,
         description=HELP + "; prints one line per gate, system and flavour with the numbers, and writes junit.xml "

@@ -5,13 +5,14 @@ trend plots."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 HELP = "the history of a config in the results store: means per label, significant changes, trend plots"
 
 _MAGIC = b"SQLite format 3\x00"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser("history", help=HELP, description=HELP + ".")
     p.add_argument("source", metavar="CONFIG.yaml|STORE",
                    help="a config (its store: the config's store.path, else .evalkit/results.sqlite beside it) "

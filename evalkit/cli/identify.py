@@ -16,11 +16,15 @@ import argparse
 import json
 import os
 from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..data import Run
 
 HELP = "find the NDCG flavours that reproduce reported values, and weigh the evidence"
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "identify",
         help=HELP,
@@ -49,7 +53,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _aliases(path: str, run) -> set[str]:
+def _aliases(path: str, run: Run) -> set[str]:
     from ..runner.config import run_name_from_file
 
     base = os.path.basename(path)
@@ -70,7 +74,7 @@ def _cutoffs(text: str | None) -> list[int] | None:
     return out
 
 
-def _evidence(args, runs) -> tuple[list, list]:
+def _evidence(args: argparse.Namespace, runs: Any) -> tuple[list, list]:
     """The evidence and the runs it names (renamed to the table's system names)."""
     from ..errors import EvalkitError
     from ..identify import Evidence, _parse_value_at, read_evidence_table, read_per_query
@@ -136,7 +140,7 @@ def _pct(p: float) -> str:
     return f"{100 * p:.2g}%" if p >= 1e-4 else f"{p:.1e}"
 
 
-def _evidence_text(result) -> str:
+def _evidence_text(result: Any) -> str:
     items = [f"{e.label} {e.reported.text}" for e in result.evidence]
     if len(items) > 4:
         per_q = sum(e.qid is not None for e in result.evidence)
@@ -144,7 +148,7 @@ def _evidence_text(result) -> str:
     return ", ".join(items)
 
 
-def _indistinguishable(group) -> str:
+def _indistinguishable(group: Any) -> str:
     parts = []
     for key, values in group.varies.items():
         why = group.reasons.get(key)
@@ -160,7 +164,7 @@ def _short(names: list[str], most: int, skip: str = "") -> str:
     return text + (f" and {len(plain) - most} more" if len(plain) > most else "")
 
 
-def _strength_lines(result) -> list[str]:
+def _strength_lines(result: Any) -> list[str]:
     s = result.strength
     return [
         f"strength: {s.n_flavours} flavours give {s.n_distinct} distinct values on this data "
@@ -276,8 +280,8 @@ def _text(result: Any, limit: int, width: int | None = None) -> str:
     return "\n".join(_fit(lines, width))
 
 
-def _json(result) -> dict:
-    def answer(a):
+def _json(result: Any) -> dict:
+    def answer(a: Any) -> Any:
         return {"name": a.name, "canonical": str(a.flavour), "preset": a.preset,
                 "aliases": list(a.aliases), "non_default": a.non_default, "distance": a.distance,
                 "values": [None if v != v else v for v in a.values]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any, TYPE_CHECKING
 
 
 HELP = "list every component (gain, discount, IDCG strategy, tie policy, metric) and its origin"
@@ -24,14 +25,14 @@ FAMILY_TITLES = {
 }
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = subparsers.add_parser("plugins", help=HELP, description=HELP + ".")
     p.add_argument("--family", choices=tuple(FAMILY_TITLES), help="only this family")
     p.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
     return p
 
 
-def format_params(component) -> str:
+def format_params(component: Any) -> str:
     """``base=2.0, ...`` (name=default; ``name`` alone when required)."""
     parts = [p.name if p.default is None else f"{p.name}={p.default}" for p in component.params]
     if getattr(component, "numeric_keys", None):
@@ -39,7 +40,7 @@ def format_params(component) -> str:
     return ", ".join(parts) or "-"
 
 
-def component_info(component) -> dict:
+def component_info(component: Any) -> dict:
     info = {
         "name": component.name,
         "parameters": [
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     registry = registry_for(args)
     families = [args.family] if args.family else list(FAMILY_TITLES)
     if args.format == "json":
-        data = {f: [component_info(registry.get(f, n)) for n in registry.names(f)] for f in families}
+        data: dict[str, Any] = {f: [component_info(registry.get(f, n)) for n in registry.names(f)] for f in families}
         data["third_party_plugins"] = dict(registry.plugins)
         data["disabled_plugins"] = {p.name: {"origin": p.origin, "reason": p.reason} for p in registry.disabled}
         print(json.dumps(data, indent=1, default=str))

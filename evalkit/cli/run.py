@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .argtypes import DIGITS, int_range
+from typing import Any, TYPE_CHECKING
 
 HELP = "evaluate the runs of a YAML config under its flavours; print and write the report"
 
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     return check_and_report(report, config, args) if args.gate else 0
 
 
-def _shown(path) -> str:
+def _shown(path: Any) -> str:
     """``path`` relative to the current directory when it lies under it, else as given."""
     from pathlib import Path
 

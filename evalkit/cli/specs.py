@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 from ..flavour import Flavour
 from ..resolve import resolve_measures
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class Measure:
     flavour: Flavour
 
 
-def native_name(preset, flavour: Flavour) -> str:
+def native_name(preset: Any, flavour: Flavour) -> str:
     """The name trec_eval-style output prints: the preset's ``native_name`` with
     ``{k}`` filled (``ndcg_cut_10``, ``P_10``), without its ``@{k}`` part when there is
     no cutoff (``nDCG``); otherwise the canonical flavour string."""
@@ -46,7 +50,7 @@ def native_name(preset, flavour: Flavour) -> str:
     return name.replace("@{k}", "") if name.endswith("@{k}") else str(flavour)
 
 
-def expand_measure(spec: str, registry) -> list[Measure]:
+def expand_measure(spec: str, registry: Registry) -> list[Measure]:
     """Expand one ``-m`` SPEC into measures (trec_eval's and ir_measures' names included),
     through :func:`evalkit.resolve.resolve_measures`: the command's one resolution of its
     specs (the engine then takes the flavours).
@@ -64,7 +68,7 @@ def expand_measure(spec: str, registry) -> list[Measure]:
     return out
 
 
-def expand_measures(specs, registry) -> list[Measure]:
+def expand_measures(specs: Any, registry: Registry) -> list[Measure]:
     """Expand several SPECs. Presets that share a flavour are kept, each under its own
     label (evaluated once); a measure repeated under the same label is kept once
     (``-m trec_eval.ndcg_cut -m trec_eval.ndcg_cut@10``).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def add_store_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +26,7 @@ def add_gate_arguments(p: argparse.ArgumentParser) -> None:
                         "whole); overrides output.gates_dir of the config")
 
 
-def store_setting(args: argparse.Namespace):
+def store_setting(args: argparse.Namespace) -> Any:
     """``run_config``'s ``store=`` from the options: a path, ``False`` or ``True``."""
     if args.no_store:
         if args.store:
@@ -36,7 +37,7 @@ def store_setting(args: argparse.Namespace):
     return args.store or True
 
 
-def gate_directory(args: argparse.Namespace, config):
+def gate_directory(args: argparse.Namespace, config: Any) -> Any:
     """Where the gate files go (``--gate-dir``, else ``output.gates_dir``, else ``None``),
     checked now so that a refused directory fails before anything is evaluated."""
     from ..gate_output import JUNIT_FILE, SUMMARY_FILE
@@ -48,7 +49,7 @@ def gate_directory(args: argparse.Namespace, config):
     return directory
 
 
-def check_and_report(report, config, args: argparse.Namespace, out=None) -> int:
+def check_and_report(report: Any, config: Any, args: argparse.Namespace, out: Any = None) -> int:
     """Check the config's gates on ``report``; print one line per verdict; write the
     JUnit XML and Markdown files and the GitHub job summary. Returns 0 (all hold) or 1."""
     from ..errors import ConfigError

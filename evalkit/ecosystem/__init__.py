@@ -16,13 +16,14 @@ Each integration imports its library only when one of its functions runs (the ``
 from __future__ import annotations
 
 from ..errors import EvalkitError
+from typing import Any
 
 
 class MissingDependencyError(EvalkitError, ImportError):
     """An integration's library is not installed; the message names the extra to install."""
 
 
-def require(module: str, extra: str):
+def require(module: str, extra: str) -> Any:
     """Import ``module`` or raise :class:`MissingDependencyError` naming ``extra``."""
     import importlib
 

@@ -30,10 +30,13 @@ the command line and the config loader can test a source with :func:`is_dataset_
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, TYPE_CHECKING
 
 from ..errors import FlavourError, InputFormatError
 from . import require
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 #: Prefix of a dataset id where a qrels path is expected.
 SCHEME = "irds:"
@@ -48,7 +51,7 @@ class DatasetError(InputFormatError):
     official measures. The message names the ``irds:`` source and what ir_datasets said
     (exit status 2 on the command line)."""
 
-    def __init__(self, source: str, message: str):
+    def __init__(self, source: str, message: str) -> None:
         super().__init__(source, None, None, message)
 
 
@@ -62,7 +65,7 @@ def _said(exc: BaseException) -> str:
     return text if len(text) <= _MAX_SAID else text[: _MAX_SAID - 3] + "..."
 
 
-def load(source: str):
+def load(source: str) -> Any:
     """The ir_datasets dataset of ``source`` (``"irds:ID"``).
 
     :raises DatasetError: an empty or unknown id (ir_datasets' ``KeyError``) or any error
@@ -97,14 +100,14 @@ def _judgments(source: str) -> tuple[list, Any]:
     return rows, cls
 
 
-def _grades(rows: list, source: str):
+def _grades(rows: list, source: str) -> Any:
     import numpy as np
 
     grade = np.fromiter((r.relevance for r in rows), dtype=np.float64, count=len(rows))
     return grade
 
 
-def read_qrels(source: str):
+def read_qrels(source: str) -> Any:
     """The dataset's qrels as :class:`~evalkit.Qrels` (``source`` is ``"irds:ID"``).
 
     :returns: qrels with ``source == "irds:ID"``; grades ``float64`` ``(n,)`` as ir_datasets
@@ -135,7 +138,7 @@ def read_qrels(source: str):
     return Qrels.from_columns(qid, docno, grade, source=source, line=line)
 
 
-def read_subtopic_qrels(source: str):
+def read_subtopic_qrels(source: str) -> Any:
     """The dataset's subtopic judgments as :class:`~evalkit.SubtopicQrels`.
 
     :raises DatasetError: as :func:`read_qrels`, or the dataset's qrels have no subtopic
@@ -155,13 +158,14 @@ def read_subtopic_qrels(source: str):
                                       line=np.arange(1, len(rows) + 1, dtype=np.int64))
 
 
-def spark_qrels(spark, source: str, *, subtopics: bool = False):
+def spark_qrels(spark: Any, source: str, *, subtopics: bool = False) -> Any:
     """The dataset's qrels as a Spark DataFrame in the layout of
     :func:`evalkit.spark.io.read_qrels` (``qid string, docno string, grade double, order
     long``; with ``subtopics``, :func:`evalkit.spark.io.read_subtopic_qrels`'s, with
     ``subtopic string``): read on the driver by :func:`read_qrels` /
     :func:`read_subtopic_qrels` (ir_datasets gives the judgments to one process), then
     distributed (``evalkit eval irds:ID RUN --engine spark``, a config's ``engine: spark``)."""
+    rows: Iterable[tuple[Any, ...]]
     if subtopics:
         sq = read_subtopic_qrels(source)
         rows = zip(sq.qid.tolist(), sq.subtopic.tolist(), sq.docno.tolist(), sq.grade.tolist(), range(len(sq.grade)))
@@ -206,7 +210,7 @@ def dataset_info(source: str) -> dict:
     }
 
 
-def expand_official(specs: Iterable[str], qrels_source: Any, registry=None) -> list[str]:
+def expand_official(specs: Iterable[str], qrels_source: Any, registry: Registry | None = None) -> list[str]:
     """``specs`` with ``official`` replaced by the official measures of the ``irds:``
     qrels (each kept once); ``specs`` unchanged, and ir_datasets not imported, when no spec
     is ``official`` or the qrels are not ``irds:`` (then ``official`` is trec_eval's

@@ -66,11 +66,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Iterable
+from typing import Any, Iterable, TYPE_CHECKING
 
 from ..errors import ArgumentError, FlavourError
 from ..flavour import Flavour
 from . import require
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 #: name -> flavour of every measure made in this process (ir_measures compares by name).
 _NAMES: dict[str, Flavour] = {}
@@ -78,7 +81,7 @@ _NAMES: dict[str, Flavour] = {}
 PREFIX = "evalkit:"
 
 
-def _flavour_of(spec, registry) -> tuple[str, Flavour]:
+def _flavour_of(spec: Any, registry: Registry) -> tuple[str, Flavour]:
     from ..presets import expand_labelled
 
     if isinstance(spec, Flavour):
@@ -92,7 +95,7 @@ def _flavour_of(spec, registry) -> tuple[str, Flavour]:
     return label, flavour
 
 
-def _nan_mean_agg():
+def _nan_mean_agg() -> Any:
     from ir_measures.measures.base import Agg
 
     class NanMeanAgg(Agg):
@@ -100,25 +103,25 @@ def _nan_mean_agg():
         flavour's conventions leave out are left out of the mean, as in
         :meth:`evalkit.Results.means`."""
 
-        def __init__(self):
+        def __init__(self) -> None:
             self.sum, self.count = 0.0, 0
 
-        def add(self, value):
+        def add(self, value: Any) -> None:
             if not math.isnan(value):
                 self.sum += value
                 self.count += 1
 
-        def result(self):
+        def result(self) -> Any:
             return self.sum / self.count if self.count else math.nan
 
     return NanMeanAgg()
 
 
-def _impl(flavour: Flavour, registry):
+def _impl(flavour: Flavour, registry: Registry) -> Any:
     """The ``define`` implementation: ``(qrels DataFrame, run DataFrame) -> [(qid, value)]``
     for every query of the qrels, ``NaN`` where the flavour leaves a query out."""
 
-    def impl(qrels_df, run_df):
+    def impl(qrels_df: Any, run_df: Any) -> Any:
         from ..data import Qrels, Run, SubtopicQrels
         from ..engine.evaluate import evaluate
         from ..errors import EmptyEvaluationWarning
@@ -139,6 +142,7 @@ def _impl(flavour: Flavour, registry):
                               source="<ir_measures qrels>")
         run_df = run_df.sort_index(kind="stable")  # the order the run was given in (module docstring)
         rank = None
+        assert flavour.ties is not None  # a validated flavour always names its tie policy
         if reg.get("ties", flavour.ties.name).needs_rank:  # ties=rank, ndeval.*: the TREC rank column
             if "rank" not in run_df.columns:
                 raise FlavourError(f"{flavour}: tie policy '{flavour.ties.name}' orders the run by its rank column, "
@@ -156,7 +160,7 @@ def _impl(flavour: Flavour, registry):
     return impl
 
 
-def measure(spec: str | Flavour, *, name: str | None = None, registry=None):
+def measure(spec: str | Flavour, *, name: str | None = None, registry: Registry | None = None) -> Any:
     """An ir_measures measure computing ``spec`` with evalkit.
 
     :param spec: a flavour string, a preset with its cutoff (``"trec_eval.ndcg_cut@10"``), a
@@ -192,21 +196,21 @@ def measure(spec: str | Flavour, *, name: str | None = None, registry=None):
                       + (["iteration"] if reg.metric(flavour.metric).needs_subtopics else []),
                       pretty_name=label, short_desc=f"evalkit {flavour}")
 
-    class EvalkitMeasure(type(base)):
+    class EvalkitMeasure(type(base)):  # type: ignore[misc]  # the class ir_measures.define built at run time
         __name__ = name
         DEFAULT = math.nan  # a qrels query the flavour leaves out (module docstring)
 
-        def aggregator(self):
+        def aggregator(self) -> Any:
             return _nan_mean_agg()
 
-        def __matmul__(self, k):
+        def __matmul__(self, k: Any) -> Any:
             return measure(flavour.with_cutoff(k), registry=reg)
 
     EvalkitMeasure.flavour, EvalkitMeasure.label = flavour, label
     return EvalkitMeasure()
 
 
-def measures(specs: Iterable[str | Flavour] | str, *, registry=None) -> list:
+def measures(specs: Iterable[str | Flavour] | str, *, registry: Registry | None = None) -> list:
     """One measure per flavour of ``specs`` (a preset without ``@k`` gives one per default
     cutoff: ``measures("trec_eval.ndcg_cut")``), each as :func:`measure` makes it."""
     from ..presets import expand_spec
@@ -215,7 +219,7 @@ def measures(specs: Iterable[str | Flavour] | str, *, registry=None) -> list:
     reg = registry_or_default(registry)
     if isinstance(specs, (str, Flavour)):
         specs = [specs]
-    out = []
+    out: list[Any] = []  # ir_measures measures
     for spec in specs:
         flavours = [spec] if isinstance(spec, Flavour) else expand_spec(spec, reg)
         out.extend(measure(f, registry=reg) for f in flavours)

@@ -36,19 +36,23 @@ ranx is imported only when one of these functions runs (the ``ranx`` extra).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence, TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import ArgumentError
 from . import require
 
+if TYPE_CHECKING:
+    from ..data import Qrels, Run
+    from ..registry import Registry
 
-def _ranx():
+
+def _ranx() -> Any:
     return require("ranx", "ranx")
 
 
-def from_ranx_qrels(qrels, *, source: str | None = None):
+def from_ranx_qrels(qrels: Any, *, source: str | None = None) -> Any:
     """A ranx ``Qrels`` (or its ``{qid: {docno: grade}}`` dict) as :class:`~evalkit.Qrels`.
 
     :returns: qrels in the ranx object's query and document order; grades ``float64`` ``(n,)``.
@@ -67,7 +71,7 @@ def from_ranx_qrels(qrels, *, source: str | None = None):
     return Qrels.from_columns(qid, docno, grade, source=name)
 
 
-def _columns(nested) -> tuple[list, list, list]:
+def _columns(nested: Any) -> tuple[list, list, list]:
     """``(qid, docno, value)`` lists of a ``{qid: {docno: value}}`` mapping (a numba typed dict
     or a Python dict), in its iteration order: one loop over queries, each query's keys and
     values taken whole."""
@@ -82,7 +86,7 @@ def _columns(nested) -> tuple[list, list, list]:
     return qid, docno, value
 
 
-def from_ranx_run(run, *, name: str | None = None):
+def from_ranx_run(run: Any, *, name: str | None = None) -> Any:
     """A ranx ``Run`` (or its dict) as :class:`~evalkit.Run`, rows in the order ranx holds
     them (module docstring).
 
@@ -104,26 +108,26 @@ def from_ranx_run(run, *, name: str | None = None):
     return Run.from_columns(qid, docno, score, name=name, source=f"<ranx Run {name}>")
 
 
-def to_ranx_qrels(qrels, *, name: str | None = None):
+def to_ranx_qrels(qrels: Qrels, *, name: str | None = None) -> Any:
     """:class:`~evalkit.Qrels` as a ranx ``Qrels`` (integer grades, as ranx stores them)."""
     rx = _ranx()
     return rx.Qrels({q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.to_dict().items()}, name=name)
 
 
-def to_ranx_run(run, *, name: str | None = None):
+def to_ranx_run(run: Run, *, name: str | None = None) -> Any:
     """:class:`~evalkit.Run` as a ranx ``Run`` named ``name`` (default the run's name); ranx
     sorts it on construction from the evalkit run's row order."""
     rx = _ranx()
     return rx.Run(run.to_dict(), name=name or run.name)
 
 
-def _as_qrels(qrels):
+def _as_qrels(qrels: Any) -> Any:
     from ..data import Qrels
 
     return qrels if isinstance(qrels, Qrels) else from_ranx_qrels(qrels)
 
 
-def _as_runs(runs) -> list:
+def _as_runs(runs: Any) -> list:
     from ..data import Run
 
     rx = _ranx()
@@ -134,7 +138,7 @@ def _as_runs(runs) -> list:
     return out
 
 
-def evaluate(qrels, runs, flavours, *, labels: Sequence[str] | None = None, registry=None):
+def evaluate(qrels: Any, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, registry: Registry | None = None) -> Any:
     """:func:`evalkit.evaluate` of ranx (or evalkit) qrels and runs.
 
     :param qrels: a ranx ``Qrels`` or :class:`~evalkit.Qrels`.
@@ -149,7 +153,7 @@ def evaluate(qrels, runs, flavours, *, labels: Sequence[str] | None = None, regi
     return _evaluate(_as_qrels(qrels), _as_runs(runs), flavours, labels=labels, registry=registry)
 
 
-def store_scores(results, runs) -> None:
+def store_scores(results: Any, runs: Any) -> None:
     """Write ``results`` into the ranx runs as ``ranx.evaluate(..., save_results_in_run=True)``
     does: ``run.scores[label][qid]`` per included query and ``run.mean_scores[label]`` (the
     mean of :meth:`Results.means`), one entry per flavour label.
@@ -169,21 +173,21 @@ def store_scores(results, runs) -> None:
             run.mean_scores[label] = float(means[s, f])
 
 
-def _report_class():
+def _report_class() -> Any:
     from ranx.data_structures import Report
 
     class EvalkitReport(Report):
         """ranx's ``Report`` whose metric labels are evalkit's flavour labels, printed as given."""
 
-        def get_metric_label(self, m):
+        def get_metric_label(self, m: Any) -> Any:
             return m
 
     return EvalkitReport
 
 
-def compare(qrels, runs, flavours, *, labels: Sequence[str] | None = None, stat_test: str = "student",
+def compare(qrels: Any, runs: Any, flavours: Any, *, labels: Sequence[str] | None = None, stat_test: str = "student",
             n_permutations: int = 1000, max_p: float = 0.01, random_seed: int = 42, rounding_digits: int = 3,
-            show_percentages: bool = False, registry=None):
+            show_percentages: bool = False, registry: Registry | None = None) -> Any:
     """ranx's comparison ``Report`` of evalkit's values (module docstring).
 
     :param qrels, runs, flavours, labels: as :func:`evaluate`.
@@ -225,5 +229,5 @@ def compare(qrels, runs, flavours, *, labels: Sequence[str] | None = None, stat_
     )
 
 
-__all__: Iterable[str] = ("from_ranx_qrels", "from_ranx_run", "to_ranx_qrels", "to_ranx_run", "evaluate",
+__all__: tuple[str, ...] = ("from_ranx_qrels", "from_ranx_run", "to_ranx_qrels", "to_ranx_run", "evaluate",
                           "store_scores", "compare")

@@ -8,12 +8,12 @@ imported on first use (PEP 562), so importing a leaf such as
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 __all__ = ["evaluate"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "evaluate":
         from .evaluate import evaluate
 

@@ -52,13 +52,16 @@ from __future__ import annotations
 
 import re
 from functools import update_wrapper
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 import numpy as np
 
 from ..isolation import stdout_to_stderr
 from ..errors import (ComponentContractError, ComponentOutputError, EmptyEvaluationWarning, EvaluationError,
                       PluginInterrupt)
+
+if TYPE_CHECKING:
+    from ..data import Qrels, Run
 
 __all__ = ["ComponentContractError", "ComponentOutputError", "EmptyEvaluationWarning", "call_component", "checked",
            "checked_idcg", "format_number", "nothing_evaluated", "require_common_queries"]
@@ -345,7 +348,7 @@ def checked_idcg(component: str, fn: Callable, negative_gains: bool = False) -> 
     ``negative_gains`` (``negative=gain``): a negative value is allowed too (an ideal
     ranking that holds negative gains)."""
 
-    def call(ctx) -> np.ndarray:
+    def call(ctx: Any) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             arr = np.asarray(fn(ctx))
         q = len(ctx.judged_offsets) - 1
@@ -377,7 +380,7 @@ def format_number(v: float) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e30 else repr(v)
 
 
-def nothing_evaluated(qrels, run) -> str:
+def nothing_evaluated(qrels: Qrels, run: Run) -> str:
     """The message saying that ``run`` shares no query with ``qrels``."""
     if len(qrels) == 0:
         return f"{qrels.source}: the qrels hold no judgment; nothing to evaluate"
@@ -387,7 +390,7 @@ def nothing_evaluated(qrels, run) -> str:
             "nothing to evaluate")
 
 
-def require_common_queries(qrels, runs) -> None:
+def require_common_queries(qrels: Qrels, runs: Any) -> None:
     """Raise :class:`~evalkit.errors.EvaluationError` unless every run shares at least
     one query with ``qrels``. Used by the command line and :func:`evalkit.run_config`, where an
     empty evaluation is a mistake (a wrong file, a qid format that differs); the

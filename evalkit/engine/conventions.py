@@ -7,7 +7,7 @@ variants of a composition from one evaluation).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -65,7 +65,7 @@ def apply_conventions(
     return out
 
 
-def _error(build, kind: str, mask: np.ndarray) -> Exception:
+def _error(build: Any, kind: str, mask: np.ndarray) -> Exception:
     if build is not None:
         return build(kind, mask)
     what = "queries with no relevant judged document" if kind == "empty" else "qrels queries absent from the run"

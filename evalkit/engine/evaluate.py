@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TYPE_CHECKING
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from ..data import Qrels, Run, SubtopicQrels
 from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, InvalidGradeError,
                       RankColumnError)
 from ..flavour import ComponentRef, Flavour
-from ..kernel import MetricInput
+from ..kernel import IdealContext, MetricInput
 from ..results import Results
 from .checks import (ComponentOutputError, EmptyEvaluationWarning, call_component, checked, checked_idcg,
                      format_number, nothing_evaluated)
@@ -28,6 +28,10 @@ from .problem import Problem, build_problem
 from ..registry import Registry, registry_or_default
 from .ranking import RankedList
 
+if TYPE_CHECKING:
+    from ..components import Metric, TiePolicy
+    from ..registry import Registry
+
 
 @dataclass(frozen=True)
 class _Stage:
@@ -36,7 +40,7 @@ class _Stage:
     output checked) and its canonical reference (cache keys, messages)."""
 
     ref: ComponentRef
-    component: object
+    component: Any
     fn: Callable
     kw: dict
 
@@ -44,13 +48,13 @@ class _Stage:
 @dataclass(frozen=True)
 class _Resolved:
     flavour: Flavour
-    metric: object
+    metric: Metric
     metric_kw: dict
-    ties: object
+    ties: TiePolicy
     ties_kw: dict
-    gain: object
-    discount: object
-    idcg: object
+    gain: Callable[[np.ndarray], np.ndarray] | None
+    discount: Callable[[np.ndarray], np.ndarray] | None
+    idcg: Callable[[IdealContext], np.ndarray] | None
     #: the judgment rules (``grades``, ``negative``) not at their default
     judgments: tuple = ()
     #: the run filter, ``None`` at the default (no document removed)
@@ -68,11 +72,12 @@ def _stage(registry: Registry, family: str, ref: ComponentRef | None) -> _Stage 
     return _Stage(ref, comp, partial(call_component, family, comp, **kw), kw)
 
 
-def _bound(registry, family, ref, negative_grades: bool = False, reads=()):
+def _bound(registry: Registry, family: str, ref: ComponentRef | None, negative_grades: bool = False,
+           reads: Iterable[Callable] = ()) -> Callable[..., np.ndarray] | None:
     if ref is None:
         return None
     comp = registry.get(family, ref.name)
-    fn = partial(call_component, family, comp, **comp.bind(ref.params))
+    fn: Callable[..., Any] = partial(call_component, family, comp, **comp.bind(ref.params))
     if family == "gain":  # the judgment rules' reading of a grade (a library's integer label)
         for read in reads:
             fn = _reading(fn, read)
@@ -88,9 +93,10 @@ def _reading(gain: Callable, read: Callable) -> Callable:
     return call
 
 
-def resolve(flavour: Flavour, registry) -> _Resolved:
+def resolve(flavour: Flavour, registry: Registry) -> _Resolved:
     """Look up a flavour's components once; returns bound, vectorised callables."""
     metric = registry.metric(flavour.metric)
+    assert flavour.ties is not None  # a validated flavour always names its tie policy
     ties = registry.get("ties", flavour.ties.name)
     judgments = tuple(st for st in (_stage(registry, family, getattr(flavour, family))
                                     for family in ("grades", "negative")) if st is not None)
@@ -131,12 +137,13 @@ def _drops(problem: Problem, resolved: _Resolved) -> tuple[tuple, Callable[[Rank
         if filt is not None:  # bool (n,) (checked by call_component)
             hit = filt.fn(RunFilterInput(ranked, problem))
             mask = hit if mask is None else mask | hit
+        assert mask is not None  # something drops: dropping or filt is given
         return mask
     key = tuple((st.component.family, str(st.ref)) for st in dropping) + ((("run_filter", str(filt.ref)),) if filt else ())
     return key, drop
 
 
-def as_flavour(spec: Flavour | str, registry) -> Flavour:
+def as_flavour(spec: Flavour | str, registry: Registry) -> Flavour:
     """A resolved flavour: ``spec`` itself, or a flavour string parsed. Preset and
     measure names are resolved at the edge (:mod:`evalkit.resolve`), not here.
 
@@ -150,7 +157,7 @@ def as_flavour(spec: Flavour | str, registry) -> Flavour:
     return parse_flavour(spec, registry)
 
 
-def needs_rank(flavours: Iterable[Flavour | str] | Flavour | str, registry=None) -> bool:
+def needs_rank(flavours: Iterable[Flavour | str] | Flavour | str, registry: Registry | None = None) -> bool:
     """Whether a flavour of ``flavours`` (resolved: :class:`Flavour` objects or flavour
     strings) orders the run by its rank column (its tie policy ``needs_rank``, as
     ``ties=rank``): readers should then keep the column
@@ -161,8 +168,11 @@ def needs_rank(flavours: Iterable[Flavour | str] | Flavour | str, registry=None)
     registry = registry_or_default(registry)
     if isinstance(flavours, (str, Flavour)):
         flavours = [flavours]
-    return any(registry.get("ties", fl.ties.name).needs_rank
-               for fl in (as_flavour(spec, registry) for spec in flavours))
+    for fl in (as_flavour(spec, registry) for spec in flavours):
+        assert fl.ties is not None  # a validated flavour always names its tie policy
+        if registry.get("ties", fl.ties.name).needs_rank:
+            return True
+    return False
 
 
 def _check_rank(run: Run, resolved: Sequence[_Resolved]) -> None:
@@ -188,14 +198,14 @@ def _located_rank(exc: RankColumnError, run: Run, problem: Problem, flavour: Fla
                            f"{run.docno[a]!r} and {run.docno[b]!r} share rank {exc.rank}; {why}", exc.rows, exc.rank)
 
 
-def _check_type(value, cls, name: str):
+def _check_type(value: Any, cls: Any, name: str) -> Any:
     if not isinstance(value, cls):
         raise ArgumentError(f"{name} must be a {cls.__name__}, got {type(value).__name__} "
                             f"(read files with evalkit.read_{cls.__name__.lower()})")
     return value
 
 
-def _as_runs(runs) -> list[Run]:
+def _as_runs(runs: Any) -> list[Run]:
     if isinstance(runs, Run):
         return [runs]
     if isinstance(runs, Mapping):
@@ -212,7 +222,7 @@ def _as_runs(runs) -> list[Run]:
     return runs
 
 
-def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> MetricInput:
+def prepare_input(problem: Problem, resolved: _Resolved, subtopics: Any = None) -> MetricInput:
     """A metric's input for one flavour on one joined run: the run sorted under the
     flavour's tie policy (once per policy, cached on ``problem``), truncated by the
     ``depth`` and ``judged_only`` conventions, with the bound gain (and its
@@ -261,7 +271,7 @@ def prepare_input(problem: Problem, resolved: _Resolved, subtopics=None) -> Metr
     )
 
 
-def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput):
+def metric_output(problem: Problem, resolved: _Resolved, inp: MetricInput) -> Any:
     """The metric kernel's ``(values, defined)`` on ``inp`` (``float64`` / ``bool``
     ``(q,)``), before the conventions.
 
@@ -331,12 +341,12 @@ def _warn_all_left_out(run_name: str, values: np.ndarray, resolved: Sequence[_Re
 
     for f in np.flatnonzero(np.isnan(values).all(axis=1)):
         warnings.warn(EmptyEvaluationWarning(
-            f"run '{run_name}': {resolved[f].flavour} leaves out every query the run shares with the qrels "
+            f"run '{run_name}': {resolved[int(f)].flavour} leaves out every query the run shares with the qrels "
             "(its empty / missing / run_filter conventions: e.g. empty=skip and no query has a relevant "
             "judgment); its mean is undefined (NaN)"), stacklevel=4)
 
 
-def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics=None, run_name: str = "run",
+def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics: Any = None, run_name: str = "run",
                      inp: MetricInput | None = None) -> np.ndarray:
     """Per-query values of one flavour on one joined run: ``float64`` ``(q,)`` in
     sorted qid order (``qrels.qids``; :attr:`Problem.sorted_queries` maps a problem

@@ -13,9 +13,12 @@ Two tools live here:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: ``object`` arrays of ``str`` shorter than this are handled in NumPy without Arrow
 #: (see :func:`_plain`): importing pyarrow costs more than it saves on small inputs.
@@ -37,16 +40,16 @@ def _plain(*values: Any) -> bool:
 def _utf8_buffers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets int64 (n + 1,), data uint8)`` of the UTF-8 strings: the layout of an
     Arrow string array's buffers, built without Arrow."""
-    values = [v if isinstance(v, str) else str(v) for v in values]
-    joined = "".join(values)
+    strings = [v if isinstance(v, str) else str(v) for v in values]
+    joined = "".join(strings)
     if joined.isascii():
-        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         data = joined.encode("ascii")
     else:
-        parts = [v.encode("utf-8") for v in values]
+        parts = [v.encode("utf-8") for v in strings]
         lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         data = b"".join(parts)
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets, np.frombuffer(data, dtype=np.uint8)
 
@@ -89,7 +92,7 @@ def take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
     return arr.take(arrow_indices(rows))
 
 
-def _from_objects(values) -> pa.Array:
+def _from_objects(values: Any) -> pa.Array:
     """Arrow string array from a sequence of ``str`` (built from one joined bytes
     buffer; ``pa.array`` would import pandas)."""
     import pyarrow as pa
@@ -297,7 +300,7 @@ def _long_hashes(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     :data:`LONG_STRING`, so they are few): ``uint64``. Depends on the string alone."""
     import hashlib
 
-    buf = memoryview(data)
+    buf = memoryview(data)  # type: ignore[arg-type]  # ndarray has the buffer protocol; numpy's stubs declare it for Python >= 3.12 only
     out = np.empty(len(starts), dtype=np.uint64)
     for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist())):
         digest = hashlib.blake2b(buf[start: start + length], digest_size=8, person=b"evalkit-long").digest()
@@ -319,7 +322,7 @@ def pair_hash(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return z
 
 
-def _word_reader(data: np.ndarray):
+def _word_reader(data: np.ndarray) -> Any:
     """``read(pos)``: the 8 bytes of ``data`` (``uint8``) at every byte offset ``pos``
     (``int64``), as little-endian ``uint64``; bytes past the end read as 0. Offsets
     within 8 bytes of the end read from a small zero-padded copy of the tail, so the
@@ -374,7 +377,7 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
     equal = length == off_b[rows_b + 1] - start_b
     long_pairs = equal & (length > LONG_STRING)
     if long_pairs.any():  # compared as byte strings, one pair at a time
-        va, vb = memoryview(data_a), memoryview(data_b)
+        va, vb = memoryview(data_a), memoryview(data_b)  # type: ignore[arg-type]  # ndarray has the buffer protocol; numpy's stubs declare it for Python >= 3.12 only
         for i in np.flatnonzero(long_pairs).tolist():
             sa, sb, n = int(start_a[i]), int(start_b[i]), int(length[i])
             equal[i] = va[sa: sa + n] == vb[sb: sb + n]
@@ -438,7 +441,7 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _word_source(arr, rows: np.ndarray):
+def _word_source(arr: Any, rows: np.ndarray) -> Any:
     """``(start, length, word)`` of the strings ``arr[rows]`` (``int64`` byte offsets and
     lengths); ``word(j, start=start, length=length)`` is word ``j`` (bytes ``8j`` to
     ``8j + 7``) of each string as a big-endian ``uint64``, zero-padded past the end:
@@ -482,7 +485,7 @@ def byte_order_sort(values: Any, rows: np.ndarray, block: np.ndarray,
         return _by_block_then_value(block, -ranks if descending else ranks)
     start, length, read_word = _word_source(arr, rows)
 
-    def word(j, *where):
+    def word(j: Any, *where: Any) -> Any:
         w = read_word(j, *where)
         return ~w if descending else w  # ~ reverses the unsigned order
     n_words = (int(length.max()) + 7) // 8
@@ -550,7 +553,7 @@ def _by_block_then_value(block: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.lexsort((values, block))
 
 
-def _longest(arr, rows: np.ndarray) -> int:
+def _longest(arr: Any, rows: np.ndarray) -> int:
     offsets, _ = _buffers(arr)
     return int((offsets[rows + 1] - offsets[rows]).max())
 

@@ -17,6 +17,7 @@ from ..data import SubtopicQrels
 from .factorize import factorize
 from .problem import Problem
 from .ranking import RankedList
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def _docnos(problem: Problem, ranked: RankedList, src: np.ndarray) -> np.ndarray
     return problem.docno_vocab[ranked.docno[src]]
 
 
-def intent_aware(inp, kernel):
+def intent_aware(inp: Any, kernel: Any) -> Any:
     """Apply ``kernel`` per intent and combine per topic with the intent probabilities.
 
     A topic without subtopic judgments is undefined (the ``empty`` convention applies).

@@ -20,9 +20,10 @@ import os
 from contextlib import contextmanager
 
 import numpy as np
+from typing import Any
 
 
-def _setter():
+def _setter() -> Any:
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
         return None  # the user chose; respect it
     core = getattr(np, "_core", None) or getattr(np, "core", None)
@@ -31,7 +32,7 @@ def _setter():
 
 
 @contextmanager
-def no_hugepage_advice():
+def no_hugepage_advice() -> Any:
     """Within the block, NumPy does not advise huge pages for new arrays."""
     setter = _setter()
     if setter is None:
@@ -44,11 +45,11 @@ def no_hugepage_advice():
         setter(previous)
 
 
-def without_hugepage_advice(fn):
+def without_hugepage_advice(fn: Any) -> Any:
     """Decorator form of :func:`no_hugepage_advice`."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         with no_hugepage_advice():
             return fn(*args, **kwargs)
 

@@ -21,7 +21,7 @@ then ``high bits of the hash | row``, one global sort, as before this layout.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class PairIndex:
     :param low_bits: bits of the offset within a block (the row when one block).
     """
 
-    def __init__(self, keys: np.ndarray, block_start: np.ndarray, block_bits: int, low_bits: int):
+    def __init__(self, keys: np.ndarray, block_start: np.ndarray, block_bits: int, low_bits: int) -> None:
         self.keys = keys
         self.block_start = block_start
         self.block_bits = block_bits
@@ -56,12 +56,13 @@ class PairIndex:
             return offset
         return self.block_start[(keys >> np.uint64(64 - self.block_bits)).astype(np.int64)] + offset
 
-    def probe(self, block: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    def probe(self, block: np.ndarray | None, hashes: np.ndarray) -> np.ndarray:
         """The smallest key a row of ``block`` (``int64`` ordinals) with pair hash
         ``hashes`` (``uint64``) can have; the largest is this ``| low_mask``."""
         mid = hashes >> np.uint64(self.block_bits) if self.block_bits else hashes.copy()
         mid &= ~self.low_mask
         if self.block_bits:
+            assert block is not None  # given whenever the index has block bits
             mid |= block.astype(np.uint64) << np.uint64(64 - self.block_bits)
         return mid
 
@@ -77,11 +78,11 @@ class PairIndex:
                 same.append(hit + start)
         if not same:
             return np.zeros(0, dtype=np.int64)
-        same = np.concatenate(same)
-        return np.unique(np.concatenate((self.rows(keys[same]), self.rows(keys[same + 1]))))
+        at = np.concatenate(same)
+        return np.unique(np.concatenate((self.rows(keys[at]), self.rows(keys[at + 1]))))
 
 
-def _map(fn, items, rows: int) -> None:
+def _map(fn: Any, items: Any, rows: int) -> None:
     """``fn(item)`` for every item, on two threads when there are many rows (NumPy's
     sorts, gathers and ufuncs release the GIL; items write disjoint slices)."""
     items = list(items)
@@ -130,6 +131,7 @@ def build(codes: np.ndarray, pair_hashes: Callable[[int, int], np.ndarray]) -> P
     if block_bits == 0:
         starts, lengths = np.zeros(1, dtype=np.int64), np.array([n], dtype=np.int64)
         low_bits = max(1, int(n - 1).bit_length()) if n else 1
+    assert starts is not None  # block_bits > 0 only where query blocks were found
     index = PairIndex(np.empty(n, dtype=np.uint64), starts.astype(np.int64), block_bits, low_bits)
     keys = index.keys
 

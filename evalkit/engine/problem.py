@@ -70,7 +70,7 @@ class Problem:
         self.judged_grade = judged_grade
         self.keys = keys
         self.in_run = in_run
-        self._docno_vocab = docno_vocab
+        self._docno_vocab: Any = docno_vocab  # None until read from the keys
         self._ranked: dict = {}
         self._cache: dict = {}
 
@@ -122,7 +122,7 @@ class Problem:
         """
         if drop is not None:
             drop_key, drop_fn = drop
-            key = (policy.name, tuple(sorted(params.items())), "drop", drop_key)
+            key: tuple = (policy.name, tuple(sorted(params.items())), "drop", drop_key)
             base = self._ranked.get(key)
             if base is None:
                 base = self.ranked(policy, params)
@@ -186,7 +186,7 @@ class Problem:
         self._ranked[cache_key] = ranked
         return ranked
 
-def _by_query(query: np.ndarray, n_queries: int):
+def _by_query(query: np.ndarray, n_queries: int) -> Any:
     """Stable layout of rows by query ascending: ``(perm, query[perm])``, or ``None``
     if the rows are already so laid out. For rows whose queries are interleaved (one
     contiguous block per query is laid out by :func:`build_problem` itself): a
@@ -199,7 +199,7 @@ def _by_query(query: np.ndarray, n_queries: int):
     return perm, query[perm]
 
 
-def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray):
+def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray) -> Any:
     """``(searchsorted(haystack, left, "left"), searchsorted(haystack, right, "right"))``
     (``int64`` each), the two searches on two threads when the needles are many
     (NumPy's searchsorted releases the GIL)."""
@@ -261,7 +261,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     return cand_r[ok], qrels.grade[cand_q], cand_q
 
 
-def _blocks(codes: np.ndarray, remap: np.ndarray):
+def _blocks(codes: np.ndarray, remap: np.ndarray) -> Any:
     """The run's rows as blocks of one query each: ``(starts, lengths, query)``
     (``int64``: first row, row count and qrels query index, ``-1`` if not in the
     qrels, of every block in file order), or ``None`` if a query's rows are not

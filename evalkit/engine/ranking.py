@@ -12,6 +12,7 @@ import numpy as np
 
 from ..columnar import concat_ranges, offsets_from_sorted
 from .factorize import _by_block_then_value, tie_groups
+from typing import Any
 
 __all__ = ["RankedList", "SortKeys", "restrict"]
 
@@ -51,21 +52,21 @@ class SortKeys:
         self.score = score
         self._rank = rank
         self._line = line  # None: rows are in input order (line = 0, 1, 2, ...)
-        self._grade = grade
+        self._grade: Any = grade  # None until built from ``judged`` (or no grades at all)
         self._judged = judged
         #: times a grade was read (:attr:`grade`, :meth:`grade_at`, :meth:`graded`): the
         #: engine learns that way whether a tie policy's order depends on the grades
         self.grade_reads = 0
-        self._identity = None
+        self._identity: np.ndarray | None = None
         self._docno = None if docno is None else np.asarray(docno)
-        self._docno_vocab = None
+        self._docno_vocab: np.ndarray | None = None
         # (Arrow string array, rows or None): the docno of row i is strings[rows[i]]
         self._docno_strings = docno_strings
         self._width = None if width is None else int(width)
         if self._width is not None and (line is not None or self._width < 1 or len(query) % self._width):
             raise ValueError("SortKeys(width=...) needs rows in input order (line=None) filling whole rows")
-        self._within = None  # the last order known to move rows within their query only
-        self._offsets = None  # (n_queries, query offsets), cached
+        self._within: np.ndarray | None = None  # the last order known to move rows within their query only
+        self._offsets: tuple[int, np.ndarray] | None = None  # (n_queries, query offsets), cached
         if docno is None and docno_strings is None and self._width is None:
             raise TypeError("SortKeys needs docno codes or docno_strings")
 
@@ -93,7 +94,7 @@ class SortKeys:
         return self._grade
 
     @grade.setter
-    def grade(self, value) -> None:
+    def grade(self, value: Any) -> None:
         self._grade, self._judged = value, None
 
     def grade_at(self, rows: np.ndarray) -> np.ndarray:
@@ -180,7 +181,7 @@ class SortKeys:
         self._moved = (order, moved)
         return moved
 
-    def gatherer(self, order: np.ndarray):
+    def gatherer(self, order: np.ndarray) -> Any:
         """``f(a) == a[order]`` for row arrays ``a``, cheap when ``order`` moves few rows
         (the rows already in place are copied, the others gathered)."""
         n = len(order)
@@ -191,7 +192,7 @@ class SortKeys:
             return lambda a: a
         src = order[moved]
 
-        def take(a):
+        def take(a: Any) -> Any:
             out = a.copy()
             out[moved] = a[src]
             return out
@@ -200,10 +201,12 @@ class SortKeys:
     @property
     def docno(self) -> np.ndarray:
         if self._docno is None and self._docno_strings is None:  # a grid: the column index
+            assert self._width is not None  # no docno codes nor strings: a grid (__init__)
             self._docno = np.tile(np.arange(self._width, dtype=np.int64), len(self.query) // self._width)
         if self._docno is None:
             from .factorize import encode
 
+            assert self._docno_strings is not None  # neither codes nor a grid: strings (__init__)
             strings, rows = self._docno_strings
             if rows is not None:
                 from .factorize import take
@@ -222,6 +225,7 @@ class SortKeys:
     def _codes_at(self, rows: np.ndarray) -> np.ndarray:
         """``docno[rows]``; a grid's column index without building :attr:`docno`."""
         if self._docno is None and self._docno_strings is None:
+            assert self._width is not None  # no docno codes nor strings: a grid (__init__)
             return np.asarray(rows, dtype=np.int64) % self._width
         return self.docno[rows]
 
@@ -238,7 +242,7 @@ class SortKeys:
         # byte order, as strcmp (and Python's str order) compare
         return byte_order_ranks(strings, rows if src is None else src[rows])
 
-    def docno_sorter(self, descending: bool = False):
+    def docno_sorter(self, descending: bool = False) -> Any:
         """A ``sort`` for :meth:`refine_ties`: ``f(rows, block)`` gives the positions
         ordering ``rows`` by ``block`` then docno (``strcmp`` order, reversed if
         ``descending``), stably: ``np.lexsort((±docno_key(rows), block))`` in one sort
@@ -363,6 +367,7 @@ class SortKeys:
         """:meth:`score_order` of a grid (``width``): each row of ``s.reshape(-1, width)``
         sorted by score descending, stably; the identity when every row already is."""
         width = self._width
+        assert width is not None  # called for a grid only
         grid = s.reshape(-1, width)
         if width == 1 or (np.all(grid[0, 1:] <= grid[0, :-1]) and np.all(grid[:, 1:] <= grid[:, :-1])):
             return self.identity()
@@ -370,7 +375,7 @@ class SortKeys:
         self._within = out
         return out
 
-    def refined_score_order(self, score: np.ndarray | None = None, key=None, *, sort=None) -> np.ndarray:
+    def refined_score_order(self, score: np.ndarray | None = None, key: Any = None, *, sort: Any = None) -> np.ndarray:
         """``refine_ties(score_order(score), score, key, sort=sort)``, the usual order of
         a tie policy, without keeping :meth:`score_order`'s result: when the rows are
         already in score order, the identity permutation is refined in place (not
@@ -393,8 +398,8 @@ class SortKeys:
             self._identity = out
         return out
 
-    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key=None, *,
-                    sort=None, _in_place: bool = False, _owned: bool = False) -> np.ndarray:
+    def refine_ties(self, order: np.ndarray, score: np.ndarray | None, key: Any = None, *,
+                    sort: Any = None, _in_place: bool = False, _owned: bool = False) -> np.ndarray:
         """Reorder each block of equal ``(query, score)`` in ``order`` by ``key``
         ascending, stably (rows with equal keys keep their order).
 
@@ -520,7 +525,7 @@ def _argsort_rows_descending(grid: np.ndarray, row_start: np.ndarray | None = No
 _NOT_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
 
 
-def _tie_chunks(same: np.ndarray, size: int):
+def _tie_chunks(same: np.ndarray, size: int) -> Any:
     """``(start, stop)`` ranges of about ``size`` positions covering ``0 .. len(same)``,
     each cut where ``same`` is false (a tie block is never split)."""
     n = len(same) + 1
@@ -544,10 +549,10 @@ class _LazyCodes:
     dtype = np.dtype(np.int64)
     ndim = 1
 
-    def __init__(self, keys: SortKeys, index: np.ndarray):
+    def __init__(self, keys: SortKeys, index: np.ndarray) -> None:
         self._keys, self._index = keys, index
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         out = self._keys.docno[self._index]
         return out if dtype is None else out.astype(dtype)
 
@@ -558,12 +563,12 @@ class _LazyCodes:
     def shape(self) -> tuple[int]:
         return (len(self._index),)
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Any) -> Any:
         if isinstance(item, (int, np.integer)):
             return self._keys.docno[self._index[item]]
         return _LazyCodes(self._keys, self._index[item])
 
-    def __iter__(self):
+    def __iter__(self) -> Any:
         return iter(np.asarray(self))
 
 
@@ -583,8 +588,8 @@ class RankedList:
     whole arrays (a DCG@10 needs 10 positions per query, not all of them).
     """
 
-    def __init__(self, offsets, query, rank, grade, docno, block=None, averaged=False, *,
-                 score=None, source=None, scores=None):
+    def __init__(self, offsets: Any, query: Any, rank: Any, grade: Any, docno: Any, block: Any = None, averaged: bool = False, *,
+                 score: Any = None, source: Any = None, scores: Any = None) -> None:
         self.offsets = offsets
         self.query = query
         self._rank = rank
@@ -598,7 +603,7 @@ class RankedList:
         if (rank is None or grade is None or (block is None and score is None)) and source is None:
             raise TypeError("RankedList needs rank, grade and block (or score), or a source")
 
-    def _keys_order(self):
+    def _keys_order(self) -> Any:
         return self._source()
 
     @property

@@ -29,6 +29,7 @@ import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Union
+from typing import Callable, TypeGuard
 
 import numpy as np
 
@@ -177,7 +178,10 @@ def _read_raw(source: Source, lazy: bool = True) -> tuple[bytes | Path | None, s
 def _read_text(source: Source) -> tuple[str, str]:
     """Return ``(text, display_name)`` (see :func:`_read_raw`)."""
     raw, text, name = _read_raw(source, lazy=False)
-    return (_decode(raw, name) if text is None else text), name
+    if text is not None:
+        return text, name
+    assert isinstance(raw, bytes)  # lazy=False: a source that gave no text gave bytes
+    return _decode(raw, name), name
 
 
 class _Scan:
@@ -308,7 +312,7 @@ def _delimiter(sample: bytes) -> int:
     return 9 if (b"\t" in sample and b" " not in sample) else 32
 
 
-def _csv_pool():
+def _csv_pool() -> Any:
     import pyarrow as pa
 
     # mimalloc (Arrow's default pool) is several times slower on its first large
@@ -325,7 +329,7 @@ _DECAY_SET = False
 
 
 @contextmanager
-def _reading_pool(pool):
+def _reading_pool(pool: Any) -> Any:
     """Within the block, Arrow allocates from ``pool`` (the CSV reader's pool, see
     :func:`_csv_pool`) by default too, so the reader's file buffers come from the same
     allocator as its columns and are reused by them; and a jemalloc ``pool`` returns
@@ -457,7 +461,8 @@ def _fast_table(raw: bytes | Path, names: tuple[str, ...], number_field: str, ke
     if isinstance(raw, Path):
         with open(raw, "rb") as f:
             first_line = f.readline().rstrip(b"\n")  # whole: a long docno may come first
-        scan_job, source = (_scan_file, raw), str(raw)
+        scan_job: tuple[Callable[[Any], _Scan | tuple[_Scan, bytes]], Any] = (_scan_file, raw)
+        source = str(raw)
     else:
         if not raw:
             return None
@@ -477,7 +482,7 @@ def _fast_table(raw: bytes | Path, names: tuple[str, ...], number_field: str, ke
 
     csv_pool = _csv_pool()
     with ThreadPoolExecutor(1) as pool, _reading_pool(csv_pool):
-        pending = pool.submit(*scan_job)
+        pending = pool.submit(scan_job[0], scan_job[1])
         try:
             table = pcsv.read_csv(
                 source,
@@ -520,14 +525,14 @@ def _types(number_field: str, keep_rank: bool = False) -> dict:
     return types
 
 
-def _qid_codes(column):
+def _qid_codes(column: Any) -> Any:
     """``(codes int32, sorted vocab object)`` of the parsed, dictionary-encoded qid column."""
     from ..engine.factorize import encode_dictionary
 
     return encode_dictionary(column)
 
 
-def _docnos(columns: dict, name: str = "docno"):
+def _docnos(columns: dict, name: str = "docno") -> Any:
     """The string column ``name``, popped from ``columns``, as one Arrow string array
     (chunks copied and let go one at a time: :func:`~evalkit.engine.factorize.combine_strings`)."""
     import pyarrow as pa
@@ -620,9 +625,10 @@ def _ranks(values: list[str], lines: np.ndarray, name: str) -> np.ndarray:
     if not values:
         return np.empty(0, np.int32)
     ok = _RANK_LINES.fullmatch("\n".join(values) + "\n") is not None
-    out = np.asarray(values, dtype=np.int64) if ok else None
-    if ok and out.max() <= MAX_RANK:
-        return out.astype(np.int32)
+    if ok:
+        out = np.asarray(values, dtype=np.int64)
+        if out.max() <= MAX_RANK:
+            return out.astype(np.int32)
     i = next(j for j, v in enumerate(values) if _RANK.fullmatch(v) is None or int(v) > MAX_RANK)
     raise InputFormatError(name, int(lines[i]), "rank",
                            f"expected a non-negative integer rank (at most {MAX_RANK}), got {values[i]!r}; "
@@ -679,7 +685,7 @@ def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]):
+def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]) -> Any:
     """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
     _check_characters(text, name, fields)
     if "\r" in text:
@@ -728,7 +734,7 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     raise InputFormatError(name, int(lines[i]), field, f"expected {kind}, got {values[i]!r}")
 
 
-def _is_dataset_id(source) -> bool:
+def _is_dataset_id(source: Any) -> TypeGuard[str]:
     """``irds:DATASET_ID`` (:mod:`evalkit.ecosystem.ir_datasets`), not a path or file text."""
     return isinstance(source, str) and source.startswith("irds:") and "\n" not in source
 
@@ -744,6 +750,7 @@ def atol(text: str) -> int:
     trec_eval reads a grade (``get_qrels.c``: ``rel = atol(lines[i].rel)``, 9.0.8 line
     175, 10.0 line 192). ``atol("1e1") == 1``, ``atol(".2e1") == 0``, ``atol("1e-400") == 1``."""
     m = re.match(r"[+-]?[0-9]*", text, re.ASCII)
+    assert m is not None  # the pattern matches the empty string
     digits = m.group().lstrip("+-")
     if not digits:
         return 0
@@ -784,8 +791,10 @@ def read_qrels(source: Source) -> Qrels:
 
         return read_dataset_qrels(source)
     raw, text, name = _read_raw(source)
-    if raw is None and text.isascii():
-        raw = text.encode("ascii")
+    if raw is None:
+        assert text is not None  # _read_raw gives the bytes, the path or the text
+        if text.isascii():
+            raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, QRELS_FIELDS, "grade")
         if parsed is not None:
@@ -804,6 +813,7 @@ def read_qrels(source: Source) -> Qrels:
             grade = _numbers(fields[3::4], lines, name, "grade", integer=True)
             return Qrels.from_columns(fields[0::4], fields[2::4], grade, source=name, line=lines)
         text = _decode(data, name)
+    assert text is not None  # read or decoded above
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
@@ -843,8 +853,10 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         not a non-negative integer (ndeval's ``naturalNumber``, ndeval.c:218-237).
     """
     raw, text, src = _read_raw(source)
-    if raw is None and text.isascii():
-        raw = text.encode("ascii")
+    if raw is None:
+        assert text is not None  # _read_raw gives the bytes, the path or the text
+        if text.isascii():
+            raw = text.encode("ascii")
     if raw is not None:
         parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         if parsed is not None:
@@ -868,6 +880,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
             return Run.from_columns(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
                                     source=src, line=lines, rank=rank)
         text = _decode(data, src)
+    assert text is not None  # read or decoded above
     rows, lines = _split(text, src, 6, None, RUN_FIELDS)
     if rows:
         qid = [r[0] for r in rows]

@@ -9,6 +9,10 @@ import numpy as np
 
 from ..components import Preset, RunFilter, RunFilterInput, declared, run_filter
 from ..hookspecs import hookimpl
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 SBERT = ("UKPLab/sentence-transformers v6.2.0 "
          "sentence_transformers/sentence_transformer/evaluation/information_retrieval.py")
@@ -16,7 +20,7 @@ BEIR = "beir-cellar/beir v2.2.0 beir/retrieval/evaluation.py"
 _PYTREC = "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval(score=float32)"
 
 
-def _presets():
+def _presets() -> Any:
     # ------------------------------------------------------------------ sentence-transformers
     yield Preset(
         name="sentence_transformers.ndcg",
@@ -97,7 +101,7 @@ def _presets():
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in _presets():
         register(preset)
 
@@ -116,5 +120,5 @@ def first_stable(inp: RunFilterInput) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_run_filters():
+def evalkit_register_run_filters() -> Any:
     return declared(__name__, RunFilter)

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from ..components import Preset
 from ..hookspecs import hookimpl
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 GDEVAL = "gdeval.pl version 1.2a (TREC 2010-2014 Web track; ir_measures/bin/gdeval.pl in ir_measures 0.4.3)"
 
 
-def _presets():
+def _presets() -> Any:
     yield Preset(
         name="gdeval.ndcg",
         spec="ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval,empty=skip,grades=gdeval)",
@@ -45,6 +49,6 @@ def _presets():
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in _presets():
         register(preset)

@@ -10,6 +10,10 @@ from ..components import Preset
 from ..hookspecs import hookimpl
 from .ndeval import PYNDEVAL_INTERLEAVED
 from .trec_eval import TREC_EVAL_CUTOFFS
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 _IRM = ("terrierteam/ir_measures 0.4.3 ir_measures/providers/base.py (Evaluator.iter_calc: qrels "
         "queries the provider does not report score measure.DEFAULT = 0), ir_measures/__init__.py "
@@ -91,9 +95,9 @@ _IR_MEASURES: tuple[Preset, ...] = (
 )
 
 
-def _diversity():
+def _diversity() -> Any:
     """The pyndeval-provided measures (subtopic qrels)."""
-    common = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
+    common: dict[str, Any] = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
     yield Preset(
         name="ir_measures.alpha_nDCG",
         spec="alpha_ndcg(discount=log2,ties=docno_ascending,missing=zero)",
@@ -123,6 +127,6 @@ def _diversity():
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in (*_IR_MEASURES, *_diversity()):
         register(preset)

@@ -48,6 +48,7 @@ from ..components import GradeRule, Refusal, declared, grade_rule
 from ..errors import InvalidGradeError
 from ..float32 import scores_as_float32
 from ..hookspecs import hookimpl
+from typing import Any
 
 _LIGHTGBM = "microsoft/LightGBM v4.7.0 src/metric/dcg_calculator.cpp:155-171 CheckLabel"
 _XGBOOST = "dmlc/xgboost v3.2.0 src/common/ranking_utils.h:356-376 CheckNDCGLabels"
@@ -166,5 +167,5 @@ def float32(grades: np.ndarray) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_grade_rules():
+def evalkit_register_grade_rules() -> Any:
     return declared(__name__, GradeRule)

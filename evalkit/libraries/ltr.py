@@ -36,6 +36,11 @@ from ..components import Metric, MetricOutput, Preset, declared, metric
 from ..float32 import scores_as_float32
 from ..hookspecs import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted
+from ..kernel import gain_floor
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 LIGHTGBM = "microsoft/LightGBM v4.7.0"
 XGBOOST = "dmlc/xgboost v3.2.0"
@@ -104,7 +109,7 @@ def ndcg_float32(inp: MetricInput) -> MetricOutput:
     return MetricOutput(values, defined)
 
 
-def _presets():
+def _presets() -> Any:
     exp_returned = "ndcg(gain=exp2,discount=log2,idcg=returned,ties={ties}{extra})"
     yield Preset(
         name="lightgbm.ndcg",
@@ -305,11 +310,11 @@ def _presets():
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in _presets():
         register(preset)

@@ -5,12 +5,15 @@ definitions, which other tools reuse."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
 from ..components import Divergence, Preset
 from ..hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 NDEVAL = "ndeval 4.5 (pyndeval 0.0.8 src/ndeval.c = trec-web/trec-web-2014 src/eval/ndeval.c)"
 
@@ -25,8 +28,8 @@ PYNDEVAL_INTERLEAVED = (
 
 
 @hookimpl
-def evalkit_register_presets(register):
-    common = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
+def evalkit_register_presets(register: Register) -> None:
+    common: dict[str, Any] = dict(requires_cutoff=True, default_cutoffs=(5, 10, 20))
     # ndeval's run order: by default the rank column (resultCompareByRank, 421-439; the TREC
     # Web track's official numbers); with -traditional, score descending then docno
     # descending (forceTraditionalRanks, 992; resultCompareByScore, 470-492)
@@ -113,7 +116,7 @@ def interleaved_topics(qrels: Any, run: Any) -> np.ndarray:
 
 
 @hookimpl
-def evalkit_register_divergences():
+def evalkit_register_divergences() -> Any:
     return [Divergence(
         name="interleaved_topics", fn=interleaved_topics,
         message="the lines of topic(s) {topics} are not contiguous; evalkit scores each topic whole",

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from ..components import Preset
 from ..hookspecs import hookimpl
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 PRESETS: tuple[Preset, ...] = (
     # ------------------------------------------------------------------ papers
@@ -24,6 +28,6 @@ PRESETS: tuple[Preset, ...] = (
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in PRESETS:
         register(preset)

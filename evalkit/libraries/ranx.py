@@ -8,6 +8,10 @@ import numpy as np
 from ..components import Param, Preset, TiePolicy, declared, tie_policy
 from ..hookspecs import hookimpl
 from ..kernel import SortKeys
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 _RANX = "AmenRa/ranx ranx/metrics/ndcg.py"
 
@@ -98,6 +102,7 @@ def numba_quicksort(keys: SortKeys, sorts: int = 1, key: str = "negated", added:
     tied_ids = np.flatnonzero(tied)
     offsets = offsets_from_sorted(np.searchsorted(tied_ids, keys.query[rows]), len(tied_ids))
     passes = passes[tied_ids]
+    sub: slice | np.ndarray
     for p in range(int(passes.max())):
         active = passes > p
         if active.all():
@@ -167,11 +172,11 @@ PRESETS: tuple[Preset, ...] = (
 
 
 @hookimpl
-def evalkit_register_tie_policies():
+def evalkit_register_tie_policies() -> Any:
     return declared(__name__, TiePolicy)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in PRESETS:
         register(preset)

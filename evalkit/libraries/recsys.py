@@ -28,6 +28,10 @@ import numpy as np
 from ..components import Gain, Param, Preset, declared
 from ..components import gain as gain_component  # 'gain' is a loop variable below
 from ..hookspecs import hookimpl
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 IMPLICIT = "benfred/implicit v0.7.3 implicit/evaluation.pyx"
 LENSKIT = "lenskit/lkpy v0.14.4 lenskit/metrics/topn.py"
@@ -52,7 +56,7 @@ def exp2_from(grades: np.ndarray, threshold: float = 0.0) -> np.ndarray:
 
 
 
-def _presets():
+def _presets() -> Any:
     # ------------------------------------------------------------------ implicit
     yield Preset(
         name="implicit.ndcg",
@@ -228,11 +232,11 @@ def _presets():
 
 
 @hookimpl
-def evalkit_register_gains():
+def evalkit_register_gains() -> Any:
     return declared(__name__, Gain)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in _presets():
         register(preset)

@@ -10,6 +10,10 @@ import numpy as np
 from ..components import IdcgStrategy, Preset, declared, idcg_strategy
 from ..hookspecs import hookimpl
 from ..kernel import IdealContext, ideal_dcg, offsets_from_sorted, segment_ids
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 
 @idcg_strategy(
@@ -39,7 +43,7 @@ def judged_at_returned(ctx: IdealContext) -> np.ndarray:
 
 
 
-def _presets():
+def _presets() -> Any:
     # ------------------------------------------------------------------ Elasticsearch
     es = ("elastic/elasticsearch modules/rank-eval/src/main/java/org/elasticsearch/index/rankeval/"
           "DiscountedCumulativeGain.java (evaluate: unrated hits keep their rank and add nothing "
@@ -95,11 +99,11 @@ def _presets():
 
 
 @hookimpl
-def evalkit_register_idcg_strategies():
+def evalkit_register_idcg_strategies() -> Any:
     return declared(__name__, IdcgStrategy)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in _presets():
         register(preset)

@@ -11,6 +11,10 @@ from ..columnar import distinct
 from ..components import Preset, TiePolicy, declared, tie_policy
 from ..hookspecs import hookimpl
 from ..kernel import SortKeys
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 _SK = "scikit-learn sklearn/metrics/_ranking.py"
 #: what scikit-learn raises for y_true of one column (sklearn.ndcg_score / dcg_score presets)
@@ -99,11 +103,11 @@ PRESETS: tuple[Preset, ...] = (
 
 
 @hookimpl
-def evalkit_register_tie_policies():
+def evalkit_register_tie_policies() -> Any:
     return declared(__name__, TiePolicy)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in PRESETS:
         register(preset)

@@ -37,6 +37,10 @@ import numpy as np
 from ..components import Metric, MetricOutput, Preset, declared, metric
 from ..hookspecs import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_ids, segment_sum
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 SPARK = "apache/spark v4.x mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
 RECOMMENDERS = "recommenders-team/recommenders recommenders/evaluation/spark_evaluation.py"
@@ -118,12 +122,12 @@ def ndcg_mllib(inp: MetricInput) -> MetricOutput:
 
 
 @hookimpl
-def evalkit_register_metrics():
+def evalkit_register_metrics() -> Any:
     return declared(__name__, Metric)
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     register(Preset(
         name="spark_mllib.ndcgAt",
         spec=BINARY,

@@ -23,6 +23,12 @@ import re
 
 from ..components import Preset
 from ..hookspecs import hookimpl
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..flavour import Flavour
+    from ..hookspecs import Register
+    from ..registry import Registry
 
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -209,7 +215,7 @@ PRESETS: tuple[Preset, ...] = (
 )
 
 
-def _pyserini():
+def _pyserini() -> Any:
     # ------------------------------------------------------------------ Pyserini
     pys = ("castorini/pyserini v1.6 pyserini/eval/trec_eval.py (runs trec_eval 9 through the "
            "jtreceval jar of Anserini; -remove-unjudged: the run rows without a qrels entry are "
@@ -239,7 +245,7 @@ def _pyserini():
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for preset in (*PRESETS, *_pyserini()):
         register(preset)
 
@@ -251,7 +257,7 @@ _GAIN_PAIR = re.compile(r"^[+-]?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 
 def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | None = None,
                        judged_only: bool = False, rel_level: int = 1, float32: bool = False,
-                       registry=None) -> list[tuple[str, "Flavour"]]:
+                       registry: Registry | None = None) -> list[tuple[str, "Flavour"]]:
     """The flavours of one trec_eval ``-m`` argument under trec_eval's flags.
 
     :param measure: ``ndcg``, ``ndcg_cut`` / ``ndcg_cut.5,10,23.4``, ``ndcg_p``,

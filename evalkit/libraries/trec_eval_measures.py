@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 from ..components import Preset
 from ..hookspecs import hookimpl
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..hookspecs import Register
 
 _TE = "usnistgov/trec_eval v10.0 (f4253652c8efd0d86ddffd0d163cc0a0f813111a)"
 _TE9 = "trec_eval 9.0.8 (d95ca64e14a47d763ae349fb65e6d8cde4141dbd; scores as C float, trec_format.h)"
@@ -219,7 +223,7 @@ def _ir_measures_presets() -> list[Preset]:
 
 
 @hookimpl
-def evalkit_register_presets(register):
+def evalkit_register_presets(register: Register) -> None:
     for p in _presets():
         register(p)
     for p in _ir_measures_presets():

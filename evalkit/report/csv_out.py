@@ -14,11 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from .escape import csv_cell
 from .unjudged import csv_files as unjudged_csv_files
 from .views import tie_dependent
+from .views import tests_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Report
@@ -33,16 +34,16 @@ class _Writer:
     carriage return (Python < 3.12 quotes only the characters of the line terminator):
     such a row is written with every field quoted."""
 
-    def __init__(self, buf: io.StringIO):
+    def __init__(self, buf: io.StringIO) -> None:
         self._minimal = csv.writer(buf, lineterminator="\n")
         self._all = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
 
-    def writerow(self, row) -> None:
+    def writerow(self, row: Any) -> None:
         cr = any(isinstance(c, str) and "\r" in c for c in row)
         (self._all if cr else self._minimal).writerow(row)
 
 
-def _writer():
+def _writer() -> Any:
     buf = io.StringIO()
     return buf, _Writer(buf)
 
@@ -82,7 +83,7 @@ def statistics_csv(report: Report) -> str:
     :data:`STATISTICS_COLUMNS`; the first baseline's rows first); empty cell = undefined."""
     buf, w = _writer()
     w.writerow(STATISTICS_COLUMNS)
-    sig = report.significance
+    sig = tests_of(report)
     st = sig.settings
     comparisons = list(sig.comparisons) + [c for b, comps in sig.by_baseline.items() if b != sig.baseline
                                            for c in comps]
@@ -106,7 +107,7 @@ def flips_csv(report: Report) -> str:
     both flavours (columns :data:`FLIPS_COLUMNS`)."""
     buf, w = _writer()
     w.writerow(FLIPS_COLUMNS)
-    for f in report.significance.flips:
+    for f in tests_of(report).flips:
         a, b = f.under_first, f.under_second
         w.writerow([csv_cell(f.first), csv_cell(f.second), csv_cell(f.ahead_first), csv_cell(f.ahead_second),
                     _num(a.p_value), _num(a.p_adjusted), str(a.significant).lower(), _num(b.p_value),
@@ -123,7 +124,7 @@ def all_pairs_csv(report: Report) -> str:
     :data:`ALL_PAIRS_COLUMNS`; ``mean_difference`` is ``a`` minus ``b``)."""
     buf, w = _writer()
     w.writerow(ALL_PAIRS_COLUMNS)
-    sig = report.significance
+    sig = tests_of(report)
     st = sig.settings
     for label, m in sig.all_pairs.items():
         canonical = csv_cell(report.canonical[report.labels.index(label)])
@@ -143,7 +144,9 @@ def tie_spread_csv(report: Report) -> str:
     and the best (optimistic) ordering of tied scores (columns :data:`TIE_SPREAD_COLUMNS`)."""
     buf, w = _writer()
     w.writerow(TIE_SPREAD_COLUMNS)
-    low, high = report.tie_spread
+    spread = report.tie_spread
+    assert spread is not None  # written only when the report has tie bounds
+    low, high = spread
     for s, system in enumerate(report.systems):
         for f, label in enumerate(report.labels):
             w.writerow([csv_cell(system), csv_cell(label), csv_cell(report.canonical[f]), _num(report.means[s, f]),

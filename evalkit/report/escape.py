@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 # ----------------------------------------------------------------------------- terminal
 
@@ -41,7 +42,7 @@ def _visible(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def text_escape(text) -> str:
+def text_escape(text: Any) -> str:
     """``text`` for a terminal: control characters and line breaks written as escapes.
 
     >>> text_escape("run\\nB\\x1b[31m")
@@ -50,7 +51,7 @@ def text_escape(text) -> str:
     return _CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))
 
 
-def message_escape(text) -> str:
+def message_escape(text: Any) -> str:
     """``text`` for a terminal message (an error or warning line on standard error): as
     :func:`text_escape`, but line breaks kept (a message may have several lines); the
     names it quotes (files, configs, runs) cannot send ESC sequences or reorder text.
@@ -61,7 +62,7 @@ def message_escape(text) -> str:
     return _CONTROL_BUT_NEWLINE_RE.sub(lambda m: _visible(m.group(0)), str(text))
 
 
-def _one_line(text) -> str:
+def _one_line(text: Any) -> str:
     """Every line break and other control character replaced by a space."""
     return _CONTROL_RE.sub(" ", str(text))
 
@@ -81,7 +82,7 @@ def _md_sub(m: re.Match) -> str:
     return "\\" + m.group(0)
 
 
-def md_escape(text) -> str:
+def md_escape(text: Any) -> str:
     """``text`` as literal Markdown text, safe in a table cell or a heading: line breaks
     become spaces, ``\\ ` * [ ] < > | # ~ & ! $`` are backslash-escaped (``$`` would
     start math on GitHub), and ``_`` too unless it sits between two letters or digits
@@ -98,7 +99,7 @@ def md_escape(text) -> str:
     return _MD_SPECIAL_RE.sub(_md_sub, _one_line(text))
 
 
-def md_code(text, table: bool = False) -> str:
+def md_code(text: Any, table: bool = False) -> str:
     """``text`` as a Markdown code span: line breaks become spaces, the fence is one
     backtick longer than the longest run of backticks inside; in a table cell
     (``table=True``) ``|`` is escaped, as GFM splits cells before it parses code spans
@@ -122,7 +123,7 @@ def md_code(text, table: bool = False) -> str:
 _NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def csv_cell(text) -> str:
+def csv_cell(text: Any) -> str:
     """A user string for a CSV cell: prefixed with ``'`` when a spreadsheet would take it
     for a formula (first character ``=``, ``+``, ``-``, ``@``, tab or carriage return;
     OWASP, "CSV Injection"). A plain number such as ``-1`` stays as it is (a spreadsheet
@@ -190,7 +191,7 @@ def _latex_char(c: str) -> str:
     return special if special is not None else rf"\textless{{}}U+{ord(c):04X}\textgreater{{}}"
 
 
-def latex_escape(text) -> str:
+def latex_escape(text: Any) -> str:
     """Escape ``text`` for LaTeX body text: ``\\ { } # $ % & _ ~ ^ < > |``, brackets
     (braced, so a cell starting with ``[`` is not an optional argument of ``\\\\`` or
     ``\\midrule``), the Greek letters, dashes and symbols evalkit's texts use; line
@@ -209,7 +210,7 @@ def latex_escape(text) -> str:
     return _LATEX_RE.sub(lambda m: _latex_char(m.group(0)), _one_line(text))
 
 
-def latex_comment(text) -> str:
+def latex_comment(text: Any) -> str:
     """``text`` for the rest of a ``%`` comment line: line breaks become spaces (TeX
     ignores everything else up to the end of the line).
 
@@ -222,7 +223,7 @@ def latex_comment(text) -> str:
 # ----------------------------------------------------------------------------- plots
 
 
-def mpl_text(text) -> str:
+def mpl_text(text: Any) -> str:
     """``text`` for a matplotlib label, legend or title: on one line, and ``$`` escaped
     so that no name is parsed as mathtext (an unbalanced ``$`` would fail the plot).
 
@@ -235,7 +236,7 @@ def mpl_text(text) -> str:
 # ----------------------------------------------------------------------------- HTML
 
 
-def html_escape(text) -> str:
+def html_escape(text: Any) -> str:
     """``text`` for HTML text or an attribute value (``& < > " '`` escaped).
 
     >>> html_escape('<b title="x">&</b>')

@@ -12,7 +12,7 @@ the page says so (and how to install it) and still renders every table.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
@@ -21,10 +21,9 @@ from .unjudged import UNJUDGED_LEGEND, UNJUDGED_MARK, marked_comparisons, marked
 from .unjudged import interval_rows as unjudged_interval_rows
 from .unjudged import note as unjudged_note
 from .views import (
+    tests_of,
     FLIP_MARK,
-    TIE_LEGEND,
     TIE_MARK,
-    has_tie_marks,
     tie_dependent,
     agreement_matrix,
     comparison_headers,
@@ -88,7 +87,7 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _table(headers, rows, classes=None, row_classes=None) -> str:
+def _table(headers: Any, rows: Any, classes: Any = None, row_classes: Any = None) -> str:
     """``rows`` are lists of already-escaped HTML cells."""
     ths = "".join(f'<th class="{classes[c]}">{h}</th>' if classes and classes[c] else f"<th>{h}</th>"
                   for c, h in enumerate(headers))
@@ -120,12 +119,12 @@ def _values(report: Report, values: np.ndarray, digits: int, signed: bool, bold_
     rows, row_classes = [], []
     ties = signed and report.baseline is not None  # differences from the baseline: the ‡ of the other formats
     for r in view.rows:
-        row = [_e(r.system) + (" (baseline)" if r.baseline else "")]
+        row: list[str | tuple[str, str]] = [_e(r.system) + (" (baseline)" if r.baseline else "")]
         for v, best, d, label in zip(r.values, r.best, r.directions, view.labels):
             text = _e(fmt_value(v, digits, signed))
             if view.marked:
                 text += _mark_html(int(d))
-            if ties and tie_dependent(report, r.system, report.baseline, label):
+            if ties and report.baseline is not None and tie_dependent(report, r.system, report.baseline, label):
                 text += _e(TIE_MARK)
             row.append((text, "best" if best else ""))
         rows.append(row)
@@ -220,7 +219,7 @@ def to_html(report: Report, digits: int = 4) -> str:
         if has_tie_marks(report):
             out.append(f'<p class="legend">{_e(TIE_LEGEND)}</p>')
     if sig is not None and sig.comparisons:
-        rows = []
+        rows: list[list[str | tuple[str, str]]] = []  # cells: HTML, or (HTML, class)
         for r in comparison_rows(report, digits):
             cls = {"▲": "up", "▼": "down"}.get(r[6], "")
             rows.append([_e(r[0]), _e(r[1])] + [_e(v) for v in r[2:6]] + [(_e(r[6]), cls)] + [_e(v) for v in r[7:]])
@@ -240,7 +239,7 @@ def to_html(report: Report, digits: int = 4) -> str:
             cls = {"▲": "up", "▼": "down"}.get(r[6], "")
             rows.append([_e(r[0]), _e(r[1])] + [_e(v) for v in r[2:6]] + [(_e(r[6]), cls)] + [_e(v) for v in r[7:]])
         out += [f"<h2>Significance tests against the baseline {_e(b)}</h2>",
-                f'<p class="note">{_e(sig.describe())}; columns as above.</p>',
+                f'<p class="note">{_e(tests_of(report).describe())}; columns as above.</p>',
                 _table([_e(h) for h in comparison_headers(report)], rows,
                        ["text", "text", "num", "num", "num", "num", "", "num", "num", "num", ""])]
     if has_tie_marks(report):
@@ -262,19 +261,19 @@ def to_html(report: Report, digits: int = 4) -> str:
     views = pair_matrix_views(report, digits)
     if views:
         out += ["<h2>All pairs</h2>",
-                f'<p class="note">Every system against every other: {_e(sig.settings.describe())}. A cell is the '
+                f'<p class="note">Every system against every other: {_e(tests_of(report).settings.describe())}. A cell is the '
                 "mean of the row system minus the column system over the queries both include, ▲ / ▼ when the row "
                 "is significantly better / worse, and the corrected p-value below it.</p>"]
         for v in views:
             rows = []
             for system, cells, ps in zip(v.systems, v.cells, v.p_cells):
-                row = [_e(system)]
-                for c, p in zip(cells, ps):
+                row: list[str | tuple[str, str]] = [_e(system)]
+                for c, pval in zip(cells, ps):
                     if c is None:
                         row.append("–")
                         continue
                     cls = "up" if "▲" in c else "down" if "▼" in c else ""
-                    row.append((f"{_e(c)}<br><small>{_e(p)}</small>", cls))
+                    row.append((f"{_e(c)}<br><small>{_e(pval)}</small>", cls))
                 rows.append(row)
             out.append(f"<details><summary>{_e(v.label)}: {v.n_significant} of {v.n_pairs} pairs differ "
                        f"significantly</summary>"

@@ -81,12 +81,12 @@ def to_dict(report: Report) -> dict[str, Any]:
     return data
 
 
-def _test_dict(t) -> dict[str, Any]:
+def _test_dict(t: Any) -> dict[str, Any]:
     return {"n": t.n, "mean_difference": _jnum(t.mean_difference), "p_value": _jnum(t.p_value),
             "p_adjusted": _jnum(t.p_adjusted), "significant": t.significant}
 
 
-def _flip_dict(f) -> dict[str, Any]:
+def _flip_dict(f: Any) -> dict[str, Any]:
     return {"ahead_under_first": f.ahead_first, "ahead_under_second": f.ahead_second,
             "under_first": _test_dict(f.under_first), "under_second": _test_dict(f.under_second),
             "significant_under_either": f.significant_under_either}
@@ -112,7 +112,7 @@ def _judged_dict(report: Report) -> dict[str, Any] | None:
     }
 
 
-def _comparison_dict(report: Report, c) -> dict[str, Any]:
+def _comparison_dict(report: Report, c: Any) -> dict[str, Any]:
     return {"system": c.system, "baseline": c.baseline, "flavour": c.label,
             "canonical": report.canonical[report.labels.index(c.label)], "n": c.n,
             "mean_system": _jnum(c.mean_system), "mean_baseline": _jnum(c.mean_baseline),

@@ -31,13 +31,13 @@ A table wider than the line is scaled down to the line width with ``\\resizebox`
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from .escape import latex_comment, latex_escape
 from .unjudged import UNJUDGED_MARK, marked_comparisons, marked_flips
 from .unjudged import interval_rows as unjudged_interval_rows
 from .unjudged import note as unjudged_note
-from .views import (TIE_MARK, agreement_matrix, baseline_rows, fmt_value, has_tie_marks, header_facts,
+from .views import (TIE_MARK, tests_of, agreement_matrix, baseline_rows, fmt_value, has_tie_marks, header_facts,
                     judged_headers, judged_rows, judged_warnings, other_baselines, pair_matrix_views, tie_dependent,
                     tie_spread_note, tie_spread_rows, values_view)
 
@@ -56,7 +56,7 @@ def _split_label(label: str) -> tuple[str, str]:
     return (m.group(1), m.group(2)) if m else (label, "")
 
 
-def _header(labels) -> list[str]:
+def _header(labels: Any) -> list[str]:
     """One or two header lines: grouped flavour names with \\cmidrule, then the cutoffs."""
     parts = [_split_label(l) for l in labels]
     groups: list[list] = []  # [name, first column, n]
@@ -89,7 +89,6 @@ def _tabular(colspec: str, lines: list[str]) -> list[str]:
 
 def means_table(report: Report, digits: int = 3) -> str:
     """The ``table`` environment of the means (see the module docstring)."""
-    sig = report.significance
     view = values_view(report, report.means, digits)
     marked = view.marked
     rows = []
@@ -112,7 +111,7 @@ def means_table(report: Report, digits: int = 3) -> str:
                "Bold: best value per column.")
     if marked:
         caption += (rf" {UP}\,/\,{DOWN}: significantly better\,/\,worse than the baseline "
-                    rf"\emph{{{latex_escape(report.baseline)}}} ({latex_escape(sig.describe())}; "
+                    rf"\emph{{{latex_escape(report.baseline)}}} ({latex_escape(tests_of(report).describe())}; "
                     "queries compared on the intersection of the queries both systems include).")
     if has_tie_marks(report):
         caption += (f" {DAG}: the difference from the baseline lies inside the tie spread (its sign depends on "
@@ -185,7 +184,7 @@ def baseline_table(report: Report, baseline: str, digits: int = 3, number: int =
     rows = [" & ".join([latex_escape(r[0]), *(_marked(c) if c != "-" else "--" for c in r[1:])]) + r" \\"
             for r in baseline_rows(report, baseline, digits)]
     caption = (f"Mean difference from the baseline \\emph{{{latex_escape(baseline)}}}; {UP}\\,/\\,{DOWN}: "
-               f"significantly better\\,/\\,worse than it ({latex_escape(report.significance.describe())}).")
+               f"significantly better\\,/\\,worse than it ({latex_escape(tests_of(report).describe())}).")
     return "\n".join([
         r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}",
         rf"\label{{tab:evalkit-baseline-{number}}}",
@@ -205,7 +204,7 @@ def all_pairs_tables(report: Report, digits: int = 3) -> list[str]:
         head = " & ".join(["System", *(latex_escape(s) for s in v.systems)]) + r" \\"
         caption = (f"All pairs under {latex_escape(v.label)}: mean of the row system minus the column system; "
                    f"{UP}\\,/\\,{DOWN}: the row is significantly better\\,/\\,worse "
-                   f"({latex_escape(report.significance.settings.describe())}); {v.n_significant} of "
+                   f"({latex_escape(tests_of(report).settings.describe())}); {v.n_significant} of "
                    f"{v.n_pairs} pairs differ significantly.")
         out.append("\n".join([
             r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}",

@@ -201,7 +201,7 @@ def flavour_agreement(
                      changes_conclusion, statement)
 
 
-def _verdict(a, b, tau, flips, n_pairs, best_a, best_b) -> str:
+def _verdict(a: Any, b: Any, tau: Any, flips: Any, n_pairs: Any, best_a: Any, best_b: Any) -> str:
     if n_pairs == 0:
         return "fewer than two systems have a value under both flavours: nothing to compare"
     tau_text = "τ undefined (all systems tie under one flavour)" if np.isnan(tau) else f"τ = {tau:.3f}"
@@ -216,7 +216,7 @@ def _verdict(a, b, tau, flips, n_pairs, best_a, best_b) -> str:
     return f"{tau_text}; {order}; {best}"
 
 
-def _statement(systems, labels, best, pairs, baseline, changes) -> str:
+def _statement(systems: Any, labels: Any, best: Any, pairs: Any, baseline: Any, changes: Any) -> str:
     if len(systems) < 2:
         return "Only one system: there is no ordering for the flavours to disagree on."
     if len(labels) < 2:
@@ -312,7 +312,7 @@ class Report:
     #: (:func:`evalkit.bounds.unjudged_bounds`; :mod:`evalkit.report.unjudged`), or ``None``
     unjudged_bounds: Any = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.version:
             object.__setattr__(self, "version", __version__)
         if self.statistics is not None and not isinstance(self.statistics, StatSettings):
@@ -509,7 +509,7 @@ class Report:
         if evidence is None or not evidence:
             return ag.changes_conclusion, ag.statement
 
-        def name(f) -> str:
+        def name(f: Any) -> str:
             return f"{f.ahead_first} vs {f.ahead_second} ({f.first} / {f.second})"
 
         counted = [f for f, ok in evidence if ok]
@@ -541,14 +541,14 @@ class Report:
         :attr:`stat_settings` is ``None``."""
         return self._significance(None)
 
-    def compute_significance(self, progress=None) -> Significance | None:
+    def compute_significance(self, progress: Any = None) -> Significance | None:
         """Compute (once) and return :attr:`significance`, reporting progress as
         ``progress("statistics", done, total)``."""
         if "significance" not in self.__dict__:
             self.__dict__["significance"] = self._significance(progress)
         return self.__dict__["significance"]
 
-    def _significance(self, progress) -> Significance | None:
+    def _significance(self, progress: Any) -> Significance | None:
         settings = self.stat_settings
         if settings is None:
             return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -35,13 +35,13 @@ def matplotlib_available() -> bool:
     return True
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
-def _png(fig) -> bytes:
+def _png(fig: Any) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
@@ -64,16 +64,17 @@ def cutoff_families(report: Report) -> list[tuple[str, list[int], list[int]]]:
         cutoff, cutoffs ascending; ``name`` is the common label prefix before ``@`` (or
         the canonical form without cutoff when labels differ).
     """
-    groups: dict[str, list[int]] = {}
+    groups: dict[str, list[tuple[int, int]]] = {}  # (cutoff, flavour index)
     for f, fl in enumerate(report.results.flavours):
         if fl.k is not None:
-            groups.setdefault(str(fl.with_cutoff(None)), []).append(f)
+            groups.setdefault(str(fl.with_cutoff(None)), []).append((fl.k, f))
     out = []
-    for canon, idx in groups.items():
-        idx = sorted(idx, key=lambda f: report.results.flavours[f].k)
+    for canon, members in groups.items():
+        members = sorted(members)  # by cutoff; equal cutoffs keep the flavours' order
+        idx = [f for _, f in members]
         prefixes = {report.labels[f].rsplit("@", 1)[0] for f in idx}
         name = prefixes.pop() if len(prefixes) == 1 else canon
-        out.append((name, [report.results.flavours[f].k for f in idx], idx))
+        out.append((name, [k for k, _ in members], idx))
     return out
 
 
@@ -194,7 +195,15 @@ def agreement_heatmap(report: Report) -> bytes | None:
     return _png(fig)
 
 
-def report_figures(report: Report) -> dict[str, bytes | list[tuple[str, bytes]] | None]:
+class ReportFigures(TypedDict):
+    """The figures of the HTML report (PNG bytes): see :func:`report_figures`."""
+
+    curves: bytes | None
+    differences: list[tuple[str, bytes]]
+    heatmap: bytes | None
+
+
+def report_figures(report: Report) -> ReportFigures:
     """Every figure of the HTML report: ``{"curves": png, "differences": [(label, png), ...],
     "heatmap": png}`` (entries ``None`` / empty when not applicable).
 
@@ -202,8 +211,8 @@ def report_figures(report: Report) -> dict[str, bytes | list[tuple[str, bytes]] 
     """
     import matplotlib  # noqa: F401  (raise ImportError early)
 
-    diffs: Sequence[tuple[str, bytes]] = []
+    diffs: list[tuple[str, bytes | None]] = []
     if report.baseline is not None:
         diffs = [(label, difference_boxplot(report, label)) for label in report.labels]
-    return {"curves": cutoff_curves(report), "differences": [d for d in diffs if d[1] is not None],
+    return {"curves": cutoff_curves(report), "differences": [(label, png) for label, png in diffs if png is not None],
             "heatmap": agreement_heatmap(report)}

@@ -20,7 +20,7 @@ names (``evalkit.report.render.to_csv`` ...).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 from ..errors import ReportError
 from .csv_out import FLIPS_COLUMNS, STATISTICS_COLUMNS, csv_files, flips_csv, per_query_csv, statistics_csv, to_csv
@@ -73,7 +73,7 @@ KNOWN_FILES: set[str] = {"report.md", "means.csv", "per_query.csv", "statistics.
                          "report.tex", "report.html"}
 
 
-def register_renderer(fmt: str, fn: Renderer | None = None, files=()):
+def register_renderer(fmt: str, fn: Renderer | None = None, files: Any = ()) -> Any:
     """Register ``fn`` as the renderer of output format ``fmt`` (usable as a decorator).
 
     :param files: the names of the files the format may write (added to

@@ -134,7 +134,7 @@ class StatSettings:
     ci_method: str = "percentile"
     all_pairs: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, allowed in (("test", TESTS), ("correction", CORRECTIONS), ("family", FAMILIES),
                               ("ci_method", CI_METHODS)):
             if getattr(self, name) not in allowed:
@@ -223,7 +223,7 @@ def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str = "holm") -> np.
 # ----------------------------------------------------------------------------- one test
 
 
-def _rng_kwargs(fn, generator: np.random.Generator) -> dict:
+def _rng_kwargs(fn: Any, generator: np.random.Generator) -> dict:
     """scipy >= 1.15 takes ``rng=``; older versions ``random_state=`` (same Generator)."""
     params = inspect.signature(fn).parameters
     return {"rng": generator} if "rng" in params else {"random_state": generator}
@@ -233,7 +233,7 @@ def _generator(seed: int, *names: str) -> np.random.Generator:
     return np.random.default_rng([seed, *(zlib.crc32(n.encode("utf-8")) for n in names)])
 
 
-def _mean_diff(x, y, axis=-1):
+def _mean_diff(x: Any, y: Any, axis: Any = -1) -> Any:
     return np.mean(x - y, axis=axis)
 
 
@@ -362,6 +362,7 @@ def paired_comparison(
                                                        _generator(settings.seed, "permutation", *key)))
             p = float(res.pvalue)
         else:
+            assert boot_dist is not None  # computed above for the bootstrap test
             p = min(1.0, 2.0 * min(float(np.mean(boot_dist <= 0)), float(np.mean(boot_dist >= 0))))
     if not ci:
         ci_low = ci_high = nan
@@ -586,7 +587,7 @@ def _family_groups(labels: Sequence[str], settings: StatSettings) -> list[list[i
 
 
 def compute_significance(
-    results,
+    results: Any,
     baseline: str | None,
     flips: Sequence[tuple[str, str, Sequence[tuple[str, str]]]] = (),
     settings: StatSettings | None = None,
@@ -627,7 +628,8 @@ def compute_significance(
     needed: dict[str, set[tuple[str, str]]] = {}
     for fa, fb, pairs in flips:
         for x, y in pairs:
-            key = tuple(sorted((x, y), key=systems.index))
+            first, second = sorted((x, y), key=systems.index)
+            key = (first, second)
             needed.setdefault(fa, set()).add(key)
             needed.setdefault(fb, set()).add(key)
     n_pairs = len(systems) * (len(systems) - 1) // 2
@@ -637,7 +639,7 @@ def compute_significance(
     if progress is not None:
         progress("statistics", 0, total)
 
-    def tick():
+    def tick() -> None:
         nonlocal done
         done += 1
         if progress is not None:
@@ -674,16 +676,16 @@ def compute_significance(
     flip_out = []
     for fa, fb, pairs in flips:
         for x, y in pairs:
-            key = tuple(sorted((x, y), key=systems.index))
-            flip_out.append(FlipSignificance(fa, fb, x, y, pair_tests[(fa, *key)].oriented(x),
-                                             pair_tests[(fb, *key)].oriented(x)))
+            first, second = sorted((x, y), key=systems.index)
+            flip_out.append(FlipSignificance(fa, fb, x, y, pair_tests[(fa, first, second)].oriented(x),
+                                             pair_tests[(fb, first, second)].oriented(x)))
     all_pairs = _all_pairs(values, systems, labels, settings, tick) if settings.all_pairs else {}
     versions = {"numpy": np.__version__, "scipy": scipy.__version__}
     return Significance(settings, baseline, tuple(comparisons), tuple(flip_out), tuple(pair_tests.values()),
                         family_size, versions, by_baseline, all_pairs)
 
 
-def _comparison_key(systems, x: str, y: str, label: str) -> tuple[str, ...]:
+def _comparison_key(systems: Any, x: str, y: str, label: str) -> tuple[str, ...]:
     """The random generator's names for the comparison of ``x`` and ``y`` under
     ``label``: the same whichever table asks (against the baseline, a flipped pair, all
     pairs) and whichever way round, so every output shows one p-value per comparison
@@ -693,7 +695,7 @@ def _comparison_key(systems, x: str, y: str, label: str) -> tuple[str, ...]:
     return ("comparison", a, b, label)
 
 
-def _against_baseline(values, systems, labels, baseline, settings, tick) -> tuple[tuple[Comparison, ...], int]:
+def _against_baseline(values: Any, systems: Any, labels: Any, baseline: Any, settings: Any, tick: Any) -> tuple[tuple[Comparison, ...], int]:
     """Every other system against ``baseline`` under every flavour, corrected per
     family; returns the comparisons (system-major) and the largest family size."""
     others = [s for s in systems if s != baseline]
@@ -724,7 +726,7 @@ def _against_baseline(values, systems, labels, baseline, settings, tick) -> tupl
     return tuple(comparisons), family_size
 
 
-def _all_pairs(values, systems, labels, settings, tick) -> dict[str, PairMatrix]:
+def _all_pairs(values: Any, systems: Any, labels: Any, settings: Any, tick: Any) -> dict[str, PairMatrix]:
     """One :class:`PairMatrix` per flavour: each unordered pair tested once (with the
     generator key of a flipped-pair test, so both give the same p-value)."""
     s = len(systems)
@@ -737,7 +739,7 @@ def _all_pairs(values, systems, labels, settings, tick) -> dict[str, PairMatrix]
             tick()
     keys = list(raw)
     groups = [keys] if settings.family == "all" else [[k for k in keys if k[0] == l] for l in labels]
-    adjusted = {}
+    adjusted: dict[tuple, float] = {}  # (label, i, j): adjusted p-value
     for group in groups:
         adjusted.update(zip(group, adjust_pvalues([raw[k].p_value for k in group], settings.correction)))
     out = {}

@@ -12,6 +12,7 @@ import math
 import re
 import textwrap
 from typing import TYPE_CHECKING, Callable, Collection, Sequence
+from typing import Any, MutableSequence
 
 import numpy as np
 from tabulate import tabulate
@@ -25,6 +26,7 @@ from .unjudged import interval_rows as unjudged_interval_rows
 from .unjudged import note as unjudged_note
 from .unjudged import verdict_sentence
 from .views import (
+    tests_of,
     FLIP_MARK,
     TIE_LEGEND,
     TIE_MARK,
@@ -85,12 +87,13 @@ def values_table(report: Report, values: np.ndarray, tablefmt: str = "simple", d
     """A systems x flavours table of ``values`` (:func:`.views.values_view`) with the
     significance markers after the numbers."""
     view = values_view(report, values, digits, bold_best=False)
+    baseline = report.baseline or ""
     ties = signed and report.baseline is not None  # differences from the baseline: mark tie-dependent ones
     rows = [
         [_system_cell(r.system, r.baseline, esc)]
         + [fmt_value(v, digits, signed) + (MARKERS[int(d)] if view.marked else "")
-           + (TIE_MARK if ties and tie_dependent(report, r.system, report.baseline, label) else "")
-           + (comparison_mark(report, r.system, report.baseline, label) if ties else "")
+           + (TIE_MARK if ties and tie_dependent(report, r.system, baseline, label) else "")
+           + (comparison_mark(report, r.system, baseline, label) if ties else "")
            for v, d, label in zip(r.values, r.directions, view.labels)]
         for r in view.rows
     ]
@@ -391,10 +394,9 @@ def all_pairs_text(report: Report, width: int | None = None) -> str:
     views = pair_matrix_views(report)
     if not views:
         return ""
-    sig = report.significance
     rows = [[text_escape(v.label), f"{v.n_significant}/{v.n_pairs}"] for v in views]
     return "\n".join([
-        wrap(f"All pairs: system pairs that differ significantly ({sig.settings.describe()}; the matrices "
+        wrap(f"All pairs: system pairs that differ significantly ({tests_of(report).settings.describe()}; the matrices "
              f"with the corrected p-values are in the report files)", width), "",
         fit_table(rows, ["flavour", "significant pairs"], ("left", "right"), width)])
 
@@ -437,10 +439,9 @@ def to_markdown(report: Report, digits: int = 4) -> str:
         out += [f"## Difference from the baseline {code(report.baseline)}", "",
                 deltas_table(report, tablefmt="github", digits=digits), ""]
     if has_markers(report):
-        sig = report.significance
         rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits)]
         out += [f"## Significance tests against the baseline {code(report.baseline)}", "",
-                f"{esc(sig.describe())}. Δ mean and the bootstrap confidence interval are over the queries both "
+                f"{esc(tests_of(report).describe())}. Δ mean and the bootstrap confidence interval are over the queries both "
                 f"systems include (n); p is the test's two-sided p-value, the next column the corrected one; "
                 f"sig.: ▲ / ▼ significant, · not; W/T/L: queries won / tied / lost; d_z: Cohen's d for "
                 f"paired samples (mean / standard deviation of the per-query differences).", "",
@@ -459,12 +460,12 @@ def to_markdown(report: Report, digits: int = 4) -> str:
     for b in other_baselines(report):
         rows = [[esc(r[0]), esc(r[1]), *r[2:]] for r in comparison_rows(report, digits, baseline=b)]
         out += [f"## Significance tests against the baseline {code(b)}", "",
-                f"{esc(report.significance.describe())}; columns as above.", "",
+                f"{esc(tests_of(report).describe())}; columns as above.", "",
                 tabulate(rows, headers=comparison_headers(report), tablefmt="github", disable_numparse=True), ""]
     views = pair_matrix_views(report, digits)
     if views:
         out += ["## All pairs", "",
-                f"Every system against every other: {esc(report.significance.settings.describe())}. A cell is the mean "
+                f"Every system against every other: {esc(tests_of(report).settings.describe())}. A cell is the mean "
                 f"of the row system minus the column system over the queries both include, ▲ / ▼ when the row "
                 f"is significantly better / worse, and the corrected p-value in parentheses.", ""]
         for v in views:

@@ -29,6 +29,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only (no import cycle with .model)
     from .model import Report
+    from .stats import Significance
 
 #: Decimals a tie spread must show to count as one (as the model orders means).
 ORDER_DECIMALS_VIEW = 12
@@ -50,6 +51,17 @@ TIE_LEGEND = (f"{TIE_MARK}: the difference lies inside the tie spread: under som
 
 # ----------------------------------------------------------------------------- numbers and words
 
+
+
+def tests_of(report: Report) -> Significance:
+    """``report.significance`` where the caller knows the tests were run (a baseline
+    with markers, all-pairs matrices, statistics rows).
+
+    :raises ValueError: the report has no significance tests."""
+    sig = report.significance
+    if sig is None:
+        raise ValueError("the report has no significance tests")
+    return sig
 
 def fmt_value(v: float | None, digits: int, signed: bool = False) -> str:
     """A value with ``digits`` decimals (``+`` sign when ``signed``); ``"-"`` for ``NaN``/``None``.
@@ -118,7 +130,7 @@ def directions(report: Report) -> np.ndarray:
     out = np.zeros((len(report.systems), len(report.labels)), dtype=np.int8)
     if not has_markers(report):
         return out
-    grid = report.significance.grid()
+    grid = tests_of(report).grid()
     for i, s in enumerate(report.systems):
         for f, label in enumerate(report.labels):
             c = grid.get((s, label))
@@ -139,7 +151,7 @@ def marker(report: Report, system: str, label: str, symbols: dict[int, str] = MA
 
 def significance_legend(report: Report) -> str:
     """One sentence on the markers and the test ('' without baseline tests)."""
-    return report.significance.legend() if has_markers(report) else ""
+    return tests_of(report).legend() if has_markers(report) else ""
 
 
 def comparison_headers(report: Report) -> list[str]:
@@ -263,7 +275,7 @@ def wtl_rows(report: Report) -> list[list[str]]:
     the baseline per flavour (empty without baseline tests)."""
     if not has_markers(report):
         return []
-    grid = report.significance.grid()
+    grid = tests_of(report).grid()
     rows = []
     for i in report.system_order(0):
         s = report.systems[i]

@@ -34,7 +34,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Sequence, TYPE_CHECKING
 
 from ..errors import ReportError
 from .render import KNOWN_FILES, RENDERERS, render
@@ -98,7 +98,7 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     directory = Path(directory)
     parent = directory.parent
     pattern = _temp_pattern(directory.name)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(parent))
     except FileNotFoundError:

@@ -45,12 +45,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import yaml
 
 if TYPE_CHECKING:  # jsonschema is imported when a config is validated, not at start-up
     import jsonschema
+    from ..registry import Registry
+    from ..gates import Gate
 
 from ..backends import DEFAULT_BACKEND
 from ..errors import ConfigError, FlavourError
@@ -173,7 +175,7 @@ class _Locator:
     node tree of :func:`yaml.compose`. Without a node tree (in-memory mapping) it
     gives no line."""
 
-    def __init__(self, source: str, root: yaml.Node | None):
+    def __init__(self, source: str, root: yaml.Node | None) -> None:
         self.source = source
         self.root = root
 
@@ -265,6 +267,7 @@ def _check_aliases(text: str, source: str) -> None:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 count += 1
+                assert event.start_mark is not None  # the parser marks every event
                 line = event.start_mark.line + 1
                 if anchored_depth:
                     raise ConfigError(f"{source}:{line}: alias *{event.anchor} inside an anchored node: "
@@ -273,6 +276,7 @@ def _check_aliases(text: str, source: str) -> None:
                     raise ConfigError(f"{source}:{line}: more than {MAX_ALIASES} aliases (*name) in one config")
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
+                    assert event.start_mark is not None  # the parser marks every event
                     raise ConfigError(f"{source}:{event.start_mark.line + 1}: collections nested deeper than "
                                       f"{MAX_DEPTH} levels")
                 stack.append(event.anchor is not None)
@@ -364,19 +368,22 @@ def _describe(error: jsonschema.ValidationError) -> tuple[list, str, bool]:
     """``(key path, message, point at the value?)`` for a schema violation."""
     path = list(error.absolute_path)
     v = error.validator
+    # every (sub)schema of CONFIG_SCHEMA is an object, and a failed validator has a value
+    schema = cast(Mapping[str, Any], error.schema)
+    validator_value = cast(Any, error.validator_value)
     if v == "additionalProperties" and isinstance(error.instance, dict):
-        known = sorted(error.schema.get("properties", {}))
+        known = sorted(schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in known)
         if extra:
             return path + [extra[0]], f"unknown key '{extra[0]}' (known: {', '.join(known)})", False
     if v == "required" and isinstance(error.instance, dict):
-        missing = [k for k in error.validator_value if k not in error.instance]
+        missing = [k for k in validator_value if k not in error.instance]
         if missing:
             return path, f"missing required key '{missing[0]}'", False
     if "propertyNames" in error.absolute_schema_path:
         return path + [str(error.instance)], f"invalid name {error.instance!r}: no spaces or '@' allowed", False
     if v in ("oneOf", "anyOf"):
-        hint = error.schema.get("x-error")
+        hint = schema.get("x-error")
         # errors of the branch that has the right type (a type error at a branch's
         # root only says that the other branch was meant)
         ctx = [e for e in error.context
@@ -394,10 +401,10 @@ def _describe(error: jsonschema.ValidationError) -> tuple[list, str, bool]:
         if sub is not None:
             return _describe(sub)
     if v == "enum":
-        allowed = ", ".join(map(str, error.validator_value))
+        allowed = ", ".join(map(str, validator_value))
         return path, f"{_short(error.instance)} is not one of: {allowed}", True
     if v == "type":
-        want = error.validator_value
+        want = validator_value
         want = [want] if isinstance(want, str) else want
         want = " or ".join(_YAML_TYPES.get(w, w) for w in want)
         return path, f"expected {_article(want)}, got {_short(error.instance)}", True
@@ -452,7 +459,7 @@ def _resolve(base: Path, text: str) -> Path:
     return (base / os.path.expanduser(text)).resolve() if not os.path.isabs(text) else Path(text)
 
 
-def _existing(base: Path, text: str, key: KeyPath, loc: _Locator, what: str) -> Path:
+def _existing(base: Path, text: str, key: KeyPath, loc: _Locator, what: str) -> Path | str:
     path = _resolve(base, text)
     if what in ("qrels", "subtopic qrels") and text.startswith("irds:"):
         return text  # an ir_datasets id, read by read_qrels (evalkit.ecosystem.ir_datasets)
@@ -534,9 +541,10 @@ def _glob(pattern: str, base: Path, allow_outside: bool, key: KeyPath, loc: _Loc
 def _runs(data: dict, base: Path, loc: _Locator, allow_outside: bool = False) -> tuple[RunEntry, ...]:
     out: list[RunEntry] = []
     for i, entry in enumerate(data["runs"]):
-        key = ["runs", i]
+        key: list[str | int] = ["runs", i]
         if "path" in entry:
             path = _existing(base, entry["path"], key + ["path"], loc, "run")
+            assert isinstance(path, Path)  # only qrels may be an ir_datasets id
             name = entry.get("name") or run_name_from_file(path.name)
             out.append(RunEntry(name, path, format_key(key)))
             continue
@@ -593,7 +601,7 @@ def _parse_key(key: str) -> list[str | int]:
     return parts
 
 
-def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
+def _flavours(data: dict, registry: Registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
     top = data.get("cutoffs")
     out: list[FlavourEntry] = []
     where: dict[str, list] = {}
@@ -640,7 +648,7 @@ def _flavours(data: dict, registry, loc: _Locator) -> tuple[FlavourEntry, ...]:
 def load_config(
     config: str | os.PathLike | Mapping[str, Any],
     *,
-    registry=None,
+    registry: Registry | None = None,
     base_dir: str | os.PathLike | None = None,
     allow_outside: bool = False,
 ) -> Config:
@@ -707,7 +715,7 @@ def load_config(
     baselines = () if given is None else ((given,) if isinstance(given, str) else tuple(given))
     for i, name in enumerate(baselines):
         if name not in {r.name for r in runs}:
-            key = ["baseline"] if isinstance(given, str) else ["baseline", i]
+            key: list[str | int] = ["baseline"] if isinstance(given, str) else ["baseline", i]
             raise loc.error(key, f"baseline {name!r} is not one of the runs "
                                  f"(runs: {', '.join(r.name for r in runs)})", value=True)
     baseline = baselines[0] if baselines else None
@@ -720,7 +728,7 @@ def load_config(
     output = data.get("output", {})
     out_dir = _resolve(base, output["dir"]) if "dir" in output else None
     # results store and gates (evalkit.store, evalkit.gates)
-    gates = ()
+    gates: tuple[Gate, ...] = ()
     if "gates" in data:
         from ..gates import parse_gates
 

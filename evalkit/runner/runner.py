@@ -25,6 +25,7 @@ from .config import Config, load_config
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..flavour import Flavour
+if TYPE_CHECKING:
     from ..registry import Registry
 
 
@@ -155,7 +156,7 @@ def run_config(
     return report
 
 
-def _evaluate_locally(cfg: Config, flavours, registry, progress, evaluate=evaluate, *, sensitivity: bool = True):
+def _evaluate_locally(cfg: Config, flavours: Any, registry: Registry, progress: Any, evaluate: Any = evaluate, *, sensitivity: bool = True) -> Any:
     """Run by run, so that progress can be reported and one run is in memory at a time
     (``evaluate``: the engine's function, :func:`evalkit.evaluate` by default); returns
     the results, the tie spread ``(low, high)`` and judged@k (both ``None`` when not
@@ -231,7 +232,7 @@ def _evaluate_files(cfg: Config, flavours: list[Flavour], registry: Registry, ba
     return out if sensitivity else (out, None, None)
 
 
-def _relative(path, base) -> str | None:
+def _relative(path: Any, base: Any) -> str | None:
     """``path`` relative to ``base`` with ``/`` separators (``None`` stays ``None``);
     absolute when the two lie on different drives."""
     if path is None or (isinstance(path, str) and path.startswith("irds:")):

@@ -19,13 +19,14 @@ from .backend import collect, ship_plugins
 from .columns import RECOMMENDER, TREC, Columns
 from .io import read_qrels, read_run, read_subtopic_qrels
 from .session import parse_conf, session
+from typing import Any
 
 #: the public functions that take specs (preset and measure names), resolved once at
 #: the edge (:func:`evalkit.resolve.resolving`); :mod:`.backend` takes resolved flavours
 _RESOLVING = ("evaluate", "evaluate_frame", "evaluate_with_sensitivity")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # built on first use (PEP 562), so that importing evalkit.spark.backend, as the
     # engine's Spark hook does, does not load the presets layer
     if name not in _RESOLVING:

@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 import zipfile
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TYPE_CHECKING
 
 import numpy as np
 
@@ -36,8 +36,12 @@ from ..results import Results
 from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
 from .partition import COMPACT_SCHEMA, OUT_SCHEMA, evaluate_partition
 
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from ..registry import Registry
 
-def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
+
+def _expand(flavours: Any, labels: Any, registry: Registry, subtopics: bool) -> tuple[list[Flavour], list[str]]:
     """Flavours and labels as :func:`evalkit.evaluate` takes them: resolved flavours
     (:class:`Flavour` objects or flavour strings; preset and measure names are resolved at
     the edge, :func:`evalkit.resolve.resolving`, which wraps this module's public
@@ -68,14 +72,14 @@ def _expand(flavours, labels, registry, subtopics: bool) -> tuple[list[Flavour],
     return expanded, labels
 
 
-def _require(df, names: Iterable[str], what: str) -> None:
+def _require(df: Any, names: Iterable[str], what: str) -> None:
     missing = [n for n in names if n not in df.columns]
     if missing:
         raise InputFormatError(f"{what} DataFrame", None, missing[0],
                                f"no such column (columns: {', '.join(df.columns)})")
 
 
-def _order(df, columns: Columns):
+def _order(df: Any, columns: Columns) -> Any:
     from pyspark.sql import functions as F
 
     if columns.order and columns.order in df.columns:
@@ -83,7 +87,7 @@ def _order(df, columns: Columns):
     return F.monotonically_increasing_id()
 
 
-def _union_qrels(df, columns: Columns):
+def _union_qrels(df: Any, columns: Columns) -> Any:
     from pyspark.sql import functions as F
 
     _require(df, (columns.qid, columns.docno, columns.grade), "qrels")
@@ -94,7 +98,7 @@ def _union_qrels(df, columns: Columns):
         F.lit(None).cast("string").alias("subtopic"))
 
 
-def _union_subtopics(df, columns: Columns):
+def _union_subtopics(df: Any, columns: Columns) -> Any:
     from pyspark.sql import functions as F
 
     _require(df, (columns.qid, columns.subtopic, columns.docno, columns.grade), "subtopic qrels")
@@ -105,11 +109,15 @@ def _union_subtopics(df, columns: Columns):
         F.col(columns.subtopic).cast("string").alias("subtopic"))
 
 
-def _union_run(df, columns: Columns, system):
+def _union_run(df: Any, columns: Columns, system: Any) -> Any:
     from pyspark.sql import functions as F
 
     _require(df, (columns.qid, columns.docno, columns.score), "run")
-    system_col = F.lit(system) if system is not None else F.col(columns.system)
+    if system is None:
+        assert columns.system is not None  # _runs gives no name only when the column exists
+        system_col = F.col(columns.system)
+    else:
+        system_col = F.lit(system)
     return df.select(
         F.lit(RUN).cast("byte").alias("kind"), system_col.cast("string").alias("system"),
         F.col(columns.qid).cast("string").alias("qid"), F.col(columns.docno).cast("string").alias("docno"),
@@ -117,7 +125,7 @@ def _union_run(df, columns: Columns, system):
         F.lit(None).cast("string").alias("subtopic"))
 
 
-def _runs(runs, columns: Columns, name: str):
+def _runs(runs: Any, columns: Columns, name: str) -> Any:
     """``(systems, [union DataFrames])`` from a DataFrame or ``{name: DataFrame}``."""
     if isinstance(runs, Mapping):
         return list(runs), [_union_run(df, columns, system) for system, df in runs.items()]
@@ -133,7 +141,7 @@ def _runs(runs, columns: Columns, name: str):
 _SHIPPED: set[tuple[int, str]] = set()
 
 
-def _plugin_modules(registry) -> set[str]:
+def _plugin_modules(registry: Registry) -> set[str]:
     """Top-level modules (outside evalkit) whose functions the registry's components call."""
     out = set()
     for table in registry.components.values():
@@ -146,7 +154,7 @@ def _plugin_modules(registry) -> set[str]:
     return out
 
 
-def ship_plugins(spark, registry) -> list[str]:
+def ship_plugins(spark: Any, registry: Registry) -> list[str]:
     """Make the registry's third-party plugin modules importable on the executors
     (``SparkContext.addPyFile``: a package is zipped, a module file sent as is); once
     per Spark context and module. Returns the shipped module names."""
@@ -178,8 +186,8 @@ def ship_plugins(spark, registry) -> list[str]:
 
 
 # ------------------------------------------------------------------ evaluation
-def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name, compact,
-           subtopics=None, weights=None, sensitivity=False):
+def _frame(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Any, labels: Any, registry: Registry | None, partitions: Any, name: Any, compact: Any,
+           subtopics: Any = None, weights: Any = None, sensitivity: bool = False) -> Any:
     from ..registry import default_registry
 
     driver_registry = registry if registry is not None else default_registry()
@@ -208,9 +216,9 @@ def _frame(qrels, runs, flavours, *, columns, labels, registry, partitions, name
     return union.mapInArrow(fn, from_arrow_schema(schema)), systems, expanded, labels
 
 
-def evaluate_frame(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
-                   registry=None, partitions: int | None = None, name: str = "run", subtopics=None,
-                   weights: Mapping[tuple[str, str], float] | None = None):
+def evaluate_frame(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
+                   registry: Registry | None = None, partitions: int | None = None, name: str = "run", subtopics: Any = None,
+                   weights: Mapping[tuple[str, str], float] | None = None) -> Any:
     """Per-query values as a Spark DataFrame (lazy; nothing runs until an action).
 
     :param qrels: DataFrame with ``columns.qid``, ``columns.docno``, ``columns.grade``.
@@ -244,8 +252,8 @@ _ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFor
                                          NegativeGradeError)}
 
 
-def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
-             registry=None, partitions: int | None = None, name: str = "run", subtopics=None,
+def evaluate(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
+             registry: Registry | None = None, partitions: int | None = None, name: str = "run", subtopics: Any = None,
              weights: Mapping[tuple[str, str], float] | None = None) -> Results:
     """Evaluate Spark DataFrames; the same :class:`~evalkit.Results` as
     :func:`evalkit.evaluate` (per-query values identical to the local engine's).
@@ -264,10 +272,10 @@ def evaluate(qrels, runs, flavours, *, columns: Columns = TREC, labels: Sequence
     return collect(frame, systems, expanded, labels)
 
 
-def evaluate_with_sensitivity(qrels, runs, flavours, *, columns: Columns = TREC,
-                              labels: Sequence[str] | None = None, registry=None, partitions: int | None = None,
-                              name: str = "run", subtopics=None,
-                              weights: Mapping[tuple[str, str], float] | None = None):
+def evaluate_with_sensitivity(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Columns = TREC,
+                              labels: Sequence[str] | None = None, registry: Registry | None = None, partitions: int | None = None,
+                              name: str = "run", subtopics: Any = None,
+                              weights: Mapping[tuple[str, str], float] | None = None) -> Any:
     """:func:`evaluate` plus what a report shows besides the values, computed on the
     executors in the same pass (each partition's queries, the local engine's
     :func:`evalkit.sensitivity.tie_bounds` and :func:`~evalkit.sensitivity.judged_at_k`):
@@ -286,8 +294,8 @@ def evaluate_with_sensitivity(qrels, runs, flavours, *, columns: Columns = TREC,
     return collect(frame, systems, expanded, labels, sensitivity=True)
 
 
-def collect(frame, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str],
-            sensitivity: bool = False):
+def collect(frame: Any, systems: Sequence[str], flavours: Sequence[Flavour], labels: Sequence[str],
+            sensitivity: bool = False) -> Any:
     """:class:`~evalkit.Results` from the :data:`~evalkit.spark.partition.COMPACT_SCHEMA`
     rows of the evaluation (one per qrels query); raises the evalkit error an executor
     reported (the first one). ``sensitivity``: the rows also carry the tie bounds and

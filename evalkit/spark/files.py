@@ -12,11 +12,15 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .columns import TREC
 
+if TYPE_CHECKING:
+    from ..registry import Registry
 
-def read_qrels_any(spark, path):
+
+def read_qrels_any(spark: Any, path: Any) -> Any:
     """Qrels from TREC text or Parquet (see module docstring), or ``irds:DATASET_ID``
     (:func:`evalkit.ecosystem.ir_datasets.spark_qrels`)."""
     from .io import is_parquet, read_qrels, read_table
@@ -29,7 +33,7 @@ def read_qrels_any(spark, path):
     return read_table(spark, path) if is_parquet(os.fspath(path)) else read_qrels(spark, path)
 
 
-def read_run_any(spark, path, name: str | None = None):
+def read_run_any(spark: Any, path: Any, name: str | None = None) -> Any:
     """``(DataFrame, name)``: a run from TREC text (named by its first runid) or
     Parquet (named by the file, without ``.parquet``)."""
     from .io import is_parquet, read_run, read_table
@@ -43,10 +47,10 @@ def read_run_any(spark, path, name: str | None = None):
     return df, name or df.select("system").limit(1).collect()[0][0]
 
 
-def evaluate_paths(qrels_path, run_paths: Sequence, flavours, *, labels=None, registry=None,
+def evaluate_paths(qrels_path: Any, run_paths: Sequence, flavours: Any, *, labels: Any = None, registry: Registry | None = None,
                    names: Sequence[str | None] | None = None, namer: Callable | None = None,
                    master: str = "local[*]", conf: Mapping[str, object] | None = None,
-                   partitions: int | None = None, subtopics_path=None, sensitivity: bool = False):
+                   partitions: int | None = None, subtopics_path: Any = None, sensitivity: bool = False) -> Any:
     """Evaluate files on Spark; returns :class:`~evalkit.Results` with the systems in
     the order of ``run_paths``, named by ``names``, else by each file's first runid
     (Parquet: the file name), passed through ``namer(paths, runs)`` when given (the

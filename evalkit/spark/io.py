@@ -9,7 +9,7 @@ named by :class:`~evalkit.spark.columns.Columns`.
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import InputFormatError
 
@@ -25,7 +25,7 @@ def is_parquet(path: str) -> bool:
     return os.path.isdir(path) and any(f.endswith(".parquet") for f in os.listdir(path))
 
 
-def _paths(paths) -> list[str]:
+def _paths(paths: Any) -> list[str]:
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     out = [os.fspath(p) for p in paths]
     for p in out:
@@ -34,8 +34,8 @@ def _paths(paths) -> list[str]:
     return out
 
 
-def _fields(spark, paths: Sequence[str], names, min_fields: int, max_fields: int | None,
-            number: str, integer: bool, validate: bool):
+def _fields(spark: Any, paths: Sequence[str], names: Any, min_fields: int, max_fields: int | None,
+            number: str, integer: bool, validate: bool) -> Any:
     """The text lines split into ``names``; with ``validate``, one pass that raises
     :class:`InputFormatError` naming the file and the offending line's text (Spark's
     text source does not number lines)."""
@@ -68,7 +68,7 @@ def _fields(spark, paths: Sequence[str], names, min_fields: int, max_fields: int
     return df.drop("value", "_n")
 
 
-def read_qrels(spark, paths, *, validate: bool = True):
+def read_qrels(spark: Any, paths: Any, *, validate: bool = True) -> Any:
     """TREC qrels ``qid iteration docno grade`` (plain or gzip; files, globs, directories).
 
     :returns: DataFrame ``qid string, docno string, grade double, order long``.
@@ -79,7 +79,7 @@ def read_qrels(spark, paths, *, validate: bool = True):
     return df.select("qid", "docno", df["grade"].cast("double").alias("grade"), "order")
 
 
-def read_subtopic_qrels(spark, paths, *, validate: bool = True):
+def read_subtopic_qrels(spark: Any, paths: Any, *, validate: bool = True) -> Any:
     """Subtopic qrels ``topic subtopic docno grade`` (the TREC diversity tasks' format).
 
     :returns: DataFrame ``qid string, subtopic string, docno string, grade double, order long``.
@@ -89,7 +89,7 @@ def read_subtopic_qrels(spark, paths, *, validate: bool = True):
     return df.select("qid", "subtopic", "docno", df["grade"].cast("double").alias("grade"), "order")
 
 
-def read_run(spark, paths, *, system: str | None = None, validate: bool = True):
+def read_run(spark: Any, paths: Any, *, system: str | None = None, validate: bool = True) -> Any:
     """A TREC run ``qid Q0 docno rank score runid`` (extra fields ignored), one system
     (plain or gzip; one file, a glob, a directory of shards).
 
@@ -109,6 +109,6 @@ def read_run(spark, paths, *, system: str | None = None, validate: bool = True):
                      df["score"].cast("double").alias("score"), "order")
 
 
-def read_table(spark, path):
+def read_table(spark: Any, path: Any) -> Any:
     """``spark.read.parquet(path)`` (a file or a directory of Parquet files)."""
     return spark.read.parquet(os.fspath(path))

@@ -14,7 +14,7 @@ collection.
 from __future__ import annotations
 
 import warnings
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence, TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +22,10 @@ import pyarrow.compute as pc
 
 from ..errors import EmptyEvaluationWarning, EvalkitError, InputFormatError
 from .columns import QRELS, RUN, SUBTOPICS
+
+if TYPE_CHECKING:
+    from ..data import Qrels
+    from ..registry import Registry
 
 #: The union layout every input is normalised to before the shuffle.
 IN_SCHEMA = pa.schema([
@@ -51,7 +55,7 @@ def _sorted_by(table: pa.Table, keys: list[str]) -> pa.Table:
     return table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]))
 
 
-def build_qrels(table: pa.Table, column_names: dict[str, str]):
+def build_qrels(table: pa.Table, column_names: dict[str, str]) -> Any:
     """:class:`~evalkit.Qrels` from a partition's qrels rows, in input order."""
     from ..data import Qrels
 
@@ -79,7 +83,7 @@ def build_runs(table: pa.Table, systems: Sequence[str], column_names: dict[str, 
     return [runs[name] for name in systems]
 
 
-def build_subtopics(table: pa.Table, weights=None):
+def build_subtopics(table: pa.Table, weights: Any = None) -> Any:
     """:class:`~evalkit.SubtopicQrels` from a partition's subtopic rows, in input order."""
     from ..data import SubtopicQrels
 
@@ -91,7 +95,7 @@ def build_subtopics(table: pa.Table, weights=None):
                                       source=source, weights=weights)
 
 
-def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
+def result_batch(results: Any, canonical: Sequence[str]) -> pa.RecordBatch:
     """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`OUT_SCHEMA` rows (C order)."""
     s, f, q = results.values.shape
     values = results.values.reshape(-1)
@@ -104,7 +108,7 @@ def result_batch(results, canonical: Sequence[str]) -> pa.RecordBatch:
     ], schema=OUT_SCHEMA)
 
 
-def compact_batch(results, extra: Sequence[np.ndarray] = ()) -> pa.RecordBatch:
+def compact_batch(results: Any, extra: Sequence[np.ndarray] = ()) -> pa.RecordBatch:
     """:class:`~evalkit.Results` ``(s, f, q)`` as :data:`COMPACT_SCHEMA` rows; each of
     ``extra`` (``float64`` ``(s, x, q)``: the tie bounds, judged@k) appended to every
     query's list after the values, in C order."""
@@ -121,7 +125,7 @@ def compact_batch(results, extra: Sequence[np.ndarray] = ()) -> pa.RecordBatch:
     ], schema=COMPACT_SCHEMA)
 
 
-def sensitivity_blocks(qrels, runs, flavours, registry, subtopics=None) -> tuple[np.ndarray, ...]:
+def sensitivity_blocks(qrels: Qrels, runs: Any, flavours: Any, registry: Registry, subtopics: Any = None) -> tuple[np.ndarray, ...]:
     """The tie spread and judged@k of every system on this partition's queries, as
     the local runner computes them (:func:`evalkit.sensitivity.tie_bounds`,
     :func:`evalkit.sensitivity.judged_at_k` at :func:`~evalkit.sensitivity.cutoffs_of`
@@ -149,10 +153,10 @@ def evaluate_partition(
     flavours: Sequence,
     labels: Sequence[str],
     column_names: dict[str, str],
-    registry=None,
+    registry: Registry | None = None,
     compact: bool = False,
     subtopics: bool = False,
-    weights=None,
+    weights: Any = None,
     sensitivity: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Evaluate one partition (the ``mapInArrow`` function).

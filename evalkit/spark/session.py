@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..errors import ConfigError
 
 
-def parse_conf(items) -> dict[str, str]:
+def parse_conf(items: Any) -> dict[str, str]:
     """``["k=v", ...]`` (``--spark-conf``) to a dict.
 
     :raises ConfigError: an item without ``=``.
@@ -35,7 +35,7 @@ def _package_file() -> str:
     return evalkit_init
 
 
-def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, app_name: str = "evalkit"):
+def session(master: str = "local[*]", conf: Mapping[str, object] | None = None, app_name: str = "evalkit") -> Any:
     """``SparkSession.builder.master(master)`` with ``conf`` (values as strings);
     returns the active session if one exists (Spark allows one per process, and then
     ``master`` and static settings of ``conf`` do not change it).

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from .db import DEFAULT_PATH, SCHEMA_VERSION, Invocation, Key, ResultsStore, StoreError, StoreUnavailableError
 from .hashing import default_label, file_digest
+from typing import Any
 
 __all__ = ["DEFAULT_PATH", "SCHEMA_VERSION", "Invocation", "Key", "ResultsStore", "StoreError",
            "StoreUnavailableError", "default_label", "file_digest", "implicit_store", "store_path"]
 
 
-def implicit_store(cfg, store=None) -> bool:
+def implicit_store(cfg: Any, store: Any = None) -> bool:
     """Whether the store of ``cfg`` is the default one nobody asked for by name
     (``store=True`` or ``store: true``, no path): one that cannot be written is then
     left out (with a warning) instead of failing the evaluation."""
@@ -28,7 +29,7 @@ def implicit_store(cfg, store=None) -> bool:
     return (store is True or (store is None and setting is True)) and not isinstance(setting, dict)
 
 
-def store_path(cfg, store=None) -> Path | None:
+def store_path(cfg: Any, store: Any = None) -> Path | None:
     """The store file of config ``cfg`` (:class:`~evalkit.runner.Config`), or ``None``
     when the store is off.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from ..results import Results
 from ..sensitivity import JudgedAtK, cutoffs_of, judged_at_k, tie_bounds
 from .db import Key, ResultsStore
 from .hashing import file_digest
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 #: Families of a flavour's components whose plugin origin is part of a key.
 _FAMILIES = ("gain", "discount", "idcg", "ties")
@@ -67,7 +70,7 @@ class StoreUse:
         return text
 
 
-def version_key(flavour, registry) -> str:
+def version_key(flavour: Any, registry: Registry) -> str:
     """evalkit's version plus the origin (distribution and version) of every plugin
     component ``flavour`` uses: a new plugin release is a new key."""
     origins = set()
@@ -83,14 +86,14 @@ def version_key(flavour, registry) -> str:
     return f"evalkit {__version__}" + "".join(f"; {o}" for o in sorted(origins))
 
 
-def config_name(cfg) -> str:
+def config_name(cfg: Any) -> str:
     """The name a config's invocations are recorded under: its file name
     (``quickstart.yaml``), ``<mapping>`` for an in-memory config."""
     return cfg.source if cfg.source == "<mapping>" else os.path.basename(cfg.source)
 
 
-def evaluate_with_store(cfg, flavours, registry, progress: Callable | None, store: ResultsStore, *,
-                        label: str, sensitivity: bool = True, evaluate_fn=evaluate):
+def evaluate_with_store(cfg: Any, flavours: Any, registry: Registry, progress: Callable | None, store: ResultsStore, *,
+                        label: str, sensitivity: bool = True, evaluate_fn: Any = evaluate) -> Any:
     """:func:`evalkit.runner.runner._evaluate_locally` through ``store``.
 
     :returns: ``(results, (low, high) or None, JudgedAtK or None, StoreUse)`` with
@@ -117,6 +120,7 @@ def evaluate_with_store(cfg, flavours, registry, progress: Callable | None, stor
         run_hash = file_digest(entry.path) if storable else None
         keys: dict[tuple[str, str], Key] = {}
         if run_hash is not None:
+            assert qrels_hash is not None and sub_hash is not None  # storable
             for c in unique:
                 for kind in kinds:
                     keys[(c, kind)] = Key(qrels_hash, run_hash, sub_hash, c, kind, versions[c])
@@ -149,8 +153,8 @@ def evaluate_with_store(cfg, flavours, registry, progress: Callable | None, stor
                     new[(c, "low")], new[(c, "high")] = low[j], high[j]
             if need_judged:
                 jv = judged_at_k(qrels, run, need_judged, registry)
-                for j, k in enumerate(need_judged):
-                    new[("judged" if k is None else f"judged@{k}", "judged")] = jv[j]
+                for j, cut in enumerate(need_judged):
+                    new[("judged" if cut is None else f"judged@{cut}", "judged")] = jv[j]
             del run
         n_new = len(new)
         if run_hash is not None:
@@ -178,6 +182,7 @@ def evaluate_with_store(cfg, flavours, registry, progress: Callable | None, stor
     results = Results(qids, systems, tuple(flavours), tuple(cfg.labels), np.stack(parts))
     invocation = None
     if storable and rows:
+        assert qrels_hash is not None  # storable
         invocation = store.record(config_name(cfg), label, f"evalkit {__version__}", qrels_hash, rows)
     use = StoreUse(store.path, label, config_name(cfg), reused, computed, unstored, invocation)
     if not sensitivity:

@@ -46,7 +46,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class ResultsStore:
         or stays locked longer than :data:`BUSY_TIMEOUT` seconds.
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
         with self._errors():
@@ -246,7 +246,7 @@ class ResultsStore:
     def __enter__(self) -> "ResultsStore":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     @property
@@ -302,10 +302,10 @@ class ResultsStore:
                 ev_ids = np.asarray(chunk)
                 ev_order = np.argsort(ev_ids)
                 row_of = ev_order[np.searchsorted(ev_ids, np.asarray(ev), sorter=ev_order)] + start
-                q = np.asarray(q, dtype=str)
-                pos = np.searchsorted(sorted_qids, q)
+                qs = np.asarray(q, dtype=str)
+                pos = np.searchsorted(sorted_qids, qs)
                 pos = np.minimum(pos, len(sorted_qids) - 1)
-                ok = sorted_qids[pos] == q
+                ok = sorted_qids[pos] == qs
                 out[row_of[ok], order[pos[ok]]] = np.asarray(v, dtype=np.float64)[ok]
         return out
 
@@ -323,6 +323,7 @@ class ResultsStore:
                                    "created) VALUES (?, ?, ?, ?, ?, ?, ?)", (*k, created))
                 if cur.rowcount == 1:
                     eid = cur.lastrowid
+                    assert eid is not None  # the row just inserted
                     v = np.asarray(vals, dtype=np.float64)
                     # SQLite binds a NaN as NULL (sqlite3_bind_double)
                     conn.executemany("INSERT INTO value(evaluation, qid, value) VALUES (?, ?, ?)",
@@ -342,6 +343,7 @@ class ResultsStore:
             cur = conn.execute("INSERT INTO invocation(config, label, time, version, qrels) VALUES (?, ?, ?, ?, ?)",
                                (config, label, time or now(), version, qrels))
             inv = cur.lastrowid
+            assert inv is not None  # the row just inserted
             conn.executemany("INSERT INTO result(invocation, system, flavour, canonical, kind, evaluation, position) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?)", [(inv, *r, i) for i, r in enumerate(rows)])
         return inv
@@ -397,7 +399,7 @@ class ResultsStore:
                     for t in ("evaluation", "value", "invocation", "result")}
 
 
-def _retry(fn, timeout: float | None = None, pause: float = 0.05):
+def _retry(fn: Any, timeout: float | None = None, pause: float = 0.05) -> Any:
     """``fn()``, retried for up to ``timeout`` seconds (default :data:`BUSY_TIMEOUT`)
     while SQLite says the database is locked (a journal-mode change is not covered by
     the busy timeout)."""
