@@ -400,7 +400,8 @@ def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
               runids: dict[str, str] | None = None,
               relstring_text: Callable[[str, int, str], dict[str, str]] | None = None,
               escape: Callable[[str], str] = lambda s: s, hidden: dict[str, set[str]] | None = None,
-              undefined: Callable[[str, int], dict[str, bool]] | None = None) -> list[str]:
+              undefined: Callable[[str, int], dict[str, bool]] | None = None,
+              summary: dict[int, float] | None = None) -> list[str]:
     """trec_eval's output lines for every run (a run's lines start with its name and a
     tab when there are several runs).
 
@@ -414,6 +415,9 @@ def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
     :param undefined: ``undefined(system, f) -> {qid: bool}``: the queries where
         trec_eval prints ``-nan`` for measure ``f`` (:func:`undefined_iprec`); the mean
         over queries including one is ``-nan`` too.
+    :param summary: ``{f: value}``: the summary (``all``) line of measure ``f`` prints
+        ``value`` instead of the aggregate (trec_eval ``-c``'s ``num_rel``: the
+        judgments > 0 of the whole qrels file, m_num_rel.c ``te_calc_avg_num_rel``).
     """
     info = [measure_of(m.native) for m in measures]
     seen: set = set()
@@ -471,6 +475,8 @@ def tsv_lines(results: Results, measures: Sequence[Measure], per_query: bool, *,
                 if any(nan_at[f].get(str(qid), False) for qid in results.qids[counted]):
                     lines.append(f"{pre}{escape(measures[f].native):<22}\tall\t{NAN_TEXT}")
                     continue
+            if summary is not None and f in summary:
+                v = summary[f]
             lines.append(f"{pre}{escape(measures[f].native):<22}\tall\t{_fmt(v, t is not None and t.integer)}")
     return lines
 

@@ -379,5 +379,13 @@ def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespac
             assert qrels is not None  # given with the runs
             return undefined_iprec(qrels, by_name[system], measures[f].flavour, registry)
 
+    summary = None
+    if args.complete and qrels is not None:
+        import numpy as np
+
+        # trec_eval -c: num_rel's summary line counts the judgments > 0 of the whole qrels
+        # file, whatever -l, -J or -M say (m_num_rel.c te_calc_avg_num_rel, 9.0.8 and 10.0)
+        whole = float(np.count_nonzero(np.asarray(qrels.grade) > 0))
+        summary = {f: whole for f, m in enumerate(measures) if m.flavour.metric == "num_rel"}
     return trec_lines(results, measures, args.per_query, runids=runids, relstring_text=relstring_text,
-                      escape=_t, hidden=hidden, undefined=undefined)
+                      escape=_t, hidden=hidden, undefined=undefined, summary=summary)
