@@ -527,14 +527,17 @@ def test_intent_aware_substitution_is_not_the_extreme():
 
 # ---------------------------------------------------------------- RBP residual: cwl_eval
 def _cwl_eval() -> str:
-    """The ``cwl-eval`` command (``EVALKIT_CWL_EVAL`` or on ``PATH``); the test is
-    skipped, naming the pin to install, when it is absent."""
+    """The ``cwl-eval`` command (``EVALKIT_CWL_EVAL``, beside this interpreter, or on
+    ``PATH``); a light reference of the test extra, so the test fails, naming the pin,
+    when it is absent."""
     import os
     import shutil
+    import sys
 
-    found = os.environ.get("EVALKIT_CWL_EVAL") or shutil.which("cwl-eval")
+    beside = Path(sys.executable).parent / "cwl-eval"
+    found = os.environ.get("EVALKIT_CWL_EVAL") or (str(beside) if beside.exists() else shutil.which("cwl-eval"))
     if not found:
-        pytest.skip("cwl-eval is not installed (pip install cwl-eval==1.0.12; or set EVALKIT_CWL_EVAL)")
+        pytest.fail("cwl-eval is not installed: it is in the test extra (cwl-eval==1.0.12); or set EVALKIT_CWL_EVAL")
     return found
 
 

@@ -99,7 +99,8 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
     assert report <= {"evalkit.report.layout", "evalkit.report.escape"}, report
     assert not {m for m in modules if m.startswith(("evalkit.runner", "evalkit.sensitivity", "evalkit.store"))}
     assert {m for m in modules if m.startswith("evalkit.cli.")} <= {"evalkit.cli.eval", "evalkit.cli.argtypes",
-                                                                     "evalkit.cli.specs"}
+                                                                     "evalkit.cli.specs", "evalkit.cli.registry_args",
+                                                                     "evalkit.cli.engine_args"}
     assert "importlib.metadata" not in modules
 
 

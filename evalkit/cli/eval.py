@@ -369,7 +369,7 @@ def _trec_tsv(results: Results, measures: list[Measure], args: argparse.Namespac
     if (args.judged_only or args.max_docs == 0) and runs is not None:  # only then can num_ret be 0
         from ..trec_eval_compat import undefined_iprec
 
-        from . import registry_for
+        from .registry_args import registry_for
 
         registry = registry_for(args)
 
