@@ -52,6 +52,7 @@ LAYER_OF_TEST = {
     "tests/test_html.py": "reports",
     "tests/test_latex.py": "reports",
     "tests/test_robust03.py": "reports",
+    "tests/test_report_escaping.py::test_latex_with_hostile_names_compiles": "reports",
     "tests/conformance/test_trec_eval_binary.py": "conformance",
     "tests/test_integrations.py::test_lightgbm": "ltr",
     "tests/test_integrations.py::test_xgboost": "ltr",
