@@ -61,6 +61,7 @@ LAYER_OF_TEST = {
     "tests/test_identify.py::test_xgboost": "ltr",
     "tests/test_identify.py::test_qrels_with_negative_grades_catboost": "ltr",
     "tests/test_identify.py::test_qrels_with_a_grade_lightgbm_refuses_xgboost": "ltr",
+    "tests/test_identify.py::test_torchmetrics": "torch",
     "tests/test_presets_ml.py::test_lightgbm": "ltr",
     "tests/test_presets_ml.py::test_xgboost": "ltr",
     "tests/test_presets_ml.py::test_labels_beyond_float32": "ltr",
