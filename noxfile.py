@@ -58,12 +58,12 @@ def _install(session: nox.Session, *extras: str, extra_packages: tuple = ()) -> 
 
 
 def _download_sdist(session: nox.Session, requirement: str) -> None:
-    """``pip download --no-deps --no-binary :all: REQUIREMENT`` into the reference cache
-    (kept across sessions and runs; pip checks nothing is downloaded twice)."""
+    """``pip download --no-deps --no-binary NAME REQUIREMENT`` (the sdist of that package, its
+    build requirements as wheels) into the reference cache, kept across sessions and runs."""
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     name, _, version = requirement.partition("==")
     if not list(DOWNLOADS.glob(f"{name}-{version}.tar.gz")):
-        session.run_install("python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+        session.run_install("python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", name,
                             "--dest", str(DOWNLOADS), requirement)
 
 
