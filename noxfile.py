@@ -114,10 +114,11 @@ def unit(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """The conformance rows of the light references (trec_eval 9.0.8 and 10.0 built from
     ../shared/references, pytrec_eval, scikit-learn, ranx, ir_measures, ndeval, gdeval.pl,
-    cited vectors) and the trec_eval binaries' cross-check: the unit layer's environment."""
+    cited vectors), the trec_eval binaries' cross-check and the unit environment's slow
+    tests (layer ``extended``): the unit layer's environment."""
     _install(session, "test")
     _download_sdist(session, PYNDEVAL_SDIST)
-    _pytest(session, "conformance", "--durations=10")
+    _pytest(session, "conformance or extended", "--durations=10")
 
 
 @nox.session

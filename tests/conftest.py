@@ -32,6 +32,8 @@ LAYERS = {
     "unit": "evalkit and the light references (nox -s unit)",
     "conformance": "the conformance rows of the light references and the trec_eval binaries' cross-check: "
                    "the unit layer's environment, minutes of CPU (nox -s conformance)",
+    "extended": "tests of the unit layer's environment that take tens of seconds each, moved out of the unit "
+                "layer's 5 minutes (--durations=30; nox -s conformance runs them)",
     "reports": "the reports driven through programs outside Python: Chromium + chromedriver, pdflatex; "
                "the full Robust 2003 config (nox -s reports)",
     "ltr": "LightGBM, XGBoost (CPU build), CatBoost (nox -s ltr)",
@@ -54,6 +56,19 @@ LAYER_OF_TEST = {
     "tests/test_robust03.py": "reports",
     "tests/test_report_escaping.py::test_latex_with_hostile_names_compiles": "reports",
     "tests/conformance/test_trec_eval_binary.py": "conformance",
+    "tests/test_docs_code.py::test_python_blocks_run[scale.md]": "spark",
+    "tests/test_docs_code.py::test_shell_commands_run[scale.md": "spark",
+    "tests/test_docs_code.py::test_python_blocks_run[training.md]": "ltr",
+    # the unit layer's slowest (--durations=30 of `nox -s unit`: 20-45 s of CPU each, most of it
+    # ranx's numba compilation and Robust 2003 runs): in the unit environment's extended layer
+    "tests/test_cli.py::test_eval_table_and_json_match_peers": "extended",
+    "tests/test_frames.py::test_ranx_frames_match_ranx": "extended",
+    "tests/test_presets_trec.py::test_ranx_sixteen_tied_documents_first_relevant": "extended",
+    "tests/test_presets_trec.py::test_ranx_random_short_lists_with_ties": "extended",
+    "tests/test_identify.py::test_per_query_file": "extended",
+    "tests/test_identify.py::test_ranx_ndcg_of_one_robust03_run_names_ranx_or_says_too_weak": "extended",
+    "tests/test_identify.py::test_trec_eval_number_from_its_own_test_suite": "extended",
+    "tests/test_docs_code.py::test_python_blocks_run[reports.md]": "extended",
     "tests/test_integrations.py::test_lightgbm": "ltr",
     "tests/test_integrations.py::test_xgboost": "ltr",
     "tests/test_integrations.py::test_catboost": "ltr",
