@@ -80,7 +80,7 @@ LAYER_OF_TEST = {
     "tests/test_presets_ml.py::test_lightgbm": "ltr",
     "tests/test_presets_ml.py::test_xgboost": "ltr",
     "tests/test_presets_ml.py::test_labels_beyond_float32": "ltr",
-    "tests/test_presets_ml.py::test_scores_beyond_float32_match_xgboost_and_torchmetrics": "ltr",
+    "tests/test_presets_ml.py::test_scores_beyond_float32_match_xgboost_and_torchmetrics": "torch",
     "tests/test_presets_ml.py::test_torchmetrics": "torch",
     "tests/test_presets_ml.py::test_ndcg_float32_honours_the_negative_convention": "torch",
     "tests/test_presets_libraries.py::test_beir": "embeddings",
