@@ -15,9 +15,12 @@ and without ``-m`` the measures are trec_eval's ``official`` ones.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+from collections.abc import Iterator
+from typing import Any
 
 from .argtypes import DIGITS
 
@@ -217,8 +220,6 @@ def json_text(results, measures, per_query: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine.evaluate import evaluate, needs_rank
-    from ..io import read_qrels, read_run, read_subtopic_qrels
     from . import registry_for
     from .specs import expand_measures
 
@@ -232,11 +233,48 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "tsv":
         check_tsv_names(measures)
     engine = registry.get("engine", args.engine)  # FlavourError lists the known engines
-    bounds = None  # --- unjudged bounds ---
     if args.bounds is not None and engine.name != "columnar":
         from ..errors import ArgumentError
 
         raise ArgumentError(f"--bounds: not available with --engine {engine.name} (columnar only)")
+    with _trec_eval_refusal(measures):
+        results, runs, qrels, bounds = _evaluate(args, measures, registry, engine)
+    if args.format == "tsv":
+        text = "\n".join(_trec_tsv(results, measures, args, runs if engine.name != "spark" else None, qrels
+                                   if engine.name != "spark" else None))
+    elif args.format == "json":
+        results, measures = _without_relstring(results, measures)
+        text = json_text(results, measures, args.per_query)
+    else:
+        results, measures = _without_relstring(results, measures)
+        from ..report.text import terminal_width
+
+        text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
+    if bounds is not None:  # --- unjudged bounds: one block per format ---
+        from .. import bounds as bounds_out
+
+        if args.format == "tsv":
+            text = "\n".join([text] + bounds_out.bounds_tsv(bounds, [m.native for m in measures], args.per_query))
+        elif args.format == "json":
+            data = json.loads(text)
+            data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
+            text = json.dumps(data, indent=1, allow_nan=False)
+        else:
+            from ..report.text import terminal_width
+
+            text += "\n\n" + bounds_out.bounds_table(bounds, args.per_query, args.digits, width=terminal_width())
+    # --- end unjudged bounds ---
+    print(text)
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, measures: list, registry: Any, engine: Any) -> tuple:
+    """The engine's results for ``measures`` (and the runs, qrels and unjudged bounds that
+    the output needs; ``None`` for those the Spark engine does not read here)."""
+    from ..engine.evaluate import evaluate, needs_rank
+    from ..io import read_qrels, read_run, read_subtopic_qrels
+
+    bounds = runs = qrels = None
     if engine.name == "spark":
         from ..spark import files, parse_conf
 
@@ -265,33 +303,35 @@ def run(args: argparse.Namespace) -> int:
         else:
             results = run_engine(qrels, runs, [m.flavour for m in measures], labels=[m.label for m in measures],
                                  subtopics=subtopics, registry=registry)
-    if args.format == "tsv":
-        text = "\n".join(_trec_tsv(results, measures, args, runs if engine.name != "spark" else None, qrels
-                                   if engine.name != "spark" else None))
-    elif args.format == "json":
-        results, measures = _without_relstring(results, measures)
-        text = json_text(results, measures, args.per_query)
-    else:
-        results, measures = _without_relstring(results, measures)
-        from ..report.text import terminal_width
+    return results, runs, qrels, bounds
 
-        text = table_text(results, measures, args.per_query, args.digits, width=terminal_width())
-    if bounds is not None:  # --- unjudged bounds: one block per format ---
-        from .. import bounds as bounds_out
 
-        if args.format == "tsv":
-            text = "\n".join([text] + bounds_out.bounds_tsv(bounds, [m.native for m in measures], args.per_query))
-        elif args.format == "json":
-            data = json.loads(text)
-            data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
-            text = json.dumps(data, indent=1, allow_nan=False)
-        else:
-            from ..report.text import terminal_width
+@contextlib.contextmanager
+def _trec_eval_refusal(measures: list) -> Iterator[None]:
+    """A trec_eval 10.0 measure (``missing=error``, the ``trec_eval.*`` presets) met a qrels
+    topic with no line in the run: the engine's error, with what trec_eval 10.0 does there
+    (exit 4, ``result qid ... not found in qrels``) and the flag that scores the topic 0."""
+    from ..errors import EvaluationError
 
-            text += "\n\n" + bounds_out.bounds_table(bounds, args.per_query, args.digits, width=terminal_width())
-    # --- end unjudged bounds ---
-    print(text)
-    return 0
+    try:
+        yield
+    except EvaluationError as exc:
+        te10 = [m for m in measures if m.flavour.convention("missing") == "error"
+                and (m.label.startswith("trec_eval.") or _is_trec_eval_name(m.label))]
+        if not te10 or "has no results for qrels queries" not in str(exc):
+            raise
+        raise EvaluationError(f"{exc} (trec_eval 10.0 stops there too: 'result qid ... not found in qrels', "
+                              "exit 4; -c scores such a topic 0, as missing=zero; --trec-eval-version 9.0.8 "
+                              "leaves it out)") from None
+
+
+def _is_trec_eval_name(label: str) -> bool:
+    from ..trec_eval_compat import parse_name
+
+    try:
+        return parse_name(label) is not None
+    except Exception:  # a flavour string or another library's name
+        return False
 
 
 def _trec_eval_flags(measures, args, registry):
