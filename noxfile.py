@@ -23,11 +23,16 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).resolve().parent
+#: uv makes the environments and installs into them (pip's resolver took minutes per
+#: environment); nox falls back to virtualenv + pip where uv is missing
+nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["unit", "conformance", "reports", "ltr", "torch", "torchrec", "recbole", "allrank",
                         "embeddings", "recsys", "lenskit", "spark"]
 nox.options.error_on_missing_interpreters = True
@@ -48,6 +53,31 @@ PYTORCHLTR_SDIST = "pytorchltr==0.2.1"
 TORCHREC = "torchrec==1.8.0"
 
 
+def _uv_reads_pips_configuration() -> None:
+    """uv does not read pip's configuration files: hand it pip's find-links, index URLs and
+    constraints (``pip config list``; on this machine the CPU torch wheel lies in a find-links
+    folder, without which uv would take a CUDA torch of about 3 GB from the registry).
+    Variables already set win."""
+    try:
+        out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    conf: dict[str, str] = {}
+    for line in out.splitlines():
+        key, _, value = line.partition("=")
+        conf[key.rsplit(".", 1)[-1]] = value.strip().strip("'\"")
+    for pip_key, uv_var in (("index-url", "UV_INDEX_URL"), ("extra-index-url", "UV_EXTRA_INDEX_URL"),
+                            ("find-links", "UV_FIND_LINKS"), ("constraint", "UV_CONSTRAINT")):
+        if conf.get(pip_key) and uv_var not in os.environ:
+            os.environ[uv_var] = conf[pip_key]
+    if conf.get("extra-index-url") and "UV_INDEX_STRATEGY" not in os.environ:
+        os.environ["UV_INDEX_STRATEGY"] = "unsafe-best-match"  # pip's: the best version over every index
+
+
+_uv_reads_pips_configuration()
+
+
 def _env() -> dict:
     return {"EVALKIT_REFERENCE_CACHE": str(CACHE), "PYTHONHASHSEED": "0"}
 
@@ -63,14 +93,22 @@ def _download_sdist(session: nox.Session, requirement: str) -> None:
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     name, _, version = requirement.partition("==")
     if not list(DOWNLOADS.glob(f"{name}-{version}.tar.gz")):
-        session.run_install("python", "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", name,
-                            "--dest", str(DOWNLOADS), requirement)
+        # nox's own pip (an environment made by uv has none)
+        session.run_install(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", name,
+                            "--dest", str(DOWNLOADS), requirement, external=True)
 
 
-def _pytest(session: nox.Session, marker: str, *paths: str) -> None:
-    """pytest on the tests of ``marker``; exit status 5 (no test selected, e.g. by a
-    ``-k`` passed after ``--``) does not fail the session."""
-    session.run("python", "-m", "pytest", "-m", marker, *paths, *session.posargs,
+#: pytest-xdist: two worker processes (CI has 2 cores), each test file in one worker
+#: (``--dist loadfile``: the conformance page's rows test and the rows it checks share a
+#: process, so each row is computed once)
+XDIST = ("-n", os.environ.get("EVALKIT_TEST_WORKERS", "2"), "--dist", "loadfile")
+
+
+def _pytest(session: nox.Session, marker: str, *paths: str, workers: bool = True) -> None:
+    """pytest on the tests of ``marker`` (in two worker processes unless ``workers`` is
+    false); exit status 5 (no test selected, e.g. by a ``-k`` passed after ``--``) does not
+    fail the session."""
+    session.run("python", "-m", "pytest", "-m", marker, *(XDIST if workers else ()), *paths, *session.posargs,
                 env=_env(), success_codes=[0, 5])
 
 
