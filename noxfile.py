@@ -1,6 +1,6 @@
 """The test environments: the unit layer and one session per family of heavy references.
 
-``pip install nox && nox`` runs every layer; ``nox -s unit`` runs the unit layer alone
+``pip install "nox[uv]" && nox`` (nox with uv) runs every layer; ``nox -s unit`` runs the unit layer alone
 (``nox -l`` lists the sessions; ``nox -s ltr -- -k xgboost`` passes arguments to pytest).
 
 Each session makes its own virtualenv under ``.nox/`` and installs evalkit with the

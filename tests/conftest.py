@@ -84,6 +84,8 @@ LAYER_OF_TEST = {
     "tests/test_presets_ml.py::test_torchmetrics": "torch",
     "tests/test_presets_ml.py::test_ndcg_float32_honours_the_negative_convention": "torch",
     "tests/test_presets_libraries.py::test_beir": "embeddings",
+    "tests/test_compat_pytrec_eval.py::test_beir_evaluate_retrieval_through_compat": "embeddings",
+    "tests/test_compat_pytrec_eval.py::test_mteb_retrieval_scores_through_compat": "embeddings",
     "tests/test_presets_libraries.py::test_sentence_transformers": "embeddings",
     "tests/test_presets_libraries.py::test_identify_names_the_library[beir]": "embeddings",
     "tests/test_presets_libraries.py::test_identify_names_the_library[sentence_transformers]": "embeddings",
@@ -150,7 +152,13 @@ def pytest_collection_modifyitems(config, items):
         except ValueError:
             rel = Path(str(item.path)).relative_to(root)
         nodeid = rel.as_posix() + item.nodeid[item.nodeid.index("::"):] if "::" in item.nodeid else rel.as_posix()
-        item.add_marker(getattr(pytest.mark, layer_of(nodeid)))
+        layer = layer_of(nodeid)
+        # a test file may name its layer itself (``pytestmark = pytest.mark.spark``): the
+        # table's default (``unit``) does not override it
+        own = [m.name for m in item.iter_markers() if m.name in LAYERS]
+        if own and layer == "unit":
+            continue
+        item.add_marker(getattr(pytest.mark, layer))
 
 
 def shared_path(*parts: str) -> Path:

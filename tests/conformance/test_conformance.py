@@ -71,30 +71,12 @@ def test_entries_live_beside_their_library():
                                    f"{sorted(presets - beside)}")
 
 
-#: rows that fail on a known divergence of evalkit from its reference, and only on it: the
-#: test xfails while every problem of the row is that one and fails once the row passes (the
-#: entry must then go); the page shows the row as it is
-TREC_EVAL10_MISSING = ("trec_eval 10.0 stops (exit 4, 'result qid ... not found in qrels') on a judged topic the "
-                       "run lacks (without -c), where the trec_eval.* presets score the run's topics as 9.0.8 does "
-                       "(/work/shared/ISSUE-NOTES.md: the presets must refuse there; not done yet)")
-KNOWN_DIVERGENCES = {
-    f"trec_eval.{m}": (TREC_EVAL10_MISSING, "the reference refuses the input (trec_eval 10.0 exit 4: ")
-    for m in ("P", "Rndcg", "map", "map_cut", "ndcg", "ndcg_cut", "ndcg_rel", "recall", "recip_rank")
-}
-
-
 @pytest.mark.parametrize("preset", PRESETS)
 def test_preset_conforms(preset):
     if preset not in BY_PRESET:
         pytest.fail(f"preset {preset!r} has no conformance entry: add one to the ENTRIES of "
                     f"tests/conformance/entries/<module>.py, beside evalkit/libraries/<module>.py")
     r = row(preset)
-    if preset in KNOWN_DIVERGENCES:
-        why, problem = KNOWN_DIVERGENCES[preset]
-        assert r.status != "pass", f"{preset} passes now: remove it from KNOWN_DIVERGENCES"
-        other = [p for p in r.problems if problem not in p]
-        assert not other, "\n".join([r.status, "besides the known divergence:"] + other[:20])
-        pytest.xfail(why)
     assert r.status == "pass", "\n".join([r.status] + r.problems[:20])
 
 
