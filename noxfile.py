@@ -117,6 +117,12 @@ def _worker_venv(session: nox.Session, name: str, python: str, packages: list[st
     pins, for a reference that cannot share evalkit's process; returns its interpreter."""
     target = Path(session.virtualenv.location) / f"worker-{name}"
     exe = target / "bin" / "python"
+    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
+    if uv:  # as the sessions' own environments
+        if not exe.exists():
+            session.run_install(uv, "venv", "--quiet", "--python", python, str(target), external=True)
+        session.run_install(uv, "pip", "install", "--quiet", "--python", str(exe), *packages, external=True)
+        return exe
     if not exe.exists():
         session.run_install(python, "-m", "venv", str(target), external=True)
     session.run_install(str(exe), "-m", "pip", "install", "--quiet", *packages, external=True)
