@@ -101,13 +101,13 @@ def test_mixed_with_ir_measures_own_measure_per_query(data, request):
 
 
 def test_name_is_the_canonical_flavour_and_unique_per_flavour():
-    a, b = measure("trec_eval.ndcg_cut@10"), measure("ndcg@10")
+    a, b = measure("trec_eval.ndcg_cut@10"), measure("ndcg(missing=error)@10")
     assert a == b and hash(a) == hash(b)  # one flavour, one measure
-    assert repr(a) == "evalkit:ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10"
+    assert repr(a) == "evalkit:ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)@10"
     c = measure("ndcg(gain=exp2)@10")
     assert c != a and repr(c) != repr(a)
-    assert a.label == "trec_eval.ndcg_cut@10" and b.label == "ndcg@10"
-    assert repr(a @ 5) == "evalkit:ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@5"
+    assert a.label == "trec_eval.ndcg_cut@10" and b.label == "ndcg(missing=error)@10"
+    assert repr(a @ 5) == "evalkit:ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)@5"
     named = measure("ndcg(gain=exp2)@10", name="exp2@10")
     assert repr(named) == "exp2@10" and named.flavour == c.flavour
     with pytest.raises(evalkit.FlavourError, match="already names"):
