@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 from dataclasses import dataclass
 
 from .errors import FlavourError
@@ -102,14 +103,16 @@ class NamedMeasure:
     params: tuple = ()  # extra metric parameters (ir_measures' rel=)
 
 
-def trec_eval_name(text: str) -> list[NamedMeasure] | None:
-    """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one.
+def trec_eval_name(text: str, registry: Any = None) -> list[NamedMeasure] | None:
+    """The measures of a trec_eval ``-m`` name, or ``None`` if ``text`` is not one
+    (``registry``: the one whose plugins' metrics keep their names; default registry if
+    ``None``).
 
     :raises FlavourError: a trec_eval measure with a bad cutoff list.
     """
     from .trec_eval_compat import parse_name  # every measure of trec_eval 10.0 (issue 26)
 
-    if _plugin_metric(text.strip()):
+    if _plugin_metric(text.strip(), registry):
         return None  # a plugin's metric of that name (evalkit-rbp's 'rbp') keeps its name
     named = parse_name(text)
     if named is not None:
@@ -121,7 +124,7 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
     if name == "all_trec" and params is None:
         out = []
         for member in ALL_TREC:
-            out.extend(trec_eval_name(member))
+            out.extend(trec_eval_name(member, registry))
         return out
     if name not in TREC_EVAL_MEASURES:
         return None
@@ -138,14 +141,15 @@ def trec_eval_name(text: str) -> list[NamedMeasure] | None:
     return [NamedMeasure(text.strip() if single else f"{name}.{k}", preset, k) for k in ks]
 
 
-def _plugin_metric(name: str) -> bool:
-    """Whether an installed plugin registers a metric named ``name`` (a bare trec_eval
-    name such as ``rbp`` is then the plugin's metric, as before the name existed)."""
+def _plugin_metric(name: str, registry: Any = None) -> bool:
+    """Whether a plugin of ``registry`` (default: the default registry) registers a metric
+    named ``name`` (a bare trec_eval name such as ``rbp`` is then the plugin's metric, as
+    before the name existed)."""
     if not name.isidentifier():
         return False
     from .registry import registry_or_default
 
-    registry = registry_or_default(None)
+    registry = registry_or_default(registry)
     return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
 
 

@@ -32,7 +32,7 @@ def expand_labelled(spec: str | Flavour, registry=None, cutoffs=None) -> list[tu
     if isinstance(spec, Flavour):
         ks = [spec] if not cutoffs else [spec.with_cutoff(int(k)) for k in cutoffs]
         return [(str(fl), None, fl) for fl in ks]
-    named = trec_eval_name(spec) if isinstance(spec, str) else None
+    named = trec_eval_name(spec, registry) if isinstance(spec, str) else None
     if named is None and isinstance(spec, str):
         try:
             return _expand_flavour_or_preset(spec, registry, cutoffs)
