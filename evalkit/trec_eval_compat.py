@@ -272,7 +272,8 @@ def with_flags(flavour: Flavour, registry: Registry, *, complete: bool = False, 
 
     ``version="9.0.8"``: scores compared as C ``float`` (``ties=trec_eval(score=float32)``
     for a flavour with ``ties=trec_eval``), recall levels counted as ``(long)(x + 0.9)``
-    (``iprec_at_recall``, ``11pt_avg``).
+    (``iprec_at_recall``, ``11pt_avg``), a qrels topic the run lacks left out where 10.0
+    refuses it (``missing=error`` -> ``skip``).
 
     ``native``: the name trec_eval prints for the measure (``utility_2,-1,1,0.5``). Under
     10.0 ``-c`` (without ``-J``) a missing topic is ranked as trec_eval's bogus
@@ -285,6 +286,8 @@ def with_flags(flavour: Flavour, registry: Registry, *, complete: bool = False, 
             changes["ties"] = ("trec_eval", {"score": "float32"})
         if flavour.metric in ("iprec_at_recall", "pt_avg"):
             changes["cutoff_rounding"] = "plus_0.9"
+        if flavour.convention("missing") == "error":  # 10.0 stops on a qrels topic the run lacks, 9.0.8 skips it
+            changes["missing"] = "skip"
     if complete:
         changes["missing"] = _complete(flavour, version)
         if (version == "10.0" and not judged_only and native is not None and flavour.metric in _BOGUS

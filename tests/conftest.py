@@ -21,16 +21,145 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SEEDS = REPO_ROOT.parent / "shared" / "seeds"
 
 
+# ----------------------------------------------------------------------------- layers
+#: The test layers, one pytest marker each, one nox session each (noxfile.py): ``unit`` and
+#: ``conformance`` need evalkit and the light references only (the ``test`` extra: pytrec_eval,
+#: scikit-learn, ranx, ir_measures, pyndeval; trec_eval built from ../shared/references)
+#: and FAILS, never skips, when one is missing; every other layer is a family of heavy
+#: references with its own environment. A test is in ``unit`` unless LAYER_OF_TEST or,
+#: for a conformance row, LAYER_OF_PRESET puts it elsewhere.
+LAYERS = {
+    "unit": "evalkit and the light references (nox -s unit)",
+    "conformance": "the conformance rows of the light references and the trec_eval binaries' cross-check: "
+                   "the unit layer's environment, minutes of CPU (nox -s conformance)",
+    "extended": "tests of the unit layer's environment that take tens of seconds each, moved out of the unit "
+                "layer's 5 minutes (--durations=30; nox -s conformance runs them)",
+    "reports": "the reports driven through programs outside Python: Chromium + chromedriver, pdflatex; "
+               "the full Robust 2003 config (nox -s reports)",
+    "ltr": "LightGBM, XGBoost (CPU build), CatBoost (nox -s ltr)",
+    "torch": "torch 2.13 (CPU): torchmetrics, pytorch-ignite, pytorchltr (nox -s torch)",
+    "torchrec": "TorchRec 1.8.0 with torchmetrics 1.0.3 (nox -s torchrec)",
+    "recbole": "RecBole 1.2.1 in a worker environment with numpy < 1.24 (nox -s recbole)",
+    "allrank": "allRank 1.4.3 in a worker environment with torch 1.8.0 on Python 3.8 (nox -s allrank)",
+    "embeddings": "sentence-transformers, BEIR, MTEB (nox -s embeddings)",
+    "recsys": "recommenders 1.2.1, implicit (nox -s recsys)",
+    "lenskit": "LensKit 0.14.4 (numba < 0.59; nox -s lenskit)",
+    "spark": "pyspark in local mode and Java 17+ (nox -s spark)",
+}
+
+#: node-id prefixes (a file, or ``file::test``) -> layer; the longest matching prefix wins
+LAYER_OF_TEST = {
+    "tests/test_spark.py": "spark",
+    "tests/test_presets_spark.py": "spark",
+    "tests/test_html.py": "reports",
+    "tests/test_latex.py": "reports",
+    "tests/test_robust03.py": "reports",
+    "tests/test_report_escaping.py::test_latex_with_hostile_names_compiles": "reports",
+    "tests/conformance/test_trec_eval_binary.py": "conformance",
+    "tests/test_docs_code.py::test_python_blocks_run[scale.md]": "spark",
+    "tests/test_docs_code.py::test_shell_commands_run[scale.md": "spark",
+    "tests/test_docs_code.py::test_python_blocks_run[training.md]": "ltr",
+    # the unit layer's slowest (--durations=30 of `nox -s unit`: 20-45 s of CPU each, most of it
+    # ranx's numba compilation and Robust 2003 runs): in the unit environment's extended layer
+    "tests/test_cli.py::test_eval_table_and_json_match_peers": "extended",
+    "tests/test_frames.py::test_ranx_frames_match_ranx": "extended",
+    "tests/test_presets_trec.py::test_ranx_sixteen_tied_documents_first_relevant": "extended",
+    "tests/test_presets_trec.py::test_ranx_random_short_lists_with_ties": "extended",
+    "tests/test_identify.py::test_per_query_file": "extended",
+    "tests/test_identify.py::test_ranx_ndcg_of_one_robust03_run_names_ranx_or_says_too_weak": "extended",
+    "tests/test_identify.py::test_trec_eval_number_from_its_own_test_suite": "extended",
+    "tests/test_docs_code.py::test_python_blocks_run[reports.md]": "extended",
+    "tests/test_integrations.py::test_lightgbm": "ltr",
+    "tests/test_integrations.py::test_xgboost": "ltr",
+    "tests/test_integrations.py::test_catboost": "ltr",
+    "tests/test_identify.py::test_lightgbm": "ltr",
+    "tests/test_identify.py::test_xgboost": "ltr",
+    "tests/test_identify.py::test_qrels_with_negative_grades_catboost": "ltr",
+    "tests/test_identify.py::test_qrels_with_a_grade_lightgbm_refuses_xgboost": "ltr",
+    "tests/test_identify.py::test_torchmetrics": "torch",
+    "tests/test_presets_ml.py::test_lightgbm": "ltr",
+    "tests/test_presets_ml.py::test_xgboost": "ltr",
+    "tests/test_presets_ml.py::test_labels_beyond_float32": "ltr",
+    "tests/test_presets_ml.py::test_scores_beyond_float32_match_xgboost_and_torchmetrics": "torch",
+    "tests/test_presets_ml.py::test_torchmetrics": "torch",
+    "tests/test_presets_ml.py::test_ndcg_float32_honours_the_negative_convention": "torch",
+    "tests/test_presets_libraries.py::test_beir": "embeddings",
+    "tests/test_compat_pytrec_eval.py::test_beir_evaluate_retrieval_through_compat": "embeddings",
+    "tests/test_compat_pytrec_eval.py::test_mteb_retrieval_scores_through_compat": "embeddings",
+    "tests/test_presets_libraries.py::test_sentence_transformers": "embeddings",
+    "tests/test_presets_libraries.py::test_identify_names_the_library[beir]": "embeddings",
+    "tests/test_presets_libraries.py::test_identify_names_the_library[sentence_transformers]": "embeddings",
+    "tests/test_presets_libraries.py::test_recommenders": "recsys",
+    "tests/test_presets_libraries.py::test_identify_names_the_library[recommenders]": "recsys",
+    "tests/test_presets_libraries.py::test_implicit": "recsys",
+    "tests/test_presets_libraries.py::test_lenskit": "lenskit",
+    "tests/test_presets_libraries.py::test_catboost": "ltr",
+    "tests/test_presets_libraries.py::test_ignite": "torch",
+}
+
+#: conformance rows (``test_preset_conforms[<preset>]``): preset name, or its library
+#: prefix (before the first dot) -> layer; the rows of the light references are in
+#: ``conformance`` (the unit layer's environment; too slow for the unit layer's 5 minutes)
+LAYER_OF_PRESET = {
+    "lightgbm": "ltr", "xgboost": "ltr", "catboost": "ltr",
+    "torchmetrics": "torch", "ignite": "torch", "pytorchltr": "torch",
+    "torchrec": "torchrec", "recbole": "recbole", "allrank": "allrank",
+    "beir": "embeddings", "mteb": "embeddings", "sentence_transformers": "embeddings",
+    "recommenders": "recsys", "implicit": "recsys", "lenskit": "lenskit",
+    "spark_mllib": "spark", "spark_ml": "spark", "recommenders.ndcg_at_k": "spark",
+}
+
+#: the conformance page's rows are checked per layer (test_published_rows_are_what_the_suite_produces)
+CONFORMANCE_ROWS = "tests/conformance/test_conformance.py::test_published_rows_are_what_the_suite_produces"
+
+
+def layer_of_preset(preset: str) -> str:
+    return LAYER_OF_PRESET.get(preset) or LAYER_OF_PRESET.get(preset.split(".", 1)[0], "conformance")
+
+
+def layer_of(nodeid: str) -> str:
+    """The layer of a test by its node id (relative to the repository root)."""
+    head, _, param = nodeid.partition("[")
+    if head.endswith("::test_preset_conforms") and param:
+        return layer_of_preset(param.rstrip("]"))
+    if head == CONFORMANCE_ROWS and param:
+        return param.rstrip("]")
+    best = ""
+    for prefix in LAYER_OF_TEST:
+        if nodeid.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return LAYER_OF_TEST[best] if best else "unit"
+
+
 def pytest_configure(config):
     # Also declared in pyproject.toml; repeated here so the markers are known even
     # when pytest is run with another rootdir/config.
     config.addinivalue_line("markers", "shared: needs ../shared/data beside the checkout")
     config.addinivalue_line("markers", "slow: evaluates the full Robust 2003 set")
-    config.addinivalue_line("markers", "cwl_eval: runs cwl_eval's command line (cwl-eval; skipped without it)")
-    config.addinivalue_line("markers", "spark: runs the Spark backend in local mode (pyspark and Java 17+)")
+    config.addinivalue_line("markers", "cwl_eval: runs cwl_eval's command line (cwl-eval, a light reference of the test extra)")
     config.addinivalue_line(
         "markers", "integration: installs a package into a fresh virtual environment (runs by default)"
     )
+    for name, what in LAYERS.items():
+        config.addinivalue_line("markers", f"{name}: layer: {what}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks every test with its layer (LAYER_OF_TEST, LAYER_OF_PRESET; default ``unit``)."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        try:
+            rel = Path(str(item.path)).resolve().relative_to(REPO_ROOT)
+        except ValueError:
+            rel = Path(str(item.path)).relative_to(root)
+        nodeid = rel.as_posix() + item.nodeid[item.nodeid.index("::"):] if "::" in item.nodeid else rel.as_posix()
+        layer = layer_of(nodeid)
+        # a test file may name its layer itself (``pytestmark = pytest.mark.spark``): the
+        # table's default (``unit``) does not override it
+        own = [m.name for m in item.iter_markers() if m.name in LAYERS]
+        if own and layer == "unit":
+            continue
+        item.add_marker(getattr(pytest.mark, layer))
 
 
 def shared_path(*parts: str) -> Path:

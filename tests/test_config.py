@@ -84,8 +84,8 @@ def test_glob_names_cutoffs_and_labels(tmp_path, data_dir, registry, monkeypatch
     assert cfg.runs[0].path == (data_dir / "input.sysA.gz").resolve()
     assert cfg.labels == ("trec@5", "trec@10", "exp2@5", "exp2@10", "at3", "full", "own@1")
     by_label = {f.label: f.flavour for f in cfg.flavours}
-    assert by_label["trec@10"] == parse_flavour("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10",
-                                                registry)
+    assert by_label["trec@10"] == parse_flavour("ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,"
+                                                "missing=error)@10", registry)
     assert by_label["exp2@5"] == parse_flavour("ndcg(gain=exp2)@5", registry)
     assert by_label["at3"].k == 3  # its own @k: the top-level cutoffs do not apply
     assert by_label["full"].k is None
@@ -329,7 +329,7 @@ def test_same_flavour_twice_under_two_labels(tmp_path, data_dir, registry):
         qrels: ../data/qrels.txt
         runs: [{glob: ../data/input.*.gz, allow_outside: true}]
         flavours:
-          mine: ndcg@10
+          mine: ndcg(missing=error)@10
           preset: trec_eval.ndcg_cut@10
           trec: ndcg_cut.10
     """)

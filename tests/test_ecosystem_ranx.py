@@ -11,7 +11,7 @@ from evalkit.ecosystem import ranx as ekr
 
 from conftest import shared_path
 
-ranx = pytest.importorskip("ranx")
+import ranx  # a light reference (the test extra): missing, the unit layer fails
 
 #: ranx evaluates a Run's documents in the order it holds them (sorted once on construction);
 #: ``ties=stable`` reads the evalkit run in its row order, which from_ranx_run takes from ranx.

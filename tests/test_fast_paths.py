@@ -360,10 +360,12 @@ def _random_data(rng, n_queries=30, depth=40, corpus=200):
     return q_rows, r_rows
 
 
+#: the first: trec_eval's ndcg_cut.10 leaving a qrels topic the run lacks out, as 9.0.8 and
+#: pytrec_eval do (the trec_eval.* presets refuse it, as 10.0 does)
 FLAVOURS = [
-    "trec_eval.ndcg_cut@10", "ndcg(gain=exp2,idcg=returned)@5", "ndcg(ties=average)@10",
+    "ndcg(ties=trec_eval)@10", "ndcg(gain=exp2,idcg=returned)@5", "ndcg(ties=average)@10",
     "ndcg(gain=map(1=1,2=3,3=7),discount=jarvelin(base=2),ties=optimistic)@20",
-    "ndcg(ties=pessimistic,idcg=returned_top_k)@3", "dcg(ties=input)@7", "ndcg", "err(max_grade=3)@10",
+    "ndcg(ties=pessimistic,idcg=returned_top_k)@3", "dcg(ties=input)@7", "ndcg()", "err(max_grade=3)@10",
     "precision(ties=average)@5", "ap", "rr(ties=stable)",
 ]
 

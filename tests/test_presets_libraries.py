@@ -1,8 +1,8 @@
 """Differential tests of the library presets (evalkit/libraries/*.py)
 against the libraries themselves, per query: CatBoost, ir_measures, implicit, LensKit
 0.14, pytorch-ignite, sentence-transformers, BEIR and microsoft/recommenders (the
-``test`` extra of pyproject.toml; beir, recommenders and lenskit installed with --no-deps by
-the README's test command).
+``ref-*`` extras of pyproject.toml; each test runs in its library's layer: tests/conftest.py,
+noxfile.py).
 
 Data: a TREC 2003 Robust run and a TREC CAsT 2021 run with their qrels, TREC DL 2019
 passage qrels with generated runs, the LightGBM

@@ -5,7 +5,7 @@ TF-Ranking (``sort_by_scores(..., shuffle_ties=True)``), pytorchltr (random tie 
 ``rank_by_score``), allRank (``y_pred.sort``, not stable) and TorchRec (``torch.sort``,
 not stable) give a different number from run to run on tied scores; the presets'
 descriptions and docs/flavours.md say they report the expectation. TF-Ranking does not
-install here (TensorFlow); allRank 1.4.3 (imported with a stand-in torchvision), pytorchltr
+install here (TensorFlow); allRank 1.4.3 (in its own environment), pytorchltr
 0.2.1 (its sdist's pure-Python package) and TorchRec 1.8.0 are run by the conformance
 suite, averaged over item orders or seeds (tests/conformance). The oracle here is
 exhaustive: every order of the tied documents

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 import evalkit
+from evalkit.resolve import resolve_flavour
 import evalkit.arrays as ea
 
 # --------------------------------------------------------------------------- pytrec_eval
@@ -62,7 +63,10 @@ def test_pytrec_eval_ndcg_random(seed):
     measures = {"ndcg", "ndcg_cut." + ",".join(map(str, CUTS))}
     expected = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     labels = ["ndcg"] + [f"ndcg_cut_{k}" for k in CUTS]
-    specs = ["trec_eval.ndcg"] + [f"trec_eval.ndcg_cut@{k}" for k in CUTS]
+    # pytrec_eval (trec_eval 9.0.8) leaves a qrels topic the run lacks out, where the trec_eval.*
+    # presets refuse it as trec_eval 10.0 does: their flavours with missing=skip
+    specs = [resolve_flavour(s).replace(missing="skip")
+             for s in ["trec_eval.ndcg"] + [f"trec_eval.ndcg_cut@{k}" for k in CUTS]]
     res = evalkit.evaluate(evalkit.Qrels.from_rows(qrels), evalkit.Run.from_rows(run), specs, labels=labels)
     # queries evaluated by both: in the qrels and in the run
     assert len(expected) > 200
@@ -102,13 +106,14 @@ def test_pytrec_eval_float32_ties_preset():
 
 
 def test_pytrec_eval_means_over_queries_in_both():
-    """trec_eval averages over queries in both run and qrels: a qrels query without
-    results (relevant documents or not) is left out, a run query without qrels too."""
+    """trec_eval 9.0.8 (pytrec_eval) averages over queries in both run and qrels: a qrels
+    query without results (relevant documents or not) is left out, a run query without
+    qrels too (trec_eval9.*; trec_eval 10.0 refuses such a qrels query)."""
     pytrec_eval = importlib.import_module("pytrec_eval")
     qrels = {"a": {"d1": 1, "d2": 0}, "b": {"d1": 2}, "c": {"d1": 0}, "e": {"d9": 1}}
     run = {"a": {"d1": 0.5, "d2": 0.25}, "b": {"d2": 1.0, "d1": 0.5}, "d": {"d1": 1.0}, "c": {"d1": 1.0}}
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(run)
-    res = evalkit.evaluate(evalkit.Qrels.from_rows(qrels), evalkit.Run.from_rows(run), ["ndcg"])
+    res = evalkit.evaluate(evalkit.Qrels.from_rows(qrels), evalkit.Run.from_rows(run), ["trec_eval9.ndcg"])
     got = res.per_query(0, 0)
     assert set(got) == set(expected) == {"a", "b", "c"}
     for q in expected:

@@ -42,7 +42,7 @@ def test_resolve_measures_labels_presets_and_flavours():
     out = resolve_measures(["trec_eval.ndcg_cut@10", "ndcg(gain=exp2)@5", "ndcg_cut.5,10"], REGISTRY)
     assert [m.label for m in out] == ["trec_eval.ndcg_cut@10", "ndcg(gain=exp2)@5", "ndcg_cut.5", "ndcg_cut.10"]
     assert out[0] == ResolvedMeasure("trec_eval.ndcg_cut@10", REGISTRY.preset("trec_eval.ndcg_cut"),
-                                     parse_flavour("ndcg(ties=trec_eval)@10", REGISTRY))
+                                     parse_flavour("ndcg(ties=trec_eval,missing=error)@10", REGISTRY))
     assert out[1].preset is None and out[1].flavour == parse_flavour("ndcg(gain=exp2)@5", REGISTRY)
     assert [m.flavour.k for m in out[2:]] == [5, 10]
     with pytest.raises(FlavourError, match="expands to 9 flavours"):
@@ -90,7 +90,7 @@ def test_public_evaluate_resolves_the_engine_takes_flavours():
     assert (direct.values == res.values).all()
     assert res.per_query(0, "trec_eval.ndcg_cut@10") == res.per_query(0, 0)
     # a lookup by a preset name that is not a label (Results.flavour_index's resolver)
-    custom = evalkit.evaluate(qrels, run, ["ndcg(ties=trec_eval)@10"], labels=["mine"])
+    custom = evalkit.evaluate(qrels, run, ["ndcg(ties=trec_eval,missing=error)@10"], labels=["mine"])
     assert custom.flavour_index("trec_eval.ndcg_cut@10") == 0
     with pytest.raises(FlavourError, match="looks like a preset name"):
         engine_evaluate(qrels, run, ["trec_eval.ndcg_cut@10"])

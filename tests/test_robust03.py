@@ -52,7 +52,7 @@ def test_all_systems_and_flavours(robust03):
     assert set(report["systems"]) == SYSTEMS and len(report["systems"]) == 17
     assert [f["label"] for f in report["flavours"]] == LABELS
     canon = {f["label"]: f["canonical"] for f in report["flavours"]}
-    assert canon["trec@10"] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)@10"
+    assert canon["trec@10"] == "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)@10"  # trec_eval 10.0
     assert canon["exp2@100"] == "ndcg(gain=exp2,discount=log2,idcg=judged,ties=trec_eval)@100"
     assert canon["jarvelin@10"] == "ndcg(gain=linear,discount=jarvelin,idcg=judged,ties=trec_eval)@10"
     assert canon["returned@10"] == "ndcg(gain=linear,discount=log2,idcg=returned,ties=trec_eval)@10"

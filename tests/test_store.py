@@ -268,7 +268,7 @@ def test_realistic_rerun_matches_trec_eval(trec_eval_dir, tmp_path, capsys):
     assert rep.metadata["_store"].computed == 0
     ref = parse_trec_eval_q(run_trec_eval("10.0", ["-q", "-m", "ndcg_cut.10", trec_eval_dir / "qrels.test",
                                                    trec_eval_dir / "results.test"]).stdout)
-    per_query = rep.results.per_query("test", "ndcg@10")
+    per_query = rep.results.per_query("test", "ndcg")  # the label of trec_eval.ndcg_cut@10
     topics = {q for (m, q) in ref if m == "ndcg_cut_10" and q != "all"}
     assert topics == set(per_query)
     for q in topics:

@@ -149,10 +149,13 @@ def test_out_test_aqc_missing_zero(trec_eval_dir, qrels_test):
 
 
 def test_out_test_aqc_differs_without_c(trec_eval_dir, qrels_test):
-    """Without ``missing=zero`` the mean is over the run's 2 topics: it must differ."""
+    """Without ``missing=zero`` trec_eval 9.0.8 averages over the run's 2 topics: it must
+    differ (trec_eval 10.0 refuses the run: topic 302 is missing)."""
     run = evalkit.read_run(trec_eval_dir / "results.trunc")
     expected = values(trec_eval_dir / "out.test.aqc")
-    res = evalkit.evaluate(qrels_test, run, ["ndcg"])
+    with pytest.raises(evalkit.errors.EvaluationError, match="302"):
+        evalkit.evaluate(qrels_test, run, ["ndcg"])
+    res = evalkit.evaluate(qrels_test, run, ["trec_eval9.ndcg"])
     per_q = res.per_query(0, 0)
     assert set(per_q) == {"301", "303"}
     assert res.means()[0, 0] == pytest.approx((per_q["301"] + per_q["303"]) / 2)

@@ -15,21 +15,18 @@ and without ``-m`` the measures are trec_eval's ``official`` ones.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
-
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .argtypes import DIGITS
-from typing import Any
-
-if TYPE_CHECKING:
-    from ..data import Qrels
-    from ..registry import Registry
 
 if TYPE_CHECKING:
     from ..data import Qrels, Run
+    from ..registry import Registry
     from ..results import Results
     from .specs import Measure
 
@@ -251,31 +248,32 @@ def run(args: argparse.Namespace) -> int:
 
         raise ArgumentError(f"--bounds: not available with --engine {backend.name} (in-process engines only)")
     runs = qrels = None  # read here only for an in-process backend
-    if not backend.in_process:  # the backend reads the files itself
-        results = backend.evaluate_files(args.qrels, args.runs, [m.flavour for m in measures],
-                                         labels=[m.label for m in measures], registry=registry, namer=_names,
-                                         subtopics=args.subtopic_qrels, options=options)
-    else:
-        qrels = read_qrels(args.qrels)
-        subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
-        keep_rank = needs_rank([m.flavour for m in measures], registry)  # ndeval.*: the rank column
-        runs = [read_run(p, keep_rank=keep_rank) for p in args.runs]
-        runids = [r.name for r in runs]
-        from ..engine.checks import require_common_queries
-
-        require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
-        runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
-        args.runids = {r.name: rid for r, rid in zip(runs, runids)}
-        if args.bounds is not None:  # --- unjudged bounds: the value comes with them ---
-            from ..bounds import parse_high, unjudged_bounds
-
-            bounds = unjudged_bounds(qrels, runs, [m.flavour for m in measures], high=parse_high(args.bounds),
-                                     labels=[m.label for m in measures], registry=registry, subtopics=subtopics)
-            results = bounds.value
+    with _trec_eval_refusal(measures):
+        if not backend.in_process:  # the backend reads the files itself
+            results = backend.evaluate_files(args.qrels, args.runs, [m.flavour for m in measures],
+                                             labels=[m.label for m in measures], registry=registry, namer=_names,
+                                             subtopics=args.subtopic_qrels, options=options)
         else:
-            results = backend.evaluate(qrels, runs, [m.flavour for m in measures],
-                                       labels=[m.label for m in measures], subtopics=subtopics, registry=registry,
-                                       **options)
+            qrels = read_qrels(args.qrels)
+            subtopics = read_subtopic_qrels(args.subtopic_qrels) if args.subtopic_qrels else None
+            keep_rank = needs_rank([m.flavour for m in measures], registry)  # ndeval.*: the rank column
+            runs = [read_run(p, keep_rank=keep_rank) for p in args.runs]
+            runids = [r.name for r in runs]
+            from ..engine.checks import require_common_queries
+
+            require_common_queries(qrels, runs)  # nothing evaluated: exit 2, not a table of '-'
+            runs = [r.renamed(n) for r, n in zip(runs, _names(args.runs, runs))]
+            args.runids = {r.name: rid for r, rid in zip(runs, runids)}
+            if args.bounds is not None:  # --- unjudged bounds: the value comes with them ---
+                from ..bounds import parse_high, unjudged_bounds
+
+                bounds = unjudged_bounds(qrels, runs, [m.flavour for m in measures], high=parse_high(args.bounds),
+                                         labels=[m.label for m in measures], registry=registry, subtopics=subtopics)
+                results = bounds.value
+            else:
+                results = backend.evaluate(qrels, runs, [m.flavour for m in measures],
+                                           labels=[m.label for m in measures], subtopics=subtopics, registry=registry,
+                                           **options)
     if args.format == "tsv":
         text = "\n".join(_trec_tsv(results, measures, args, runs, qrels))
     elif args.format == "json":
@@ -302,6 +300,34 @@ def run(args: argparse.Namespace) -> int:
     # --- end unjudged bounds ---
     print(text)
     return 0
+
+
+@contextlib.contextmanager
+def _trec_eval_refusal(measures: list[Measure]) -> Iterator[None]:
+    """A trec_eval 10.0 measure (``missing=error``, the ``trec_eval.*`` presets) met a qrels
+    topic with no line in the run: the engine's error, with what trec_eval 10.0 does there
+    (exit 4, ``result qid ... not found in qrels``) and the flag that scores the topic 0."""
+    from ..errors import EvaluationError
+
+    try:
+        yield
+    except EvaluationError as exc:
+        te10 = [m for m in measures if m.flavour.convention("missing") == "error"
+                and (m.label.startswith("trec_eval.") or _is_trec_eval_name(m.label))]
+        if not te10 or "has no results for qrels queries" not in str(exc):
+            raise
+        raise EvaluationError(f"{exc} (trec_eval 10.0 stops there too: 'result qid ... not found in qrels', "
+                              "exit 4; -c scores such a topic 0, as missing=zero; --trec-eval-version 9.0.8 "
+                              "leaves it out)") from None
+
+
+def _is_trec_eval_name(label: str) -> bool:
+    from ..trec_eval_compat import parse_name
+
+    try:
+        return parse_name(label) is not None
+    except Exception:  # a flavour string or another library's name
+        return False
 
 
 def _trec_eval_flags(measures: Any, args: argparse.Namespace, registry: Registry) -> Any:

@@ -36,13 +36,16 @@ _TE = "usnistgov/trec_eval"
 _PYTE = ("terrierteam/pytrec_eval src/pytrec_eval.cpp (ResultRankingBuilder: "
          "pair->sim = PyFloat_AsDouble(...), TEXT_RESULTS.sim is a C float in trec_format.h)")
 
-#: trec_eval's NDCG family as canonical flavour strings (no conventions, no cutoff).
+#: trec_eval 10.0's NDCG family as canonical flavour strings (no cutoff). ``missing=error``:
+#: without ``-c`` trec_eval 10.0 stops (exit 4, "trec_eval: result qid 'X' not found in
+#: qrels": trec_eval.c, the loop over ``all_rel_info``) when a qrels topic has no line in the
+#: run, where 9.0.8 leaves the topic out; ``-c`` (``missing=zero``) scores it 0.
 TREC_EVAL_SPECS = {
-    "ndcg": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
-    "ndcg_cut": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval)",
-    "ndcg_p": "ndcg(rel_level=1,gain=linear,discount=jarvelin(base=2),idcg=judged,ties=trec_eval)",
-    "ndcg_rel": "ndcg_rel(gain=linear,discount=log2,ties=trec_eval)",
-    "Rndcg": "rndcg(gain=linear,discount=log2,ties=trec_eval)",
+    "ndcg": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)",
+    "ndcg_cut": "ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)",
+    "ndcg_p": "ndcg(rel_level=1,gain=linear,discount=jarvelin(base=2),idcg=judged,ties=trec_eval,missing=error)",
+    "ndcg_rel": "ndcg_rel(gain=linear,discount=log2,ties=trec_eval,missing=error)",
+    "Rndcg": "rndcg(gain=linear,discount=log2,ties=trec_eval,missing=error)",
 }
 
 
@@ -122,7 +125,7 @@ _TREC_EVAL10: tuple[Preset, ...] = (
 _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     Preset(
         name="trec_eval.map",
-        spec="ap(ties=trec_eval)",
+        spec="ap(ties=trec_eval,missing=error)",
         description="trec_eval 10.0 'map' (scores compared as C double): average precision, "
                     "relevant = grade >= 1 (-l)",
         source=f"{_TE} m_map.c (te_calc_map)",
@@ -130,7 +133,7 @@ _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     ),
     Preset(
         name="trec_eval.map_cut",
-        spec="ap(ties=trec_eval)",
+        spec="ap(ties=trec_eval,missing=error)",
         description="trec_eval 10.0 'map_cut.k' (scores compared as C double): average precision "
                     "over the first k documents",
         source=f"{_TE} m_map_cut.c (te_calc_map_cut)",
@@ -140,7 +143,7 @@ _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     ),
     Preset(
         name="trec_eval.P",
-        spec="precision(ties=trec_eval)",
+        spec="precision(ties=trec_eval,missing=error)",
         description="trec_eval 10.0 'P.k' (scores compared as C double): relevant documents in the "
                     "first k, divided by k",
         source=f"{_TE} m_P.c (te_calc_P)",
@@ -150,7 +153,7 @@ _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     ),
     Preset(
         name="trec_eval.recall",
-        spec="recall(ties=trec_eval)",
+        spec="recall(ties=trec_eval,missing=error)",
         description="trec_eval 10.0 'recall.k' (scores compared as C double): relevant documents in "
                     "the first k over the relevant judged documents",
         source=f"{_TE} m_recall.c (te_calc_recall)",
@@ -160,7 +163,7 @@ _TREC_EVAL10_BINARY: tuple[Preset, ...] = (
     ),
     Preset(
         name="trec_eval.recip_rank",
-        spec="rr(ties=trec_eval)",
+        spec="rr(ties=trec_eval,missing=error)",
         description="trec_eval 10.0 'recip_rank' (scores compared as C double): 1 / rank of the "
                     "first relevant document",
         source=f"{_TE} m_recip_rank.c (te_calc_recip_rank)",

@@ -9,10 +9,10 @@ cached under the pytest cache directory (:data:`CACHE`).
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import itertools
+import json
 import math
 import os
 import shutil
@@ -44,8 +44,36 @@ class Ref:
     raised: str | None = None
 
 
+#: distributions installed as their CPU build, which ships the same module and version
+#: (``xgboost-cpu`` is ``xgboost`` without the CUDA code and nvidia-nccl-cu12)
+CPU_BUILDS = {"xgboost": "xgboost-cpu"}
+
+
 def version(dist: str) -> str:
-    return f"{dist} {metadata.version(dist)}"
+    """``"<dist> <version>"`` of the installed distribution (its CPU build if that is what is
+    installed: the same release of the same module)."""
+    try:
+        return f"{dist} {metadata.version(dist)}"
+    except metadata.PackageNotFoundError:
+        if dist not in CPU_BUILDS:
+            raise
+        return f"{dist} {metadata.version(CPU_BUILDS[dist])}"
+
+
+def downloaded(name: str, version_: str, suffix: str = ".tar.gz") -> Path:
+    """A source the test environment downloaded when it was made (``noxfile.py``:
+    ``pip download`` into ``$EVALKIT_REFERENCE_CACHE/downloads``); no test downloads.
+
+    :raises FileNotFoundError: not downloaded (the message names the session to run).
+    """
+    import reference_programs
+
+    path = reference_programs.cache_dir() / "downloads" / f"{name}-{version_}{suffix}"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: the test environment downloads it when it is made (nox, see noxfile.py; by "
+            f"hand: pip download --no-deps --no-binary :all: --dest {path.parent} {name}=={version_})")
+    return path
 
 
 def _work(case, tag: str) -> Path:
@@ -115,11 +143,15 @@ def ir_measures(measure: str):
 
 # ----------------------------------------------------------------------------- trec_eval vectors
 
-def trec_eval_vectors(out_file: str, measure: str):
+def trec_eval_vectors(out_file: str, measure: str, only: str | None = None):
     """trec_eval's own expected output (``-q``), as shipped in its test suite;
-    printed to 4 decimals. ``all`` is trec_eval's mean."""
+    printed to 4 decimals. ``all`` is trec_eval's mean. ``only``: the case the file is
+    the output for (any other: :class:`NotApplicable`)."""
     def ref(case, k=None) -> Ref:
         from cf_data import shared
+
+        if only is not None and case.name != only:
+            raise NotApplicable(f"{out_file} is trec_eval's output for {only}, not {case.name}")
 
         name = measure.format(k=k)
         per_query, mean = {}, None
@@ -333,18 +365,15 @@ NDEVAL_DIST = "pyndeval"
 
 def ndeval_binary() -> Path:
     """ndeval built from ``src/ndeval.c`` of pyndeval's sdist (the version installed),
-    fetched from PyPI by ``pip download`` and compiled with ``cc -O2 ... -lm``; cached."""
+    downloaded when the test environment was made (:func:`downloaded`) and compiled with
+    ``cc -O2 ... -lm``; cached."""
     ver = metadata.version(NDEVAL_DIST)
     folder = CACHE / f"ndeval-{ver}"
     binary = folder / "ndeval"
     if binary.exists():
         return binary
+    sdist = downloaded(NDEVAL_DIST, ver)
     folder.mkdir(parents=True, exist_ok=True)
-    sdist = folder / f"pyndeval-{ver}.tar.gz"
-    if not sdist.exists():
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                        "--no-binary", ":all:", "--dest", str(folder), f"{NDEVAL_DIST}=={ver}"],
-                       check=True, capture_output=True, text=True)
     with tarfile.open(sdist) as tar:
         member = tar.getmember(f"pyndeval-{ver}/src/ndeval.c")
         (folder / "ndeval.c").write_bytes(tar.extractfile(member).read())
@@ -797,37 +826,39 @@ def vectors_with_mean(table: dict):
 
 # ----------------------------------------------------------------------------- RecBole, pytorchltr, allRank, MTEB
 
-@contextlib.contextmanager
-def _np_float_shim():
-    """``np.float = float`` while RecBole runs: RecBole 1.2.1's ``NDCG.metric_info``
-    (recbole/evaluator/metrics.py:188, :194) calls ``np.zeros_like(..., dtype=np.float)``,
-    an alias numpy removed in 1.24 (``float`` is what it meant); removed again after."""
-    had = "float" in np.__dict__
-    np.float = float
+#: RecBole's release the rows name (its worker environment: noxfile.py)
+RECBOLE_VERSION = "1.2.1"
+
+
+def _worker_python(variable: str, session: str) -> str:
+    """The interpreter of a reference's worker environment, from ``$variable`` (set by the
+    test session that made it); missing: a failure naming the session, never a skip."""
+    exe = os.environ.get(variable)
+    if not exe or not os.access(exe, os.X_OK):
+        raise FileNotFoundError(f"${variable} is {'not set' if not exe else 'not an interpreter: ' + exe}: this "
+                                f"reference runs in a worker environment that `nox -s {session}` makes "
+                                "(noxfile.py)")
+    return exe
+
+
+def _recbole_ndcg_jobs(jobs: list) -> list:
+    """``[ndcg@k]`` of RecBole's own evaluation path (``Collector`` + ``Evaluator``) per job
+    ``(rows, positives, k)``, in :mod:`cf_recbole_worker`'s process (its own environment)."""
+    work = Path(tempfile.mkdtemp(prefix="cf-recbole-"))
     try:
-        yield
+        (work / "in.json").write_text(json.dumps({"jobs": [{"rows": r, "positives": p, "k": k}
+                                                           for r, p, k in jobs]}))
+        worker = Path(__file__).with_name("cf_recbole_worker.py")
+        done = subprocess.run([_worker_python("EVALKIT_RECBOLE_PYTHON", "recbole"), str(worker),
+                               str(work / "in.json"), str(work / "out.json")], capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"RecBole worker failed:\n{done.stderr[-3000:]}")
+        out = json.loads((work / "out.json").read_text())
+        if out["versions"]["recbole"] != RECBOLE_VERSION:
+            raise AssertionError(f"RecBole worker ran recbole {out['versions']}, the row names {RECBOLE_VERSION}")
+        return out["values"]
     finally:
-        if not had:
-            del np.float
-
-
-def _recbole_ndcg(rows, positives, k):
-    """RecBole's own evaluation path on score rows: ``Collector.eval_batch_collect``
-    (``torch.topk`` of each user's score row, the positive items gathered) then
-    ``Evaluator(config).evaluate(...)['ndcg@k']`` (the mean over the rows, rounded to
-    ``metric_decimal_place``, set to 15 here)."""
-    import torch
-    from recbole.evaluator import Collector, Evaluator
-
-    config = {"metrics": ["NDCG"], "topk": [k], "metric_decimal_place": 15, "device": torch.device("cpu"),
-              "eval_args": {"mode": {"valid": "full", "test": "full"}}}
-    scores = torch.tensor(np.array(rows), dtype=torch.float32)
-    pos_u = torch.tensor([u for u, items in enumerate(positives) for _ in items], dtype=torch.long)
-    pos_i = torch.tensor([i for items in positives for i in items], dtype=torch.long)
-    collector = Collector(config)
-    with _np_float_shim():
-        collector.eval_batch_collect(scores, None, pos_u, pos_i)
-        return float(Evaluator(config).evaluate(collector.get_data_struct())[f"ndcg@{k}"])
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def recbole(case, k=None) -> Ref:
@@ -842,7 +873,8 @@ def recbole(case, k=None) -> Ref:
     of the run's documents, then ``k`` filler items scored 0 (no user's positives), then
     the positive items the run did not retrieve at ``-inf`` (in the ideal, never
     recommended), padded with ``-inf``; a test user without a run row gets fillers only.
-    Per query: one row; mean: every user in one batch (RecBole's own mean)."""
+    Per query: one row; mean: every user in one batch (RecBole's own mean). RecBole runs
+    in its own environment with its own pins (:mod:`cf_recbole_worker`)."""
     pos = {}
     for q, d, g in case.qrels_rows:
         if g >= 1:
@@ -857,9 +889,10 @@ def recbole(case, k=None) -> Ref:
         layout[q] = (row, [i for i, d in enumerate(items) if d in pos[q]])
     width = max(len(r) for r, _ in layout.values())
     pad = {q: (r + [-math.inf] * (width - len(r)), p) for q, (r, p) in layout.items()}
-    per = {q: _recbole_ndcg([r], [p], k) for q, (r, p) in pad.items()}
-    mean = _recbole_ndcg([r for r, _ in pad.values()], [p for _, p in pad.values()], k)
-    return Ref(per, mean)
+    jobs = [([r], [p], k) for r, p in pad.values()]
+    jobs.append(([r for r, _ in pad.values()], [p for _, p in pad.values()], k))
+    *values, mean = _recbole_ndcg_jobs(jobs)
+    return Ref(dict(zip(pad, values)), mean)
 
 
 def _ranked_rows(case) -> dict:
@@ -875,8 +908,8 @@ PYTORCHLTR_SDIST = ("0.2.1", "58d60f1da45ab73d29f9594922b9ee601a7f65b42759585bab
 
 
 def pytorchltr_evaluation():
-    """``pytorchltr.evaluation`` of pytorchltr 0.2.1, imported from its sdist: ``pip
-    download --no-deps --no-binary pytorchltr pytorchltr==0.2.1`` (sha256 pinned), its
+    """``pytorchltr.evaluation`` of pytorchltr 0.2.1, imported from its sdist, downloaded
+    when the test environment was made (:func:`downloaded`; sha256 pinned), its
     ``pytorchltr/`` Python files unpacked under :data:`CACHE` and put first on
     ``sys.path``. ``pip install`` cannot build it here: the sdist ships only the C file
     Cython 0.29.21 generated for its svmrank dataset parser, which does not compile on
@@ -888,11 +921,7 @@ def pytorchltr_evaluation():
     folder = CACHE / f"pytorchltr-{ver}"
     if not (folder / "pytorchltr" / "evaluation" / "dcg.py").exists():
         folder.mkdir(parents=True, exist_ok=True)
-        sdist = folder / f"pytorchltr-{ver}.tar.gz"
-        if not sdist.exists():
-            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-                            "pytorchltr", "--dest", str(folder), f"pytorchltr=={ver}"],
-                           check=True, capture_output=True, text=True)
+        sdist = downloaded("pytorchltr", ver)
         got = hashlib.sha256(sdist.read_bytes()).hexdigest()
         if got != sha:
             raise AssertionError(f"{sdist}: sha256 {got}, expected {sha}")
@@ -957,29 +986,15 @@ _TORCHREC: dict = {}
 SESSIONS_PER_BATCH = 8
 
 
-def torchmetrics_for_torchrec() -> Path:
-    """The folder holding torchmetrics 1.0.3, the version TorchRec 1.8.0 pins: ``pip download
-    --no-deps torchmetrics==1.0.3`` (a pure-Python wheel, sha256 pinned) unpacked under
-    :data:`CACHE`. The test extra keeps torchmetrics 1.9.0 (the ``torchmetrics.*`` rows'
-    reference), with which ``NDCGMetric.compute()`` fails (``cf_torchrec_worker``)."""
-    import hashlib
-    import zipfile
-
-    ver, sha = TORCHREC_TORCHMETRICS
-    folder = CACHE / f"torchmetrics-{ver}"
-    if not (folder / "torchmetrics" / "__init__.py").exists():
-        wheels = folder / "wheel"
-        wheels.mkdir(parents=True, exist_ok=True)
-        wheel = wheels / f"torchmetrics-{ver}-py3-none-any.whl"
-        if not wheel.exists():
-            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                            "--dest", str(wheels), f"torchmetrics=={ver}"], check=True, capture_output=True, text=True)
-        got = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        if got != sha:
-            raise AssertionError(f"{wheel}: sha256 {got}, expected {sha}")
-        with zipfile.ZipFile(wheel) as whl:
-            whl.extractall(folder)
-    return folder
+def torchmetrics_for_torchrec() -> None:
+    """Checks that the torchmetrics installed is 1.0.3, the version TorchRec 1.8.0 pins: the
+    ``torchrec`` test environment installs TorchRec with its pins (``nox -s torchrec``).
+    With torchmetrics 1.9.0 (the ``torchmetrics.*`` rows' reference, in the ``torch``
+    environment) ``NDCGMetric.compute()`` fails (``cf_torchrec_worker``)."""
+    ver = metadata.version("torchmetrics")
+    if ver != TORCHREC_TORCHMETRICS[0]:
+        raise AssertionError(f"torchmetrics {ver} installed; TorchRec 1.8.0 pins {TORCHREC_TORCHMETRICS[0]} "
+                             "(run the TorchRec rows in their own environment: nox -s torchrec)")
 
 
 def _torchrec_run(case, draws: int, seed: int) -> dict:
@@ -1009,11 +1024,10 @@ def _torchrec_run(case, draws: int, seed: int) -> dict:
     work = Path(tempfile.mkdtemp(prefix="cf-torchrec-"))
     try:
         np.savez(work / "in.npz", **jobs)
-        paths = [str(torchmetrics_for_torchrec())] + [p for p in [os.environ.get("PYTHONPATH")] if p]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+        torchmetrics_for_torchrec()
         worker = Path(__file__).with_name("cf_torchrec_worker.py")
         done = subprocess.run([sys.executable, str(worker), str(work / "in.npz"), str(work / "out.npz")],
-                              env=env, capture_output=True, text=True)
+                              capture_output=True, text=True)
         if done.returncode:
             raise RuntimeError(f"TorchRec worker failed:\n{done.stderr[-3000:]}")
         out = np.load(work / "out.npz")
@@ -1062,103 +1076,55 @@ def torchrec(exponential_gain: bool, draws: int = 1000, seed: int = 0):
     return ref
 
 
-#: allRank's version, imported from what the README's test command installs
+#: allRank's release the rows name (its worker environment: noxfile.py)
 ALLRANK_VERSION = "1.4.3"
-
-
-@contextlib.contextmanager
-def _torchvision_stand_in():
-    """An empty ``torchvision`` (with ``transforms.Compose``) in ``sys.modules`` while
-    allRank is imported, when no torchvision is installed; removed again after, so that
-    no other library finds it. ``import allrank.models.metrics`` imports
-    ``allrank.data.dataset_loading``, whose ``from torchvision import transforms`` and
-    ``from torchvision.transforms import Compose`` (dataset_loading.py:8-9) serve its
-    svmlight dataset loader only; ``ndcg`` never reaches them. torchvision cannot be
-    installed here: the one release pinned to torch 2.13.0, torchvision 0.28.0, is a CUDA
-    build, and with the CPU torch 2.13.0 ``import torchvision`` fails with
-    ``RuntimeError: operator torchvision::nms does not exist`` (its ``_C.so`` needs
-    ``libc10_cuda.so``)."""
-    import importlib.util
-    import types
-
-    if importlib.util.find_spec("torchvision") is not None:
-        yield
-        return
-    names = ("torchvision", "torchvision.transforms")
-    if any(n in sys.modules for n in names):
-        raise AssertionError("a torchvision module is loaded but not installed")
-    root, transforms = types.ModuleType(names[0]), types.ModuleType(names[1])
-
-    class Compose:  # stands for torchvision.transforms.Compose; allRank's ndcg never builds one
-        def __init__(self, *args, **kwargs):
-            raise RuntimeError("torchvision stand-in: allRank's dataset loader needs the real torchvision")
-
-    transforms.Compose = Compose
-    root.transforms = transforms
-    sys.modules.update(zip(names, (root, transforms)))
-    try:
-        yield
-    finally:
-        for n in names:
-            sys.modules.pop(n, None)
-
-
-def allrank_metrics():
-    """``allrank.models.metrics`` of allRank 1.4.3, installed by the README's test command
-    with ``--no-deps`` (it pins torch <= 1.8). Its import chain also imports gcsfs and
-    ``pkg_resources`` (allrank/utils/file_utils.py:6-8), both installed by the test extra
-    (gcsfs; setuptools < 81, the last with ``pkg_resources``, whose deprecation warning is
-    silenced here), and torchvision, which is not installed: see
-    :func:`_torchvision_stand_in`."""
-    import warnings
-
-    if metadata.version("allrank") != ALLRANK_VERSION:
-        raise AssertionError(f"allrank {metadata.version('allrank')} installed, the row names {ALLRANK_VERSION}")
-    with _torchvision_stand_in(), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-        import allrank.models.metrics as metrics
-    return metrics
+#: allRank's ``PADDED_Y_VALUE`` (allrank/data/dataset_loading.py), the label of padded cells
+ALLRANK_PADDED_Y_VALUE = -1.0
 
 
 def allrank(seeds: int = 1000):
-    """``allrank.models.metrics.ndcg(y_pred, y_true, ats=[k])`` of allRank 1.4.3
-    (:func:`allrank_metrics`; ``ats=None`` for the whole slate; the default gain 2^y - 1
-    and ``filler_value=1.0``) on the run's groups as one padded batch, as allRank's own
-    validation feeds it: float32 ``y_pred`` and ``y_true``, short slates padded with the
-    label ``PADDED_Y_VALUE`` (-1). allRank orders a slate with
-    ``y_pred.sort(descending=True)`` (metrics.py:37), which is not stable: on the CPU it
-    puts tied items in an order fixed by their order in the slate (the data file's), no
-    seed involved. So the reference is the mean over ``seeds`` item orders, each slate
-    permuted at random (``numpy.random.default_rng(seed)`` for seed 0..seeds-1: whatever
-    a sort does with equal keys, every order of the tied items is then equally likely),
-    with, per query, the standard error of that mean (the suite allows 6 of them beyond
-    the tolerance)."""
+    """``allrank.models.metrics.ndcg(y_pred, y_true, ats=[k])`` of allRank 1.4.3 (``ats=None``
+    for the whole slate; the default gain 2^y - 1 and ``filler_value=1.0``) on the run's
+    groups as one padded batch, as allRank's own validation feeds it: float32 ``y_pred`` and
+    ``y_true``, short slates padded with the label ``PADDED_Y_VALUE`` (-1). allRank runs in
+    its own environment with its own pins (torch 1.8.0 on Python 3.8:
+    :mod:`cf_allrank_worker`). allRank orders a slate with ``y_pred.sort(descending=True)``
+    (metrics.py:37), which is not stable: on the CPU it puts tied items in an order fixed by
+    their order in the slate (the data file's), no seed involved. So the reference is the
+    mean over ``seeds`` item orders, each slate permuted at random
+    (``numpy.random.default_rng(seed)`` for seed 0..seeds-1: whatever a sort does with equal
+    keys, every order of the tied items is then equally likely), with, per query, the
+    standard error of that mean (the suite allows 6 of them beyond the tolerance)."""
     def ref(case, k=None) -> Ref:
-        import torch
-
-        metrics = allrank_metrics()
         qids, ys, ss = case.arrays()
         width = max(len(y) for y in ys)
         pad = np.arange(width)[None, :] >= np.array([len(y) for y in ys])[:, None]
-        labels = np.full((len(ys), width), float(metrics.PADDED_Y_VALUE))
+        labels = np.full((len(ys), width), ALLRANK_PADDED_Y_VALUE)
         scores = np.zeros((len(ys), width))
         for i, (y, s) in enumerate(zip(ys, ss)):
-            if (np.asarray(y) == metrics.PADDED_Y_VALUE).any():
-                raise AssertionError(f"{case.name}: label {metrics.PADDED_Y_VALUE} is allRank's padding")
+            if (np.asarray(y) == ALLRANK_PADDED_Y_VALUE).any():
+                raise AssertionError(f"{case.name}: label {ALLRANK_PADDED_Y_VALUE} is allRank's padding")
             labels[i, :len(y)], scores[i, :len(s)] = y, s
-        draws = []
-        for seed in range(seeds):
-            keys = np.random.default_rng(seed).random(labels.shape)
-            keys[pad] = 2.0  # padding stays last
-            order = np.argsort(keys, axis=1)
-            y_true = torch.tensor(np.take_along_axis(labels, order, axis=1), dtype=torch.float32)
-            y_pred = torch.tensor(np.take_along_axis(scores, order, axis=1), dtype=torch.float32)
-            out = metrics.ndcg(y_pred, y_true, ats=None if k is None else [k])
-            draws.append(out[:, 0].to(torch.float64).numpy())
-        draws = np.array(draws)
-        out = Ref({q: float(v) for q, v in zip(qids, draws.mean(axis=0))})
-        out.spread = {q: float(v) for q, v in zip(qids, draws.std(axis=0) / math.sqrt(seeds))}
-        return out
+        work = Path(tempfile.mkdtemp(prefix="cf-allrank-"))
+        try:
+            np.savez(work / "in.npz", labels=labels, scores=scores, pad=pad, k=np.array(-1 if k is None else k),
+                     seeds=np.array(seeds))
+            worker = Path(__file__).with_name("cf_allrank_worker.py")
+            done = subprocess.run([_worker_python("EVALKIT_ALLRANK_PYTHON", "allrank"), str(worker),
+                                   str(work / "in.npz"), str(work / "out.npz")], capture_output=True, text=True)
+            if done.returncode:
+                raise RuntimeError(f"allRank worker failed:\n{done.stderr[-3000:]}")
+            out = np.load(work / "out.npz")
+            versions = [str(v) for v in out["versions"]]
+            if versions[0] != ALLRANK_VERSION or float(out["padded_y_value"]) != ALLRANK_PADDED_Y_VALUE:
+                raise AssertionError(f"allRank worker ran allrank/torch/numpy {versions}, PADDED_Y_VALUE "
+                                     f"{float(out['padded_y_value'])}")
+            draws = out["draws"]
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        res = Ref({q: float(v) for q, v in zip(qids, draws.mean(axis=0))})
+        res.spread = {q: float(v) for q, v in zip(qids, draws.std(axis=0) / math.sqrt(seeds))}
+        return res
     return ref
 
 

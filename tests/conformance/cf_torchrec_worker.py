@@ -1,13 +1,13 @@
 """TorchRec's ``NDCGMetric`` in a process of its own, for :func:`cf_refs.torchrec`.
 
-TorchRec 1.8.0 pins ``torchmetrics==1.0.3``; with the test extra's torchmetrics 1.9.0 (the
+TorchRec 1.8.0 pins ``torchmetrics==1.0.3`` (installed in the ``torchrec`` layer's environment); with torchmetrics 1.9.0 (the
 reference of the ``torchmetrics.*`` rows, already imported in the suite's process) its
 ``NDCGMetric.compute()`` fails in torchmetrics' ``Metric.compute`` wrapper
 (``_squeeze_if_scalar`` -> ``apply_to_collection``: ``ValueError: A frozen dataclass was
 passed to `apply_to_collection` but this is not allowed.``, on TorchRec's
-``MetricComputationReport``). So :func:`cf_refs.torchrec` runs this file with the
-torchmetrics 1.0.3 wheel first on ``PYTHONPATH``: TorchRec as a user's ``pip install
-torchrec`` gets it.
+``MetricComputationReport``). So TorchRec's rows run in their own layer, where
+``pip install torchrec==1.8.0`` brought torchmetrics 1.0.3 as a TorchRec user gets it, and
+:func:`cf_refs.torchrec` runs this file in a process of its own (TorchRec's import takes seconds).
 
 Usage: ``python cf_torchrec_worker.py IN.npz OUT.npz``. ``IN`` holds, per job ``j``:
 ``p{j}`` predictions (``float32``, tasks x examples), ``l{j}`` labels (``float32``, same

@@ -1,44 +1,39 @@
-"""The trec_eval 9.0.4 command-line program, as Pyserini's users run it.
+"""trec_eval as its users run it: the 9.0.8 and 10.0 command-line programs, built from
+their release sources in ``../shared/references/trec_eval`` (``reference_programs``:
+sha256 pinned, built once into a cache with ``make``; their own ``make quicktest`` is
+reproduced by ``tests/test_trec_eval_quicktest.py``), run as ``trec_eval -q -m MEASURE
+[flags] qrels run`` on each case written as TREC files.
 
-trec_eval's own source is in no reachable package registry, but the Pyserini sdist on
-PyPI carries Anserini's fat jar, and the jar carries jtreceval's prebuilt trec_eval
-binaries: ``python -m pyserini.eval.trec_eval`` runs exactly that file (through
-jtreceval). The suite extracts the Linux x86-64 one with :mod:`zipfile` (no JVM, no
-build) and caches it under :data:`cf_refs.CACHE`; the 165 MB sdist is downloaded once
-(``pip download``), checked against its pinned sha256, and deleted after extraction.
-
-trec_eval prints ``%6.4f`` (4 decimals) and 9.0.4 has no option for more digits
-(``trec_eval -h``), so comparisons carry a tolerance of half a unit in the 4th decimal.
+trec_eval prints ``%6.4f`` (4 decimals), so comparisons carry a tolerance of half a unit in
+the 4th decimal. trec_eval 9.0.8 stores scores as C float, 10.0 as C double. Without ``-c``,
+10.0 stops (exit status 4, ``trec_eval: result qid '...' not found in qrels``, naming the
+qrels topic the run lacks) where 9.0.8 skips the topic: the reference then refuses the whole
+input (``Ref.raised``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import platform
 import shutil
 import subprocess
-import sys
-import tarfile
 import tempfile
-import zipfile
 from pathlib import Path
 
-import cf_refs
+import reference_programs
 from cf_refs import Ref
 
-PYSERINI = "pyserini"
-PYSERINI_VERSION = "1.6.0"
-#: sha256 of pyserini-1.6.0.tar.gz as PyPI serves it
-PYSERINI_SHA256 = "e34761d700b33613c26bc61113effc6d65598dee6ada28a33214f79350f833f4"
-JAR = f"pyserini-{PYSERINI_VERSION}/pyserini/resources/jars/anserini-1.7.1-fatjar.jar"
-MEMBER = "trec_eval/trec_eval-linux-amd64"
-#: sha256 of the extracted binary (so a changed jar cannot slip in under the same name)
-BINARY_SHA256 = "a282ee9c22966f306c4bcbbfda9142ff22f371012a2994782194e6afdadbe6e4"
-VERSION = "9.0.4"
+#: the release each family of presets follows
+NINE, TEN = "9.0.8", "10.0"
 
-SOURCE = (f"trec_eval {VERSION} binary ({MEMBER} in {JAR.split('/', 1)[1]} of the {PYSERINI} "
-          f"{PYSERINI_VERSION} sdist from PyPI, sha256 {PYSERINI_SHA256[:12]}...; what "
-          "pyserini.eval.trec_eval runs)")
+
+def SOURCE_OF(version: str) -> str:  # noqa: N802 -- a constant-like text per release
+    return (f"trec_eval {version} (usnistgov/trec_eval {reference_programs.TREC_EVAL_COMMIT[version][:12]}), "
+            f"built from trec_eval-{version}.tar.gz in ../shared/references (sha256 "
+            f"{reference_programs.TREC_EVAL_SHA256[version][:12]}...), run as trec_eval -q -m MEASURE qrels run")
+
+
+#: Pyserini 1.6.0 runs jtreceval's trec_eval 9.0.4 binary; its ndcg code is 9.0.8's (UNCHANGED_TO_908)
+VERSION = "9.0.4"
+SOURCE = SOURCE_OF(NINE)
 
 #: trec_eval 9.0.4 -> 9.0.8, read in usnistgov/trec_eval (v9.0.4 d63f5c4b..v9.0.8 d95ca64e, the tag
 #: whose archive pytrec_eval-terrier 0.5.11 builds: archive/v9.0.8.tar.gz): no m_*.c, meas_*.c,
@@ -53,68 +48,13 @@ UNCHANGED_TO_908 = ("ndcg code unchanged 9.0.4 to 9.0.8 (usnistgov/trec_eval v9.
                     "fread, same parsing, 25aeb26/fd803bb/8c33f74; trec_eval.c int counters, 8c56e93)")
 
 
-class TrecEvalUnavailable(RuntimeError):
-    """The binary cannot be obtained or run here (a clear failure, never a skip)."""
+def binary(version: str = NINE) -> Path:
+    """The built trec_eval ``version`` (``reference_programs.trec_eval_binary``).
 
-
-def _fail(msg: str) -> TrecEvalUnavailable:
-    return TrecEvalUnavailable(f"trec_eval {VERSION} reference: {msg}")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-_CHECKED: dict = {}  # the binary whose sha256 was checked in this process
-
-
-def binary() -> Path:
-    """Path of the cached trec_eval 9.0.4 binary; downloads and extracts it on first use.
-
-    :raises TrecEvalUnavailable: not Linux x86-64, ``pip download`` failed, or a sha256
-        differs from the pinned one.
+    :raises reference_programs.ReferenceUnavailable: the release source is missing or
+        altered, or the build failed (a failure, never a skip).
     """
-    if sys.platform != "linux" or platform.machine().lower() not in ("x86_64", "amd64"):
-        raise _fail(f"the suite runs the Linux x86-64 binary ({MEMBER}); this machine is "
-                    f"{sys.platform}/{platform.machine()}")
-    folder = cf_refs.CACHE / f"trec_eval-{VERSION}-pyserini-{PYSERINI_VERSION}"
-    exe = folder / "trec_eval"
-    if _CHECKED.get("exe") == exe:
-        return exe
-    if exe.exists() and _sha256(exe) == BINARY_SHA256:
-        _CHECKED["exe"] = exe
-        return exe
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="cf-pyserini-", dir=folder) as tmp:
-        got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                              "--no-binary", ":all:", "--dest", tmp, f"{PYSERINI}=={PYSERINI_VERSION}"],
-                             capture_output=True, text=True)
-        sdist = Path(tmp) / f"{PYSERINI}-{PYSERINI_VERSION}.tar.gz"
-        if got.returncode != 0 or not sdist.exists():
-            raise _fail(f"pip download {PYSERINI}=={PYSERINI_VERSION} failed (PyPI is needed once; the "
-                        f"binary is then cached in {folder}):\n{got.stderr.strip()[-2000:]}")
-        if _sha256(sdist) != PYSERINI_SHA256:
-            raise _fail(f"{sdist.name} has sha256 {_sha256(sdist)}, expected {PYSERINI_SHA256}")
-        try:
-            with tarfile.open(sdist) as tar, zipfile.ZipFile(tar.extractfile(JAR)) as z:
-                data = z.read(MEMBER)
-        except KeyError as exc:
-            raise _fail(f"{sdist.name}: {exc.args[0]}") from exc
-    if hashlib.sha256(data).hexdigest() != BINARY_SHA256:
-        raise _fail(f"{MEMBER} has sha256 {hashlib.sha256(data).hexdigest()}, expected {BINARY_SHA256}")
-    part = folder / "trec_eval.part"
-    part.write_bytes(data)
-    part.chmod(0o755)
-    part.replace(exe)
-    out = subprocess.run([str(exe), "-v"], capture_output=True, text=True)
-    if f"trec_eval version {VERSION}" not in out.stdout + out.stderr:
-        raise _fail(f"{exe} -v printed {out.stdout + out.stderr!r}")
-    _CHECKED["exe"] = exe
-    return exe
+    return reference_programs.trec_eval_binary(version)
 
 
 def parse(text: str, name: str) -> tuple[dict, float | None]:
@@ -133,18 +73,19 @@ def parse(text: str, name: str) -> tuple[dict, float | None]:
 _OUT: dict = {}
 
 
-def run(case, measure: str, flags: tuple = ()) -> str:
-    """``trec_eval -q -m <measure> [flags] qrels run`` on ``case`` written as TREC files."""
-    key = (case.name, measure, tuple(flags))  # a case name names one content
+def run(case, measure: str, flags: tuple = (), version: str = NINE) -> tuple[int, str, str]:
+    """``trec_eval -q -m <measure> [flags] qrels run`` of ``version`` on ``case`` written
+    as TREC files: (exit status, stdout, stderr)."""
+    key = (case.name, measure, tuple(flags), version)  # a case name names one content
     if key not in _OUT:
         folder = Path(tempfile.mkdtemp(prefix="cf-trec_eval-"))
         try:
             qp, rp = case.write(folder)
-            cmd = [str(binary()), "-q", "-m", measure, *flags, str(qp), str(rp)]
+            cmd = [str(binary(version)), "-q", "-m", measure, *flags, str(qp), str(rp)]
             got = subprocess.run(cmd, capture_output=True, text=True)
-            if got.returncode != 0:
-                raise AssertionError(f"{' '.join(cmd)} exited {got.returncode}: {got.stderr.strip()}")
-            _OUT[key] = got.stdout
+            if got.returncode != 0 and not got.stderr.strip():
+                raise AssertionError(f"{' '.join(cmd)} exited {got.returncode} without a message")
+            _OUT[key] = (got.returncode, got.stdout, got.stderr)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return _OUT[key]
@@ -159,11 +100,15 @@ def measure_arg(name: str) -> str:
     return f"{head}.{cut}" if cut.isdigit() and head in _CUT else name
 
 
-def trec_eval(measure: str, flags: tuple = ()):
-    """The binary as a conformance reference: ``measure`` as trec_eval prints it
-    (``ndcg_cut_{k}``); per query from ``-q`` and trec_eval's own ``all`` mean."""
+def trec_eval(measure: str, flags: tuple = (), version: str = NINE):
+    """The built binary of ``version`` as a conformance reference: ``measure`` as trec_eval
+    prints it (``ndcg_cut_{k}``); per query from ``-q`` and trec_eval's own ``all`` mean; a
+    non-zero exit is the reference refusing the input (its message's first line)."""
     def ref(case, k=None) -> Ref:
         name = measure.format(k=k)
-        per_query, mean = parse(run(case, measure_arg(name), flags), name)
+        code, out, err = run(case, measure_arg(name), flags, version)
+        if code != 0:
+            return Ref({}, raised=f"trec_eval {version} exit {code}: " + err.strip().splitlines()[0])
+        per_query, mean = parse(out, name)
         return Ref(per_query, mean)
     return ref

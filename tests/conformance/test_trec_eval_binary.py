@@ -1,14 +1,12 @@
-"""The trec_eval 9.0.4 binary (from the Pyserini sdist, ``cf_treceval``) against the
+"""The trec_eval 9.0.8 binary (built from its release source, ``cf_treceval``) against the
 trec_eval 10.0 presets (``trec_eval.*``, scores compared as C double): an honest
-cross-check, not their reference (that is trec_eval 10.0's own test output). trec_eval 9
+cross-check, not their reference (that is the trec_eval 10.0 binary). trec_eval 9
 stores scores as C float, so the two may differ only on queries whose scores tie in
 float32 but not in float64; these tests show that they agree everywhere else and that
 the differences are exactly those ties.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 import pytest
@@ -57,6 +55,10 @@ def collapsed_in_float32(case: D.Case) -> D.Case:
 
 
 def _evalkit(case, preset, k):
+    """``preset`` on ``case`` with the qrels of the run's topics: 9.0.8 leaves a qrels topic
+    the run lacks out, where the trec_eval.* presets refuse it as 10.0 does (missing=error)."""
+    in_run = {q for q, _, _ in case.run_rows}
+    case = D.Case(case.name, [r for r in case.qrels_rows if r[0] in in_run], case.run_rows)
     res = evalkit.evaluate(case.qrels, case.run, [preset + (f"@{k}" if k is not None else "")])
     return res.per_query(0, 0), res.mean(0, 0)
 
@@ -142,10 +144,14 @@ def test_pyserini_with_c_is_the_preset_with_missing_zero(preset, name):
         assert extra, "the generated data has a qrels query missing from the run: -c must count it"
 
 
-def test_binary_fails_clearly_off_linux_x86_64(monkeypatch):
-    monkeypatch.setattr(sys, "platform", "darwin")
-    with pytest.raises(TE.TrecEvalUnavailable, match="Linux x86-64"):
-        TE.binary()
+def test_binary_fails_clearly_without_its_release_source(monkeypatch, tmp_path):
+    """A missing release archive is a failure naming the file, never a skip."""
+    import reference_programs
+
+    monkeypatch.setattr(reference_programs, "REFERENCES", tmp_path)
+    monkeypatch.setenv("EVALKIT_REFERENCE_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(reference_programs.ReferenceUnavailable, match="release source not found"):
+        TE.binary(TE.NINE)
 
 
 def test_parse_reads_per_query_lines_and_the_mean():
@@ -153,13 +159,28 @@ def test_parse_reads_per_query_lines_and_the_mean():
     assert TE.parse(text, "ndcg_cut_10") == ({"301": 0.5}, 0.25)
 
 
-def test_binary_prints_its_version_and_four_decimals(tmp_path):
-    """What the tolerance rests on: trec_eval 9.0.4, values printed with 4 decimals."""
+PRINTED_VERSION = {TE.NINE: "9.0.7", TE.TEN: "10.0-rc3"}
+
+
+@pytest.mark.parametrize("version", [TE.NINE, TE.TEN])
+def test_binary_prints_its_version_and_four_decimals(version):
+    """What the tolerance rests on: the built trec_eval names its release and prints 4 decimals."""
     import subprocess
 
-    version = subprocess.run([str(TE.binary()), "-v"], capture_output=True, text=True)
-    assert "trec_eval version 9.0.4" in version.stdout + version.stderr
+    out = subprocess.run([str(TE.binary(version)), "-v"], capture_output=True, text=True)
+    # the releases' Makefiles set VERSIONID 9.0.7 (tag v9.0.8) and 10.0-rc3 (tag v10.0)
+    assert f"trec_eval version {PRINTED_VERSION[version]}\n" == out.stdout + out.stderr
     case = DATASETS["trec_eval_test/results.test"]()
-    out = TE.run(case, "ndcg")
-    values = [line.split()[2] for line in out.splitlines() if line.startswith("ndcg ")]
-    assert values and all(len(v.split(".")[1]) == 4 for v in values)
+    code, text, _ = TE.run(case, "ndcg", version=version)
+    values = [line.split()[2] for line in text.splitlines() if line.startswith("ndcg ")]
+    assert code == 0 and values and all(len(v.split(".")[1]) == 4 for v in values)
+
+
+def test_trec_eval10_refuses_a_qrels_topic_missing_from_the_run_without_c():
+    """trec_eval 10.0 stops (exit 4) on a judged topic the run lacks, 9.0.8 skips it: the
+    generated data has one, so 10.0 is the reference refusing it there (``Ref.raised``)."""
+    case = DATASETS["generated"]()
+    ten = TE.trec_eval("ndcg", version=TE.TEN)(case)
+    assert ten.raised and "not found in qrels" in ten.raised and not ten.per_query
+    nine = TE.trec_eval("ndcg", version=TE.NINE)(case)
+    assert nine.raised is None and nine.per_query

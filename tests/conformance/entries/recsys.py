@@ -14,7 +14,7 @@ TORCHREC = lambda: (  # noqa: E731
     + " (the CPU build for torch 2.13: fbgemm_gpu/__init__.py maps 1.8 to 2.13; 1.9.0 and 1.7.0 fail at "
     "import with undefined symbols; TorchRec and FBGEMM release with matching versions) and the "
     "torchmetrics " + R.TORCHREC_TORCHMETRICS[0] + " TorchRec pins "
-    "(in a worker process: with the test extra's torchmetrics 1.9.0, compute() fails with ValueError: A "
+    "(installed with TorchRec in its own environment; with torchmetrics 1.9.0 compute() fails with ValueError: A "
     "frozen dataclass was passed to `apply_to_collection`); torchrec/metrics/ndcg.py is the same file in "
     "v1.8.0, v1.9.0 and v1.9.2 (1 - DCG/IDCG: :151-160, :205-207, :234-247, :261; IDCG 0 -> 1e-6). "
     "Ties: predictions.sort(descending=True) (:155) on CPU orders equal values neither stably nor by a "
@@ -59,10 +59,11 @@ ENTRIES: list[Entry] = [
       for m, v, exp in (("ndcg", {"s1": 1 - 2 / (2 + 1 / L2(3)), "s2": 1.0}, False),
                         ("ndcg_exp", {"s1": 1 - 2.5 / (3 + 1 / L2(3)), "s2": 1.0}, True))],
     Entry("recbole.ndcg", R.recbole,
-          lambda: version("recbole") + " Collector.eval_batch_collect + Evaluator (metric NDCG, "
+          "recbole " + R.RECBOLE_VERSION + " Collector.eval_batch_collect + Evaluator (metric NDCG, "
           "metric_decimal_place 15) on score rows holding the run's ranking (torch.topk orders equal "
-          "scores arbitrarily); shim: np.float = float while RecBole runs (metrics.py:188, :194 use "
-          "np.float, removed in numpy 1.24)",
+          "scores arbitrarily); installed with its own pins (ray 2.6.3, colorlog 4.7.2, colorama 0.4.4) and "
+          "numpy < 1.24 (metrics.py:188, :194 use np.float, removed in numpy 1.24; evalkit needs >= 1.24), "
+          "run in a worker process",
           ("recbole/worked",) + LIB_TREC, 1e-12, F64 + " (RecBole's metric in numpy float64)",
           cutoffs=(1, 3, 10)),
     *[Entry(f"elliot.{m}", R.vectors({(n, 3): v for n in ELLIOT_DATA}), ELLIOT, ELLIOT_DATA, 1e-12, F64,

@@ -13,7 +13,9 @@ PYTE = lambda: version("pytrec_eval-terrier") + " (trec_eval 9.0.8 compiled in)"
 TE9 = lambda: version("pytrec_eval-terrier") + (" (builds usnistgov/trec_eval tag v9.0.8, d95ca64e; that source is in "  # noqa: E731
                                                  "no registry)")
 TE_PRINT = "trec_eval prints 4 decimals"
-TE_BIN_908 = TE.SOURCE + "; " + TE.UNCHANGED_TO_908
+TE_BIN_908 = TE.SOURCE_OF(TE.NINE)
+TE_BIN_10 = TE.SOURCE_OF(TE.TEN)
+TE10_DATA = TE9_DATA
 #: trec_eval's ndcg_p is in no released binary (m_ndcg_p.c is not registered in measures.c), so its
 #: reference is the value worked by hand from m_ndcg_p.c (te_calc_ndcg_p: 'if (i > 0) sum += gain /
 #: log2(i+1) else sum += gain'; the ideal over every judged document by level; value set only 'if
@@ -30,25 +32,25 @@ NDCG_P_SOURCE = ("worked by hand from usnistgov/trec_eval m_ndcg_p.c (te_calc_nd
                  "usnistgov/trec_eval f4253652), so the ranking and the value are the example's")
 NDCG_P_DATA = ("jarvelin2002/example", "jarvelin2002/example-tied")
 NDCG_P_VECTORS = {(name, None): {"G": NDCG_P_EXAMPLE} for name in NDCG_P_DATA}
-PYSERINI = TE.SOURCE + ", run as -q -m ndcg_cut.k qrels run"
+PYSERINI = ("Pyserini 1.6.0 runs jtreceval's trec_eval 9.0.4 binary (pyserini.eval.trec_eval); here "
+            + TE.SOURCE_OF(TE.NINE) + "; " + TE.UNCHANGED_TO_908)
 PYSERINI_DATA = REAL_TREC + ("trec_eval_test/results.test", "web2013-adhoc/synthetic-run") + GEN
 
 
 ENTRIES: list[Entry] = [
     # ------------------------------------------------------------------ trec_eval (10.0 line)
-    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", m), TE_OUT,
-            ("trec_eval_test/results.test",), 5e-5, TE_PRINT)
-      for m in ("ndcg", "ndcg_rel", "Rndcg")],
-    Entry("trec_eval.ndcg_cut", R.trec_eval_vectors("out.test.aq", "ndcg_cut_{k}"), TE_OUT,
-          ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=TE_CUTOFFS),
-    *[Entry(f"trec_eval.{m}", R.trec_eval_vectors("out.test.aq", native), TE_OUT,
-            ("trec_eval_test/results.test",), 5e-5, TE_PRINT, cutoffs=cuts)
-      for m, native, cuts in (("P", "P_{k}", TE_CUTOFFS), ("map", "map", (None,)),
-                              ("map_cut", "map_cut_{k}", TE_CUTOFFS), ("recall", "recall_{k}", TE_CUTOFFS),
-                              ("recip_rank", "recip_rank", (None,)))],
+    # the trec_eval 10.0 binary built from ../shared/references on real, tied and generated data,
+    # and trec_eval's own expected output (test/out.test.aq) on its test collection
+    *[Entry(f"trec_eval.{m}", TE.trec_eval(native, version=TE.TEN), TE_BIN_10, TE10_DATA, TE_BIN_TOL, TE_PRINT,
+            cutoffs=cuts, also=(Also(R.trec_eval_vectors("out.test.aq", native, only="trec_eval_test/results.test"),
+                                     TE_OUT, 5e-5, TE_PRINT),))
+      for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
+                              ("ndcg_cut", "ndcg_cut_{k}", TE_CUTOFFS), ("P", "P_{k}", TE_CUTOFFS),
+                              ("map", "map", (None,)), ("map_cut", "map_cut_{k}", TE_CUTOFFS),
+                              ("recall", "recall_{k}", TE_CUTOFFS), ("recip_rank", "recip_rank", (None,)))],
     # ------------------------------------------------------------------ trec_eval 9.0.8
-    *[Entry(f"trec_eval9.{m}", R.pytrec_eval(native), TE9, TE9_DATA, 1e-12, F64, cutoffs=cuts,
-            also=(Also(TE.trec_eval(native), TE_BIN_908, TE_BIN_TOL, TE_PRINT),))
+    *[Entry(f"trec_eval9.{m}", TE.trec_eval(native, version=TE.NINE), TE_BIN_908, TE9_DATA, TE_BIN_TOL, TE_PRINT,
+            cutoffs=cuts, also=(Also(R.pytrec_eval(native), TE9, 1e-12, F64),))
       for m, native, cuts in (("ndcg", "ndcg", (None,)), ("ndcg_cut", "ndcg_cut_{k}", (5, 10, 1000)),
                               ("ndcg_rel", "ndcg_rel", (None,)), ("Rndcg", "Rndcg", (None,)),
                               ("P", "P_{k}", (5, 10, 1000)), ("map", "map", (None,)),
