@@ -618,8 +618,8 @@ def candidate_flavours(registry: Registry, k: int | None = None, cutoffs: Sequen
                 label = f"{name} with {suffix}" if suffix else name
                 out.append(_Candidate(label, fl, preset.name, order, pk))
                 if fl.convention("missing") in ("skip", "error"):
-                    # the preset with queries missing from the run scored 0 (trec_eval -c; a
-                    # preset that refuses them, trec_eval 10.0's, scores them 0 under -c too)
+                    # the preset with queries missing from the run scored 0 (a preset that
+                    # leaves them out or refuses them, with its "score them 0" option)
                     extra = f"{label} and missing=zero" if suffix else f"{name} with missing=zero"
                     out.append(_Candidate(extra, fl.replace(registry, missing="zero"), preset.name,
                                           order[:3] + (2 * vi + 1, index), pk))

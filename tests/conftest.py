@@ -59,6 +59,8 @@ LAYER_OF_TEST = {
     "tests/test_docs_code.py::test_python_blocks_run[scale.md]": "spark",
     "tests/test_docs_code.py::test_shell_commands_run[scale.md": "spark",
     "tests/test_docs_code.py::test_python_blocks_run[training.md]": "ltr",
+    # its BEIR substitution example imports beir (the embeddings layer's reference)
+    "tests/test_docs_code.py::test_python_blocks_run[trec_eval.md]": "embeddings",
     # the unit layer's slowest (--durations=30 of `nox -s unit`: 20-45 s of CPU each, most of it
     # ranx's numba compilation and Robust 2003 runs): in the unit environment's extended layer
     "tests/test_cli.py::test_eval_table_and_json_match_peers": "extended",

@@ -210,9 +210,11 @@ class ResultsStore:
     def _check(self, conn: sqlite3.Connection, write: bool) -> None:
         """Refuse a foreign or newer store; with ``write`` (inside a write transaction)
         create the schema of an empty database or migrate an older one."""
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        # one statement, so one snapshot: read apart, another process's schema creation
+        # could commit between the reads (tables seen, its application_id not yet)
+        app, version, tables = conn.execute(
+            "SELECT (SELECT application_id FROM pragma_application_id()), "
+            "(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_master)").fetchone()
         if app == 0 and version == 0 and tables == 0:
             if write:
                 for statement in filter(str.strip, _SCHEMA.split(";")):  # not executescript: it commits
