@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,24 @@ def test_printed_names_are_accepted_back():
             back = parse_name(n.native)
             assert [(b.native, b.preset, b.k, b.params) for b in back] == [(n.native, n.preset, n.k, n.params)]
     assert parse_name("unknown_measure") is None
+
+
+@pytest.mark.parametrize("measure", ["bpref", "num_q", "Rprec", "set_F", "P.5"])
+def test_a_missing_topic_stops_every_measure_as_trec_eval_10_does(capsys, tmp_path, measure):
+    """trec_eval 10.0 stops (exit 4) on a qrels topic with no line in the run, whatever the
+    measure; evalkit eval refuses it too (exit 2, naming the topic and -c). With -c both
+    score it; with 9.0.8 both leave it out: per query equal to the built binaries."""
+    qrels, _, partial = _generated(tmp_path, 1)
+    done = run_trec_eval("10.0", ["-q", "-m", measure, qrels, partial], check=False)
+    assert done.returncode == 4 and "not found in qrels" in done.stderr
+    topics = {line.split()[0] for line in Path(qrels).read_text().splitlines()}
+    (missing,) = topics - {line.split()[0] for line in Path(partial).read_text().splitlines()}
+    code = main(["eval", "-m", measure, "-q", str(qrels), str(partial), "--format", "tsv"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert missing in err and "trec_eval 10.0 stops there too" in err and "-c scores such a topic 0" in err
+    for version, flags in (("10.0", ["-c"]), ("9.0.8", [])):
+        want = parse_trec_eval_q(run_trec_eval(version, ["-q", "-m", measure, *flags, qrels, partial]).stdout)
+        ours = parse_trec_eval_q(_evalkit(capsys, ["-m", measure, "-q", *flags, qrels, partial,
+                                                   "--trec-eval-version", version]))
+        _same(ours, want, f"trec_eval {version} {flags} -m {measure}")

@@ -153,10 +153,17 @@ NICKNAMES = {
 
 
 def spec(measure: TrecMeasure, version: str = "10.0") -> str:
-    """The measure's flavour string under trec_eval ``version`` (``10.0`` or ``9.0.8``)."""
+    """The measure's flavour string under trec_eval ``version`` (``10.0`` or ``9.0.8``).
+
+    Under 10.0 a qrels topic with no line in the run is refused (``missing=error``):
+    trec_eval 10.0 stops there, whatever the measure (trec_eval.c, the loop over
+    ``all_rel_info``: ``result qid ... not found in qrels``, exit 4); ``-c`` scores it
+    (:func:`evalkit.trec_eval_compat.with_flags`). 9.0.8 leaves such a topic out."""
     s = measure.spec.replace("{ties}", TIES[version])
     if version == "9.0.8" and measure.param == "recall" or version == "9.0.8" and measure.name == "11pt_avg":
         s = s[:-1] + ",cutoff_rounding=plus_0.9)"
+    if version == "10.0" and s.endswith(")"):
+        s = s[:-1] + ",missing=error)"
     return s
 
 

@@ -3,8 +3,9 @@ the trec_eval 10.0 binary, ``trec_eval9.*`` against 9.0.8, both built from their
 sources in ``../shared/references`` (``tests/reference_programs.py``), run as
 ``trec_eval -q -m MEASURE qrels run``; the ``ir_measures.*`` names against ir_measures.
 
-trec_eval 10.0 stops (exit 4) on a qrels topic missing from the run, where the presets
-leave it out (as 9.0.8 does): the binaries are given the qrels of the run's topics.
+trec_eval 10.0 stops (exit 4) on a qrels topic missing from the run, and so do its presets
+(``missing=error``): the row counts such an input as refused by both (``Ref.raised``);
+9.0.8 and its presets leave the topic out.
 """
 
 from __future__ import annotations
@@ -38,13 +39,16 @@ def trec_eval_binary(version: str, measure: str, cut: bool):
         key = (version, case.name, arg)
         if key not in _OUT:
             folder = Path(tempfile.mkdtemp(prefix="cf-te-"))
-            in_run = {q for q, _, _ in case.run_rows}
-            qrels = [row for row in case.qrels_rows if row[0] in in_run]
-            qp, rp = type(case)(case.name, qrels, case.run_rows, ranks=case.ranks).write(folder)
+            qp, rp = case.write(folder)
             other = PER_QUERY_AS.get(measure)
             args = ["-q", "-m", arg] + (["-m", other] if other else []) + [qp, rp]
-            out = parse_trec_eval_q(run_trec_eval(version, args).stdout)
+            done = run_trec_eval(version, args, check=False)
             shutil.rmtree(folder, ignore_errors=True)
+            if done.returncode != 0:  # 10.0 on a qrels topic the run lacks: exit 4
+                _OUT[key] = Ref({}, raised=f"trec_eval {version} exit {done.returncode}: "
+                                + done.stderr.strip().splitlines()[0])
+                return _OUT[key]
+            out = parse_trec_eval_q(done.stdout)
             per = {q: float(v) for (name, q), v in out.items() if name == (other or printed) and q != "all"}
             if measure == "num_q":
                 per = {q: 1.0 for q in per}
@@ -55,8 +59,7 @@ def trec_eval_binary(version: str, measure: str, cut: bool):
 
 def _source(version: str) -> str:
     return (f"trec_eval {version} built from ../shared/references/trec_eval/trec_eval-{version}.tar.gz "
-            f"(usnistgov/trec_eval {TREC_EVAL_COMMIT[version][:12]}), run as trec_eval -q -m MEASURE on the "
-            "qrels of the run's topics")
+            f"(usnistgov/trec_eval {TREC_EVAL_COMMIT[version][:12]}), run as trec_eval -q -m MEASURE qrels run")
 
 
 DATA = ("trec_eval_test/results.test", "trec_eval_test/qrels.rel_level", "generated", "robust03/InexpC2")
