@@ -71,6 +71,17 @@ LAYER_OF_TEST = {
     "tests/test_identify.py::test_ranx_ndcg_of_one_robust03_run_names_ranx_or_says_too_weak": "extended",
     "tests/test_identify.py::test_trec_eval_number_from_its_own_test_suite": "extended",
     "tests/test_docs_code.py::test_python_blocks_run[reports.md]": "extended",
+    # the next slowest once the ranx paths, identify's ranx cases and the ecosystem tests came
+    # (a `nox -s unit` of 5 min 5 s under load; test_identify.py alone held one xdist worker
+    # 2.5 min under --dist loadfile)
+    "tests/test_identify.py::test_ranx_default_call_on_six_robust03_runs_names_ranx_preset": "extended",
+    "tests/test_identify.py::test_lone_chance_composition_is_not_named": "extended",
+    "tests/test_identify.py::test_several_numbers_are_intersected": "extended",
+    "tests/test_identify.py::test_ranx_numbers_at_two_cutoffs_are_intersected": "extended",
+    "tests/test_presets_trec.py::test_ranx_robust03": "extended",
+    "tests/test_presets_trec.py::test_ranx_random_long_lists_with_ties": "extended",
+    "tests/test_ecosystem_ranx.py::test_run_keeps_the_order_ranx_holds": "extended",
+    "tests/test_ranx_paths.py::test_each_way_of_building_a_ranx_run": "extended",
     "tests/test_integrations.py::test_lightgbm": "ltr",
     "tests/test_integrations.py::test_xgboost": "ltr",
     "tests/test_integrations.py::test_catboost": "ltr",
