@@ -8,12 +8,11 @@ engine's in-place substitution (:mod:`evalkit.engine.substitute`) but the metric
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
+from evalkit.bounds import UnjudgedBounds  # the result container; the computation below is the oracle's own
 from evalkit.data import Qrels
 from evalkit.errors import ArgumentError
 from evalkit.results import Results
@@ -23,27 +22,6 @@ from evalkit.results import Results
 _UNORDERED_TIES = ("input", "rank")
 #: metrics whose grades are per subtopic: not substituted here
 INTENT_AWARE = ("alpha_ndcg", "err_ia", "ia_ndcg")
-
-
-@dataclass(frozen=True, eq=False)
-class UnjudgedBounds:
-    """Per-query values (every :class:`Results` of shape ``(s, f, q)``, same axes).
-
-    :param value: the flavours as evaluated today.
-    :param at_low: unjudged retrieved documents judged ``low``.
-    :param at_high: unjudged retrieved documents judged ``high``.
-    :param lower: ``fmin(at_low, at_high)``; :param upper: ``fmax(at_low, at_high)``.
-    :param condensed: the flavours with ``judged_only=yes`` (trec_eval ``-J``).
-    :param unjudged: ``int64`` ``(s, f, q)``, number of documents substituted.
-    """
-
-    value: Results
-    at_low: Results
-    at_high: Results
-    lower: Results
-    upper: Results
-    condensed: Results
-    unjudged: np.ndarray
 
 
 def _lookup(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
