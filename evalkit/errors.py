@@ -43,6 +43,11 @@ class EvaluationError(EvalkitError, ValueError):
     ``missing=error`` and a qrels query absent from the run)."""
 
 
+class MissingQueriesError(EvaluationError):
+    """``missing=error``: a qrels query has no line in the run (the message names the
+    first five such queries)."""
+
+
 class RankColumnError(EvaluationError):
     """A tie policy that orders the run by its rank column (``ties=rank``, the
     ``ndeval.*`` presets) met a run without one, or a query in which two documents

@@ -346,3 +346,15 @@ def test_negative_convention_canonical_form():
     # negative is a stage family: an unknown rule is an unknown component, with the known ones
     with pytest.raises(FlavourError, match="unknown negative 'clamp' .*known: drop, error, gain, zero"):
         evalkit.parse_flavour("dcg(negative=clamp)")
+
+
+def test_missing_error_is_its_own_error_class():
+    """``missing=error`` raises :class:`MissingQueriesError` (an ``EvaluationError``), which
+    the CLI reads to add trec_eval 10.0's behaviour to the message, instead of matching text."""
+    from evalkit.errors import MissingQueriesError
+
+    qrels = evalkit.Qrels.from_rows([("1", "a", 1), ("2", "b", 1)])
+    run = evalkit.Run.from_rows([("1", "a", 1.0)], name="r")
+    with pytest.raises(MissingQueriesError, match="has no results for qrels queries: 2"):
+        evalkit.evaluate(qrels, run, ["ndcg(missing=error)@10"])
+    assert issubclass(MissingQueriesError, EvaluationError)

@@ -307,14 +307,14 @@ def _trec_eval_refusal(measures: list[Measure]) -> Iterator[None]:
     """A trec_eval 10.0 measure (``missing=error``, the ``trec_eval.*`` presets) met a qrels
     topic with no line in the run: the engine's error, with what trec_eval 10.0 does there
     (exit 4, ``result qid ... not found in qrels``) and the flag that scores the topic 0."""
-    from ..errors import EvaluationError
+    from ..errors import EvaluationError, MissingQueriesError
 
     try:
         yield
-    except EvaluationError as exc:
+    except MissingQueriesError as exc:
         te10 = [m for m in measures if m.flavour.convention("missing") == "error"
                 and (m.label.startswith("trec_eval.") or _is_trec_eval_name(m.label))]
-        if not te10 or "has no results for qrels queries" not in str(exc):
+        if not te10:
             raise
         raise EvaluationError(f"{exc} (trec_eval 10.0 stops there too: 'result qid ... not found in qrels', "
                               "exit 4; -c scores such a topic 0, as missing=zero; --trec-eval-version 9.0.8 "

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..data import Qrels, Run, SubtopicQrels
 from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, InvalidGradeError,
-                      RankColumnError)
+                      MissingQueriesError, RankColumnError)
 from ..flavour import ComponentRef, Flavour
 from ..kernel import IdealContext, MetricInput
 from ..results import Results
@@ -386,7 +386,7 @@ def evaluate_problem(problem: Problem, resolved: _Resolved, subtopics: Any = Non
         bad = ", ".join(map(str, qids[mask][:5]))
         if kind == "empty":
             return EvaluationError(f"{fl}: run {run_name!r}: queries with no relevant judged document: {bad}")
-        return EvaluationError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
+        return MissingQueriesError(f"{fl}: run {run_name!r} has no results for qrels queries: {bad}")
 
     absent = ~in_run
     missing_rule = fl.convention("missing")

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence, TYPE_CHECKING
 import numpy as np
 
 from ..errors import (EvalkitError, EvaluationError, FlavourError, InputFormatError, InvalidGradeError,
-                      NegativeGradeError)
+                      MissingQueriesError, NegativeGradeError)
 from ..flavour import Flavour
 from ..results import Results
 from .columns import QRELS, RUN, SUBTOPICS, TREC, Columns
@@ -248,8 +248,8 @@ def evaluate_frame(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Colum
                   weights=weights)[0]
 
 
-_ERRORS = {cls.__name__: cls for cls in (EvaluationError, FlavourError, InputFormatError, InvalidGradeError,
-                                         NegativeGradeError)}
+_ERRORS = {cls.__name__: cls for cls in (EvaluationError, MissingQueriesError, FlavourError, InputFormatError,
+                                         InvalidGradeError, NegativeGradeError)}
 
 
 def evaluate(qrels: DataFrame, runs: Any, flavours: Any, *, columns: Columns = TREC, labels: Sequence[str] | None = None,
