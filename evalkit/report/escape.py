@@ -16,12 +16,16 @@ the views (:mod:`.views`) hold the strings unescaped.
   lines -- special characters escaped and line breaks made spaces, so no string can
   start a live line in ``report.tex``;
 * HTML: :func:`html_escape` (:func:`html.escape` with quotes).
+
+The regular expressions are compiled on first use (:func:`functools.cache`) and
+:mod:`html` is imported by :func:`html_escape`: printing one table (``evalkit eval``)
+compiles none of them when its strings are printable ASCII.
 """
 
 from __future__ import annotations
 
-import html
 import re
+from functools import cache
 from typing import Any
 
 # ----------------------------------------------------------------------------- terminal
@@ -29,9 +33,26 @@ from typing import Any
 # control characters (C0, DEL, C1), line/paragraph separators, the bidirectional
 # formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE shows "txt.exe" as "exe.txt":
 # Trojan Source, CVE-2021-42574) and lone surrogates (no UTF-8 output can hold them)
-_CONTROL_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in (*range(0x20), *range(0x7F, 0xA0)))
-                         + "\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_CONTROL_BUT_NEWLINE_RE = re.compile(_CONTROL_RE.pattern.replace(re.escape("\n"), "", 1))
+_CONTROL = ("[" + "".join(re.escape(chr(c)) for c in (*range(0x20), *range(0x7F, 0xA0)))
+            + "\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+@cache
+def _control_re() -> re.Pattern[str]:
+    """The characters :func:`text_escape` writes as escapes (see :data:`_CONTROL`)."""
+    return re.compile(_CONTROL)
+
+
+@cache
+def _control_but_newline_re() -> re.Pattern[str]:
+    """:func:`_control_re` without the line feed (:func:`message_escape`)."""
+    return re.compile(_CONTROL.replace(re.escape("\n"), "", 1))
+
+
+def _plain(text: str) -> bool:
+    """``text`` is printable ASCII (``' '`` to ``'~'``): none of its characters is in
+    :data:`_CONTROL`, so no escaping function changes it."""
+    return text.isascii() and text.isprintable()
 
 
 def _visible(ch: str) -> str:
@@ -48,7 +69,8 @@ def text_escape(text: Any) -> str:
     >>> text_escape("run\\nB\\x1b[31m")
     'run\\\\nB\\\\x1b[31m'
     """
-    return _CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))
+    s = str(text)
+    return s if _plain(s) else _control_re().sub(lambda m: _visible(m.group(0)), s)
 
 
 def message_escape(text: Any) -> str:
@@ -59,19 +81,23 @@ def message_escape(text: Any) -> str:
     >>> message_escape("bad\\x1b[2J name\\u202e")
     'bad\\\\x1b[2J name\\\\u202e'
     """
-    return _CONTROL_BUT_NEWLINE_RE.sub(lambda m: _visible(m.group(0)), str(text))
+    s = str(text)
+    return s if _plain(s) else _control_but_newline_re().sub(lambda m: _visible(m.group(0)), s)
 
 
 def _one_line(text: Any) -> str:
     """Every line break and other control character replaced by a space."""
-    return _CONTROL_RE.sub(" ", str(text))
+    s = str(text)
+    return s if _plain(s) else _control_re().sub(" ", s)
 
 
 # ----------------------------------------------------------------------------- Markdown
 
 # CommonMark allows a backslash before any ASCII punctuation; these are the ones that
 # can start emphasis, code, links, images, HTML, entities, strikethrough or a table cell.
-_MD_SPECIAL_RE = re.compile(r"[\\`*_\[\]<>|#~&!$]|:(?=//)|(?<=www)\.|@(?=[\w-]+\.[\w-])", re.I)
+@cache
+def _md_special_re() -> re.Pattern[str]:
+    return re.compile(r"[\\`*_\[\]<>|#~&!$]|:(?=//)|(?<=www)\.|@(?=[\w-]+\.[\w-])", re.I)
 
 
 def _md_sub(m: re.Match) -> str:
@@ -96,7 +122,7 @@ def md_escape(text: Any) -> str:
     >>> md_escape("a|b\\n# *c*"), md_escape("trec_eval _x_")
     ('a\\\\|b \\\\# \\\\*c\\\\*', 'trec_eval \\\\_x\\\\_')
     """
-    return _MD_SPECIAL_RE.sub(_md_sub, _one_line(text))
+    return _md_special_re().sub(_md_sub, _one_line(text))
 
 
 def md_code(text: Any, table: bool = False) -> str:
@@ -120,7 +146,9 @@ def md_code(text: Any, table: bool = False) -> str:
 
 # ----------------------------------------------------------------------------- CSV
 
-_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+@cache
+def _number_re() -> re.Pattern[str]:
+    return re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def csv_cell(text: Any) -> str:
@@ -134,16 +162,20 @@ def csv_cell(text: Any) -> str:
     >>> csv_cell("run\\x1b]0;title\\x07")
     'run\\\\x1b]0;title\\\\x07'
     """
-    s = _CSV_CONTROL_RE.sub(lambda m: _visible(m.group(0)), str(text))  # no ESC/BEL reaches a terminal
-    if s and s[0] in "=+-@\t\r" and not _NUMBER_RE.fullmatch(s):
+    s = str(text)
+    if not _plain(s):  # no ESC/BEL reaches a terminal
+        s = _csv_control_re().sub(lambda m: _visible(m.group(0)), s)
+    if s and s[0] in "=+-@\t\r" and not _number_re().fullmatch(s):
         return "'" + s
     return s
 
 
 # control characters other than tab and line breaks (which csv quotes), bidirectional
 # overrides and lone surrogates: written as visible escapes (``\x1b``), as in a terminal
-_CSV_CONTROL_RE = re.compile(_CONTROL_RE.pattern.replace(re.escape("\n"), "", 1)
-                             .replace(re.escape("\t"), "", 1).replace(re.escape("\r"), "", 1))
+@cache
+def _csv_control_re() -> re.Pattern[str]:
+    return re.compile(_CONTROL.replace(re.escape("\n"), "", 1)
+                      .replace(re.escape("\t"), "", 1).replace(re.escape("\r"), "", 1))
 
 
 # ----------------------------------------------------------------------------- LaTeX
@@ -182,11 +214,13 @@ _LATEX_SPECIAL = {
 # pdflatex with T1 fonts and utf8 input typesets ASCII and Latin-1 (U+00A0-U+00FF);
 # any other character (CJK, emoji, U+202E, a lone surrogate) stops it with "Unicode
 # character ... not set up for use with LaTeX": it is written as its code point
-_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL) + "|[^\x00-\x7f\u00a0-\u00ff]")
+@cache
+def _latex_re() -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL) + "|[^\x00-\x7f\u00a0-\u00ff]")
 
 
 def _latex_char(c: str) -> str:
-    """The LaTeX for one special or unsupported character (see :data:`_LATEX_RE`)."""
+    """The LaTeX for one special or unsupported character (see :func:`_latex_re`)."""
     special = _LATEX_SPECIAL.get(c)
     return special if special is not None else rf"\textless{{}}U+{ord(c):04X}\textgreater{{}}"
 
@@ -207,7 +241,7 @@ def latex_escape(text: Any) -> str:
     >>> print(latex_escape("系统 é"))
     \\textless{}U+7CFB\\textgreater{}\\textless{}U+7EDF\\textgreater{} é
     """
-    return _LATEX_RE.sub(lambda m: _latex_char(m.group(0)), _one_line(text))
+    return _latex_re().sub(lambda m: _latex_char(m.group(0)), _one_line(text))
 
 
 def latex_comment(text: Any) -> str:
@@ -242,4 +276,6 @@ def html_escape(text: Any) -> str:
     >>> html_escape('<b title="x">&</b>')
     '&lt;b title=&quot;x&quot;&gt;&amp;&lt;/b&gt;'
     """
+    import html  # here: printing a table needs no HTML
+
     return html.escape(str(text), quote=True)
