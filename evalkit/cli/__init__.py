@@ -25,7 +25,6 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 import warnings
 from typing import Sequence
 from typing import TYPE_CHECKING, Any
@@ -114,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (EvalkitError, OSError) as exc:  # OSError: missing file, permission denied ...
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         print(f"evalkit: error: {_escaped(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as exc:
@@ -123,9 +122,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - anything else is a bug: say so, no traceback unless --debug
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         print(_escaped(internal_error_message(exc, debug, argv)), file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _print_traceback() -> None:
+    """``--debug``: the Python traceback of the exception being handled, on standard
+    error (:mod:`traceback` is imported here, on an error only)."""
+    import traceback
+
+    traceback.print_exc()
 
 
 def _escaped(text: Any) -> str:
@@ -188,6 +195,8 @@ def _origin(exc: BaseException) -> str:
     tb = exc.__traceback__
     if tb is None:
         return ""
+    import traceback
+
     frames = traceback.extract_tb(tb)
     if not frames:
         return ""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 from collections.abc import Iterator
@@ -198,6 +197,8 @@ def table_text(results: Any, measures: Any, per_query: bool, digits: int, width:
 
 
 def json_text(results: Any, measures: Any, per_query: bool) -> str:
+    import json
+
     from .._version import __version__
 
     def num(v: Any) -> Any:
@@ -228,12 +229,15 @@ def run(args: argparse.Namespace) -> int:
     from .registry_args import registry_for
     from .specs import expand_measures
 
-    from ..ecosystem.ir_datasets import expand_official
-
     registry = registry_for(args)
     if not args.measures:  # trec_eval without -m: its official measures
         args.measures = ["official"]
-    measures = expand_measures(expand_official(args.measures, args.qrels, registry), registry)
+    specs = list(args.measures)
+    if "official" in specs:  # an irds: qrels' official measures (the ecosystem layer, only then)
+        from ..ecosystem.ir_datasets import expand_official
+
+        specs = expand_official(specs, args.qrels, registry)
+    measures = expand_measures(specs, registry)
     measures = _trec_eval_flags(measures, args, registry)
     if args.format == "tsv":
         check_tsv_names(measures)
@@ -290,6 +294,8 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "tsv":
             text = "\n".join([text] + bounds_out.bounds_tsv(bounds, [m.native for m in measures], args.per_query))
         elif args.format == "json":
+            import json
+
             data = json.loads(text)
             data["bounds"] = bounds_out.bounds_json(bounds, args.per_query)
             text = json.dumps(data, indent=1, allow_nan=False)
