@@ -65,6 +65,16 @@ __all__ = [
 ]
 
 
+#: The decorator of a component type that adds no field to its base (:class:`Gain`,
+#: :class:`Discount`, :class:`IdcgStrategy`, :class:`GradeRule`, :class:`NegativeRule`):
+#: a frozen dataclass whose ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` are
+#: its base's (the same fields; the base's ``__repr__`` and ``__eq__`` read
+#: ``self.__class__``), so ``dataclasses`` generates only the two methods that name the
+#: class (``__setattr__``, ``__delattr__``: no attribute of an instance may be set).
+#: Four generated functions fewer per class at import (issue 27).
+_same_fields = dataclass(frozen=True, init=False, repr=False, eq=False)
+
+
 @dataclass(frozen=True)
 class Param:
     """A declared parameter of a component.
@@ -242,7 +252,7 @@ def _fmt_key(x: float) -> str:
     return format_float(x)
 
 
-@dataclass(frozen=True)
+@_same_fields
 class Gain(_Component):
     """Gain function: ``fn(grades, **params) -> gains``.
 
@@ -259,7 +269,7 @@ class Gain(_Component):
                  "before the call); returns ``float64`` ``(n,)``.")
 
 
-@dataclass(frozen=True)
+@_same_fields
 class Discount(_Component):
     """Rank discount: ``fn(ranks, **params) -> discounts``.
 
@@ -272,7 +282,7 @@ class Discount(_Component):
                  "``(n,)``; returns the multiplicative discount, ``float64`` ``(n,)``.")
 
 
-@dataclass(frozen=True)
+@_same_fields
 class IdcgStrategy(_Component):
     """Ideal-DCG strategy: ``fn(ctx, **params) -> idcg``.
 
@@ -398,7 +408,7 @@ class _Judgment(_Component):
     varied = True
 
 
-@dataclass(frozen=True)
+@_same_fields
 class GradeRule(_Judgment):
     """Grade rule (family ``grades``): which grades are accepted and the grade the gain
     reads, as a library reads its labels. See
@@ -411,7 +421,7 @@ class GradeRule(_Judgment):
                  "``Refusal`` or ``None`` over ``float64`` ``(m,)``.")
 
 
-@dataclass(frozen=True)
+@_same_fields
 class NegativeRule(_Judgment):
     """Negative-grade rule (family ``negative``): what a negative judged grade means
     (a judged non-relevant document, a negative gain, refused, or absent). See
