@@ -209,7 +209,7 @@ class ComponentRef:
         return f"{self.name}({_fmt_args(self.params)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # its own __repr__ below (dataclasses would build one to discard)
 class Flavour:
     """An NDCG-family flavour: a canonical, validated, immutable value.
 

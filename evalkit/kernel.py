@@ -36,15 +36,17 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
 from .columnar import concat_ranges, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
 from .components import MetricOutput, declare, declared, discount, gain, idcg_strategy, metric, tie_policy
 from .engine.factorize import factorize
-from .engine.intents import IntentProblem, intent_aware
 from .engine.ranking import RankedList, SortKeys
+
+if TYPE_CHECKING:  # pragma: no cover - imported on first use below (a subtopic metric)
+    from .engine.intents import IntentProblem
 
 __all__ = [
     "IdealContext",
@@ -126,7 +128,7 @@ def _at(ranked: Any, name: str, idx: np.ndarray) -> np.ndarray:
     return at(idx) if at is not None else getattr(ranked, name)[idx]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity (no __eq__/__hash__ generated)
 class IdealRanking:
     """An ideal ranking :func:`ideal_dcg` built, after the cutoff (all ``(p,)``):
     ``gain`` (``float64``, decreasing within a query), ``query`` (``int64`` segment),
@@ -700,3 +702,26 @@ class MetricInput:
         out = _cached(self._shared, ("num_relevant", id(self.judged_grade), float(threshold)),
                       (self.judged_grade, self.judged_offsets), compute)
         return out.copy()
+
+
+def intent_aware(inp: MetricInput, kernel: Callable[[MetricInput], MetricOutput]) -> MetricOutput:
+    """Apply ``kernel`` per intent and combine per topic with the intent probabilities
+    (:func:`evalkit.engine.intents.intent_aware`; ``inp.subtopics`` an
+    :class:`IntentProblem`, ``(q,)`` values and ``defined`` out).
+
+    A topic without subtopic judgments is undefined (the ``empty`` convention applies).
+    """
+    from .engine.intents import intent_aware as per_intent  # imported by a subtopic metric only
+
+    return per_intent(inp, kernel)
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`IntentProblem` (:mod:`evalkit.engine.intents`), imported on first use
+    (PEP 562): evaluating without subtopic qrels does not load it."""
+    if name == "IntentProblem":
+        from .engine.intents import IntentProblem
+
+        globals()[name] = IntentProblem  # later lookups skip __getattr__
+        return IntentProblem
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

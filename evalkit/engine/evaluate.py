@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     from ..registry import Registry
 
 
-@dataclass(frozen=True)
+# The engine's own records below are frozen dataclasses compared by identity
+# (``eq=False``): they hold dicts and lists (no value could hash), nothing compares two
+# of them, and ``dataclasses`` then generates no ``__eq__``/``__hash__`` at import.
+@dataclass(frozen=True, eq=False)
 class _Stage:
     """One stage component of a flavour, looked up once: the component, its bound
     function (through :func:`~evalkit.engine.checks.call_component`: isolated, its
@@ -45,8 +48,12 @@ class _Stage:
     kw: dict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Resolved:
+    """A flavour with its components looked up once (:func:`resolve`): the metric and
+    tie policy with their keyword arguments, the bound gain, discount and IDCG
+    functions and the stages that are not at their default."""
+
     flavour: Flavour
     metric: Metric
     metric_kw: dict
@@ -486,7 +493,7 @@ def evaluate(
     return setup.results(qrels, values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluation:
     """What :func:`prepare_evaluation` checked and resolved for an evaluation:
     ``flavours`` (one per column, as expanded), ``labels``, ``resolved`` (the distinct
