@@ -16,14 +16,16 @@ assignments per call.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import sys
-import threading
 from typing import Iterator
 
 __all__ = ["stdout_to_stderr"]
 
-_LOCK = threading.Lock()
+#: ``threading.Lock()`` is this function (``threading.Lock = _thread.allocate_lock``);
+#: called directly, evaluating imports no :mod:`threading` (issue 27).
+_LOCK = _thread.allocate_lock()
 _depth = 0
 _saved = None
 

@@ -104,6 +104,73 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
     assert "importlib.metadata" not in modules
 
 
+def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkeypatch):
+    """``evalkit eval`` on the quick start (no subtopic qrels, no ``irds:``, no error,
+    ``--format table``) does not import the intent-aware engine, the ecosystem layer,
+    :mod:`html`, :mod:`traceback` or :mod:`threading` (issue 27); ``--format json``
+    imports :mod:`json` for its output, and a subtopic metric the intent-aware engine
+    (its values: tests/test_diversity*)."""
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))
+    argv = ("eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10")
+    loaded_after(*argv)  # writes the entry-point cache
+    modules, out = loaded_after(*argv, full=True)
+    assert out.splitlines()[2].split() == ["system_a", "0.7749"]
+    unused = {"evalkit.engine.intents", "evalkit.ecosystem", "evalkit.ecosystem.ir_datasets", "html", "traceback",
+              "threading"}
+    assert not modules & unused, modules & unused
+    modules, out = loaded_after(*argv, "--format", "json", full=True)
+    assert json.loads(out)["runs"]["system_a"]["all"]["ndcg_cut.10"] == pytest.approx(0.7749, abs=5e-5)
+    assert "json" in modules
+
+
+def test_printing_plain_names_compiles_no_escaping_regex(capsys):
+    """The escaping functions compile their regular expressions on first use, and a
+    printable-ASCII string needs none: printing the quick-start table compiles none,
+    while a name with a control character still comes out escaped."""
+    from evalkit.cli import main
+    from evalkit.report import escape
+
+    compiled = (escape._control_re, escape._control_but_newline_re, escape._md_special_re, escape._number_re,
+                escape._csv_control_re, escape._latex_re)
+    for fn in compiled:
+        fn.cache_clear()
+    assert main(["eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10"]) == 0
+    assert "system_a  0.7749" in capsys.readouterr().out
+    assert [fn.cache_info().currsize for fn in compiled] == [0] * len(compiled)
+    assert escape.text_escape("run\x1b[31m\u202e") == "run\\x1b[31m\\u202e"
+    assert escape.csv_cell("=1+1") == "'=1+1" and escape.csv_cell("-1") == "-1"
+    assert escape._control_re.cache_info().currsize == 1
+
+
+def test_component_types_without_own_fields_keep_their_dataclass_behaviour():
+    """Gain, Discount, IdcgStrategy, GradeRule and NegativeRule add no field to their
+    base: they take its generated ``__init__``, ``__repr__``, ``__eq__`` and
+    ``__hash__`` (dataclasses generates only ``__setattr__``/``__delattr__`` for them,
+    issue 27) and behave as frozen dataclasses of their own."""
+    import dataclasses
+
+    from evalkit.components import Discount, Gain, GradeRule, IdcgStrategy, NegativeRule
+
+    def fn(x):
+        return x
+
+    for cls in (Gain, Discount, IdcgStrategy, GradeRule, NegativeRule):
+        assert {"__init__", "__repr__", "__eq__", "__hash__"}.isdisjoint(vars(cls)), cls
+        assert {"__setattr__", "__delattr__"} <= set(vars(cls)), cls
+        a, b = cls("x", fn, formula="F", origin="one"), cls("x", fn, formula="F", origin="two")
+        assert repr(a).startswith(f"{cls.__name__}(name='x', fn=") and "origin='one'" in repr(a)
+        assert a == b and hash(a) == hash(b) and a != cls("y", fn)  # origin: compare=False
+        assert dataclasses.is_dataclass(cls) and dataclasses.fields(cls)[0].name == "name"
+        assert dataclasses.replace(a, name="z").name == "z" and type(dataclasses.replace(a)) is cls
+        for attr in ("name", "not_a_field"):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(a, attr, 1)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                delattr(a, attr)
+    fields = dict(name="x", fn=fn)
+    assert Gain(**fields) != Discount(**fields) and GradeRule(**fields) != NegativeRule(**fields)
+
+
 STRINGS = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\x00", "b", "ä", "日本語の文書", "z" * 40,
            "doc-00017", "doc-0017", "clueweb12-0000tw-05-12114", "é", "e\u0301", "a b"]
 
