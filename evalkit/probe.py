@@ -35,6 +35,7 @@ from .errors import RegistryError
 from .isolation import stdout_to_stderr
 
 if TYPE_CHECKING:
+    from .engine.problem import Problem
     from .engine.ranking import RankedList
     from .registry import Registry
 
@@ -76,12 +77,20 @@ class _Probe:
     """The probe problem, built once per registry."""
 
     def __init__(self, registry: Registry) -> None:
-        from .engine.problem import build_problem
-
         self.registry = registry
-        self.problem = build_problem(Qrels.from_rows(_QRELS, source="<probe>"),
-                                     Run.from_columns(*zip(*_RUN), rank=_RANK, name="probe", source="<probe>"))
+        self._problem: Problem | None = None
         self._reference_ranked: RankedList | None = None
+
+    @property
+    def problem(self) -> Problem:
+        """The probe's qrels joined with its run, built on first use: a start whose
+        components are all skipped (built-in only) builds none (issue 27)."""
+        if self._problem is None:
+            from .engine.problem import build_problem
+
+            self._problem = build_problem(Qrels.from_rows(_QRELS, source="<probe>"),
+                                          Run.from_columns(*zip(*_RUN), rank=_RANK, name="probe", source="<probe>"))
+        return self._problem
 
     def _builtin(self, family: str, name: str, fallback: Any = None) -> Any:
         comp = self.registry.components[family].get(name)

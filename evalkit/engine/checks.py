@@ -72,13 +72,15 @@ _NOUN = {"gain": "gain", "discount": "discount", "idcg": "IDCG strategy", "ties"
 #: the call names whose function is another attribute of the component than ``fn``:
 #: a judgment rule's ``drops`` and ``check`` (:class:`evalkit.components.GradeRule`)
 _ATTRIBUTE_CALLS = ("drops", "check")
-_ENTRY_POINT = re.compile(r"\(entry point '([^']+)'\)\Z")
+#: a plugin component's origin ends with its entry point (matched on an error only:
+#: compiled then, by :func:`re.search`'s cache)
+_ENTRY_POINT = r"\(entry point '([^']+)'\)\Z"
 
 
 def _whose(family: str, comp: Any) -> tuple[str, str, str | None]:
     """``(description, origin, entry-point name or None)`` of a component."""
     origin = getattr(comp, "origin", "") or "unknown origin"
-    m = _ENTRY_POINT.search(origin)
+    m = re.search(_ENTRY_POINT, origin)
     if family in _ATTRIBUTE_CALLS:
         noun = f"{_NOUN.get(comp.family, comp.family)} '{comp.name}' ({family})"
     else:
