@@ -242,3 +242,21 @@ def test_small_and_large_inputs_join_alike(monkeypatch, registry):
     per_query = ev.evaluate(run2.to_dict())
     for q, qid in enumerate(plain.qids):
         assert plain.values[0, 0, q] == pytest.approx(per_query[qid]["ndcg_cut_10"], abs=1e-12)
+
+
+def test_probing_built_in_components_only_builds_no_probe_problem(monkeypatch):
+    """:func:`evalkit.probe.probe_registry` builds its probe problem on first use: a
+    start whose components are all skipped (the built-ins, probed by the tests) builds
+    none (issue 27); probing one component builds it."""
+    import evalkit.engine.problem as problem
+    from evalkit.probe import probe_registry
+    from evalkit.registry import BUILTIN_ORIGIN, build_registry
+
+    registry = build_registry(disable_plugins=True)
+    built = []
+    real = problem.build_problem
+    monkeypatch.setattr(problem, "build_problem", lambda *a, **k: built.append(1) or real(*a, **k))
+    probe_registry(registry, skip_origin=BUILTIN_ORIGIN)
+    assert built == []
+    probe_registry(registry)  # nothing skipped: every built-in gain, discount, ... on one problem
+    assert built == [1]
