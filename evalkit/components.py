@@ -67,12 +67,13 @@ __all__ = [
 
 #: The decorator of a component type that adds no field to its base (:class:`Gain`,
 #: :class:`Discount`, :class:`IdcgStrategy`, :class:`GradeRule`, :class:`NegativeRule`):
-#: a frozen dataclass whose ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` are
-#: its base's (the same fields; the base's ``__repr__`` and ``__eq__`` read
-#: ``self.__class__``), so ``dataclasses`` generates only the two methods that name the
-#: class (``__setattr__``, ``__delattr__``: no attribute of an instance may be set).
-#: Four generated functions fewer per class at import (issue 27).
-_same_fields = dataclass(frozen=True, init=False, repr=False, eq=False)
+#: a frozen dataclass whose ``__repr__``, ``__eq__`` and ``__hash__`` are its base's
+#: (the same fields; the base's ``__repr__`` and ``__eq__`` read ``self.__class__``),
+#: so ``dataclasses`` generates only the methods that name the class: ``__init__``
+#: (a wrong argument's ``TypeError`` names ``Gain.__init__()``), ``__setattr__`` and
+#: ``__delattr__`` (no attribute of an instance may be set). Three generated functions
+#: fewer per class at import (issue 27).
+_same_fields = dataclass(frozen=True, repr=False, eq=False)
 
 
 @dataclass(frozen=True)

@@ -144,9 +144,9 @@ def test_printing_plain_names_compiles_no_escaping_regex(capsys):
 
 def test_component_types_without_own_fields_keep_their_dataclass_behaviour():
     """Gain, Discount, IdcgStrategy, GradeRule and NegativeRule add no field to their
-    base: they take its generated ``__init__``, ``__repr__``, ``__eq__`` and
-    ``__hash__`` (dataclasses generates only ``__setattr__``/``__delattr__`` for them,
-    issue 27) and behave as frozen dataclasses of their own."""
+    base: they take its generated ``__repr__``, ``__eq__`` and ``__hash__``
+    (dataclasses generates only ``__init__``, ``__setattr__`` and ``__delattr__`` for
+    them, issue 27) and behave as frozen dataclasses of their own."""
     import dataclasses
 
     from evalkit.components import Discount, Gain, GradeRule, IdcgStrategy, NegativeRule
@@ -155,8 +155,10 @@ def test_component_types_without_own_fields_keep_their_dataclass_behaviour():
         return x
 
     for cls in (Gain, Discount, IdcgStrategy, GradeRule, NegativeRule):
-        assert {"__init__", "__repr__", "__eq__", "__hash__"}.isdisjoint(vars(cls)), cls
-        assert {"__setattr__", "__delattr__"} <= set(vars(cls)), cls
+        assert {"__repr__", "__eq__", "__hash__"}.isdisjoint(vars(cls)), cls
+        assert {"__init__", "__setattr__", "__delattr__"} <= set(vars(cls)), cls
+        with pytest.raises(TypeError, match=rf"^{cls.__name__}\.__init__\(\) got an unexpected keyword argument 'formul'"):
+            cls("x", fn, formul="F")  # a typo names the class the author wrote
         a, b = cls("x", fn, formula="F", origin="one"), cls("x", fn, formula="F", origin="two")
         assert repr(a).startswith(f"{cls.__name__}(name='x', fn=") and "origin='one'" in repr(a)
         assert a == b and hash(a) == hash(b) and a != cls("y", fn)  # origin: compare=False
