@@ -16,7 +16,6 @@ their dependencies.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from typing import Any, TYPE_CHECKING
 
 from ._version import __version__
@@ -47,7 +46,9 @@ __all__ = sorted(_LAZY) + ["__version__"]
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        from importlib.util import find_spec  # here: a name that is not a lazy export (~0.3 ms to import)
+
+        if not name.startswith("_") and find_spec(f"{__name__}.{name}") is not None:
             return importlib.import_module(f"{__name__}.{name}")  # a submodule: evalkit.registry
         raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
