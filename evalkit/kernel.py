@@ -725,3 +725,7 @@ def __getattr__(name: str) -> Any:
         globals()[name] = IntentProblem  # later lookups skip __getattr__
         return IntentProblem
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"IntentProblem"})
