@@ -171,8 +171,8 @@ def _plugin_metric(name: str, registry: Registry | None = None) -> bool:
         return False
     from .registry import registry_or_default
 
-    registry = registry_or_default(registry)
-    return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
+    comp = registry_or_default(registry).find("metric", name)  # loads no built-in module for another name
+    return comp is not None and comp.name == name and comp.origin != "evalkit (built-in)"
 
 
 def _ir_measures_args(text: str, args: str) -> dict:

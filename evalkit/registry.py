@@ -31,7 +31,7 @@ import os
 import sys
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 import pluggy
@@ -77,6 +77,8 @@ DEFAULT_PLUGINS = (
     "evalkit.builtins.trec_eval_measures",
     "evalkit.libraries.trec_eval_measures",
 )
+
+_BUILTIN_MODULES = frozenset(DEFAULT_PLUGINS)
 
 _HOOK_FOR_FAMILY = {
     "gain": "evalkit_register_gains",
@@ -141,7 +143,6 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-@dataclass
 class Registry:
     """Every known component, by family and name.
 
@@ -150,24 +151,72 @@ class Registry:
     ``alias_names[family][alias]`` is the name of the component an alias stands for
     (``register(component, aliases=(...))``); :meth:`get` resolves aliases,
     :meth:`names` lists only the components' own names.
+
+    A registry from :func:`build_registry` loads evalkit's built-in modules
+    (:data:`DEFAULT_PLUGINS`) when they are first needed: :meth:`get`, :meth:`find`,
+    :meth:`is_alias` and :meth:`add` import and register (``pm.register`` and its hooks,
+    as at build) only the module that holds the name asked for
+    (:mod:`evalkit.builtin_index`, generated from the eagerly built registry and pinned
+    by ``tests/test_builtin_index.py``); ``components``, ``alias_names``,
+    :meth:`names`, :meth:`aliases`, an unknown name and pickling load every one first,
+    and then list the components in the order an eager build registers them
+    (the built-ins in :data:`DEFAULT_PLUGINS` order, then the plugins').
     """
 
-    components: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {family: {} for family in FAMILIES}
-    )
-    #: entry-point names of the third-party plugins that were loaded
-    plugins: dict[str, str] = field(default_factory=dict)
-    alias_names: dict[str, dict[str, str]] = field(
-        default_factory=lambda: {family: {} for family in FAMILIES}
-    )
-    #: third-party plugins disabled at build (they failed to import, register or the probe)
-    disabled: list[DisabledPlugin] = field(default_factory=list)
+    def __init__(self, components: dict[str, dict[str, Any]] | None = None, plugins: dict[str, str] | None = None,
+                 alias_names: dict[str, dict[str, str]] | None = None,
+                 disabled: list[DisabledPlugin] | None = None) -> None:
+        self._components: dict[str, dict[str, Any]] = \
+            {family: {} for family in FAMILIES} if components is None else components
+        #: entry-point names of the third-party plugins that were loaded
+        self.plugins: dict[str, str] = {} if plugins is None else plugins
+        self._alias_names: dict[str, dict[str, str]] = \
+            {family: {} for family in FAMILIES} if alias_names is None else alias_names
+        #: third-party plugins disabled at build (they failed to import, register or the probe)
+        self.disabled: list[DisabledPlugin] = [] if disabled is None else disabled
+        #: the built-in modules not loaded yet (``None``: none pending)
+        self._builtins: _PendingBuiltins | None = None
+
+    @property
+    def components(self) -> dict[str, dict[str, Any]]:
+        """``{family: {name: component}}``, every built-in module loaded."""
+        self._load_all()
+        return self._components
+
+    @components.setter
+    def components(self, value: dict[str, dict[str, Any]]) -> None:
+        self._load_all()
+        self._components = value
+
+    @property
+    def alias_names(self) -> dict[str, dict[str, str]]:
+        """``{family: {alias: component name}}``, every built-in module loaded."""
+        self._load_all()
+        return self._alias_names
+
+    @alias_names.setter
+    def alias_names(self, value: dict[str, dict[str, str]]) -> None:
+        self._load_all()
+        self._alias_names = value
+
+    def __repr__(self) -> str:
+        pending = 0 if self._builtins is None else len(self._builtins.modules)
+        loaded = sum(len(table) for table in self._components.values())
+        return (f"Registry({loaded} components, {pending} built-in modules not loaded yet, "
+                f"plugins={self.plugins!r}, disabled={self.disabled!r})")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (the Spark backend ships a registry to its executors) with every
+        built-in module loaded, as a plain table."""
+        self._load_all()
+        return {**self.__dict__, "_builtins": None}
 
     def add(self, family: str, component: Any, origin: str, aliases: Iterable[str] = ()) -> None:
         """Add ``component`` (and its ``aliases``) to ``family``.
 
         :raises RegistryError: wrong component type, or a name or alias already taken
-            (the message names both registrants).
+            (the message names both registrants; a built-in name counts as taken
+            whether or not its module is loaded yet).
         """
         expected = FAMILIES[family]
         if not isinstance(component, expected):
@@ -187,34 +236,45 @@ class Registry:
                 raise RegistryError(f"{origin}: invalid alias {alias!r} for {family} '{component.name}': "
                                     f"{_NAME_RULE[family == 'preset']}")
         for name in (component.name, *aliases):
+            if origin != BUILTIN_ORIGIN:
+                self._load_holder(family, name)  # a built-in of that name registers first, as in an eager build
             first = self._owner(family, name)
             if first is not None:
                 raise RegistryError(
                     f"duplicate {family} name '{name}': registered by {first} and by {origin}"
                 )
-        self.components[family][component.name] = replace_origin(component, origin)
+        self._components[family][component.name] = replace_origin(component, origin)
         for alias in aliases:
-            self.alias_names[family][alias] = component.name
+            self._alias_names[family][alias] = component.name
 
     def _owner(self, family: str, name: str) -> str | None:
         """Origin of whatever holds ``name`` in ``family`` (component or alias), or ``None``."""
-        table = self.components[family]
+        table = self._components[family]
         if name in table:
             return table[name].origin
-        target = self.alias_names[family].get(name)
+        target = self._alias_names[family].get(name)
         return None if target is None else f"{table[target].origin} (alias of '{target}')"
+
+    def find(self, family: str, name: str) -> Any:
+        """The component named (or aliased) ``name``, or ``None``: :meth:`get` without
+        the error, loading at most the built-in module that holds ``name``."""
+        table = self._components[family]
+        hit = table.get(name)
+        if hit is None:
+            target = self._alias_names[family].get(name)
+            if target is not None:
+                return table[target]
+            if self._load_holder(family, name):
+                return self.find(family, name)
+        return hit
 
     def get(self, family: str, name: str) -> Any:
         """Return the component named (or aliased) ``name``.
 
         :raises FlavourError: unknown name; the message lists the known names.
         """
-        table = self.components[family]
-        hit = table.get(name)
+        hit = self.find(family, name)
         if hit is None:
-            target = self.alias_names[family].get(name)
-            if target is not None:
-                return table[target]
             for plugin in self.disabled:
                 if (family, name) in plugin.components:
                     raise DisabledPluginError(
@@ -223,7 +283,8 @@ class Registry:
             unknown = [p for p in self.disabled if not p.components]
             maybe = "".join(f"; plugin '{p.name}' ({p.origin}), which may provide it, is disabled: {p.reason}"
                             for p in unknown)
-            raise FlavourError(unknown_name_message(family, name, sorted(table), self.alias_names[family]) + maybe)
+            table = self.components[family]  # every name, for the message
+            raise FlavourError(unknown_name_message(family, name, sorted(table), self._alias_names[family]) + maybe)
         return hit
 
     def disable(self, name: str, origin: str, reason: str) -> DisabledPlugin:
@@ -231,12 +292,12 @@ class Registry:
         plugin as disabled; returns the record (its :meth:`DisabledPlugin.warning` is
         the message to show)."""
         dropped = []
-        for family, table in self.components.items():
+        for family, table in self._components.items():  # built-in modules not loaded yet hold none of them
             gone = [n for n, comp in table.items() if comp.origin == origin]
             for n in gone:
                 del table[n]
                 dropped.append((family, n))
-            aliases = self.alias_names[family]
+            aliases = self._alias_names[family]
             for alias in [a for a, target in aliases.items() if target in gone]:
                 del aliases[alias]
                 dropped.append((family, alias))
@@ -258,9 +319,10 @@ class Registry:
         """``True`` if ``name`` is an alias, or a component that at its default
         parameters equals another one (its ``same_as``: ``log`` is ``log2``). Tools that
         enumerate components (``identify``) skip these names."""
-        if name in self.alias_names[family]:
+        self._load_holder(family, name)
+        if name in self._alias_names[family]:
             return True
-        comp = self.components[family].get(name)
+        comp = self._components[family].get(name)
         return getattr(comp, "same_as", None) is not None
 
     def metric(self, name: str) -> Metric:
@@ -268,6 +330,114 @@ class Registry:
 
     def preset(self, name: str) -> Preset:
         return self.get("preset", name)
+
+    def presets_with_divergences(self, metrics: Iterable[str] | None = None) -> list[Preset]:
+        """The presets that declare a divergence (:meth:`Preset.divergences`), in the
+        order of ``components["preset"]``; with ``metrics``, the built-in ones only
+        where the preset's metric is one of these names (a preset of another metric
+        cannot have the flavour of a measure of these), so that no other built-in
+        module is loaded. Third-party presets are all returned (they are loaded)."""
+        from . import builtin_index as index
+
+        wanted = None if metrics is None else set(metrics)
+        modules = [module for name, (module, metric) in index.DIVERGING_PRESETS.items()
+                   if wanted is None or metric in wanted]
+        self._load(modules)
+        out = [p for p in self._components["preset"].values() if p.divergences()
+               and (wanted is None or p.origin != BUILTIN_ORIGIN
+                    or index.DIVERGING_PRESETS.get(p.name, ("", ""))[1] in wanted)]
+        order = {name: i for i, name in enumerate(index.NAMES["preset"])}
+        return sorted(out, key=lambda p: order.get(p.name, len(order)) if p.origin == BUILTIN_ORIGIN
+                      else len(order))
+
+    # -- built-in modules loaded when first needed
+    def _load_holder(self, family: str, name: str) -> bool:
+        """Load the built-in module that registers ``name`` in ``family`` if it is not
+        loaded yet; ``True`` if one was loaded."""
+        pending = self._builtins
+        if pending is None:
+            return False
+        module = pending.holder(family, name)
+        if module is None:
+            return False
+        self._load((module,))
+        return True
+
+    def _load_all(self) -> None:
+        pending = self._builtins
+        if pending is not None:
+            self._load(tuple(pending.modules))
+
+    def _load(self, modules: Iterable[str]) -> None:
+        pending = self._builtins
+        if pending is None:
+            return
+        with pending.lock:
+            for module in modules:
+                if module in pending.modules:
+                    pending.load(self, module)
+            if not pending.modules and self._builtins is pending:
+                self._in_eager_order()
+                self._builtins = None  # every built-in loaded: the plugin manager is no longer needed
+
+    def _in_eager_order(self) -> None:
+        """Reorder every table as an eager build fills it: the built-ins in their
+        registration order (:mod:`evalkit.builtin_index`), then the others as added.
+        In place: a table handed out before stays the registry's."""
+        from . import builtin_index as index
+
+        for tables, order in ((self._components, index.NAMES), (self._alias_names, index.ALIASES)):
+            for family, table in tables.items():
+                builtin = [n for n in order.get(family, ()) if n in table]
+                if list(table)[:len(builtin)] == builtin:
+                    continue
+                first = set(builtin)
+                items = [(n, table[n]) for n in builtin] + [(n, v) for n, v in table.items() if n not in first]
+                table.clear()
+                table.update(items)
+
+
+class _PendingBuiltins:
+    """The built-in modules a lazily built :class:`Registry` has not loaded yet, and the
+    plugin manager that registers them (``pm.register`` and their hooks, as at build)."""
+
+    def __init__(self, pm: pluggy.PluginManager, modules: Iterable[str]) -> None:
+        import threading
+
+        self.pm = pm
+        self.modules = dict.fromkeys(modules)  # an ordered set
+        self.lock = threading.RLock()  # two threads asking for one module register it once
+
+    def holder(self, family: str, name: str) -> str | None:
+        """The pending module that registers ``name`` (a name or an alias) in ``family``."""
+        from . import builtin_index as index
+
+        module = index.NAMES.get(family, {}).get(name)
+        if module is None:
+            target = index.ALIASES.get(family, {}).get(name)
+            module = None if target is None else index.NAMES[family][target]
+        return module if module in self.modules else None
+
+    def load(self, registry: Registry, modname: str) -> None:
+        """Import ``modname``, register it with the plugin manager and call its hooks
+        (family by family, as :func:`build_registry` calls every plugin's)."""
+        import importlib
+
+        del self.modules[modname]
+        module = importlib.import_module(modname)
+        self.pm.register(module, name=modname)
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            raise RegistryError(f"{BUILTIN_ORIGIN} implements an unknown hook: {exc}") from exc
+        callers = {caller.name: caller for caller in self.pm.get_hookcallers(module) or ()}
+        for family, hook_name in _HOOK_FOR_FAMILY.items():
+            caller = callers.get(hook_name)
+            if caller is None:
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is module:
+                    _call_registration(registry, family, hook_name, impl, BUILTIN_ORIGIN)
 
 
 def registry_or_default(registry: Registry | None) -> Registry:
@@ -460,13 +630,20 @@ def _prune(folder: str) -> None:
             pass  # another process removed it first
 
 
-def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False) -> Registry:
+def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False,
+                   lazy: bool = True) -> Registry:
     """Build a fresh registry.
 
     :param disable_plugins: ``True`` loads no third-party plugin; an iterable of
         entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
     :param strict: raise on the first failing plugin instead of disabling it (for a
         plugin's own tests).
+    :param lazy: ``True`` (default): the built-in modules (:data:`DEFAULT_PLUGINS`) are
+        imported and registered when a component of theirs is first asked for
+        (:class:`Registry`); third-party plugins are loaded, registered and probed now.
+        ``False``: every built-in module is registered now, before the plugins (the
+        registry :mod:`evalkit.builtin_index` is generated from). Both give the same
+        components, names, origins and errors.
     :raises RegistryError: a built-in component fails (a bug in evalkit); with
         ``strict=True`` also a plugin that fails to import (the message names its
         distribution), registers a duplicate name, implements an unknown hook or a
@@ -484,14 +661,16 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     origins: dict[int, str] = {}
     ep_names: dict[str, str] = {}  # origin -> entry-point name, for third-party plugins
 
-    import importlib
-
-    for modname in DEFAULT_PLUGINS:
-        module = importlib.import_module(modname)
-        pm.register(module, name=modname)
-        origins[id(module)] = BUILTIN_ORIGIN
-
     registry = Registry()
+    if lazy:
+        registry._builtins = _PendingBuiltins(pm, DEFAULT_PLUGINS)
+    else:
+        import importlib
+
+        for modname in DEFAULT_PLUGINS:
+            module = importlib.import_module(modname)
+            pm.register(module, name=modname)
+            origins[id(module)] = BUILTIN_ORIGIN
 
     def fail(name: str, origin: str, error: RegistryError, reason: str) -> None:
         """A third-party plugin failed: raise (strict) or disable it and warn."""
@@ -508,7 +687,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             dist = getattr(ep, "dist", None)
             dist_label = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
             origin = f"{dist_label} (entry point '{ep.name}')"
-            if pm.has_plugin(ep.name):
+            if pm.has_plugin(ep.name) or (lazy and ep.name in _BUILTIN_MODULES):
                 # Two distributions declare the same entry-point name: loading only
                 # one of them would silently drop the other's components.
                 first = registry.plugins.get(ep.name, ep.name)
@@ -558,6 +737,8 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     for family, hook_name in _HOOK_FOR_FAMILY.items():
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():  # in registration order
+            if lazy and impl.plugin_name in _BUILTIN_MODULES:
+                continue  # a built-in loaded by a plugin's name check: registered by its loading
             origin = origins.get(id(impl.plugin), impl.plugin_name)
             if origin in failed:
                 continue
@@ -578,7 +759,8 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             raise exc
         fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))
 
-    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN)  # built-ins: in the tests
+    # built-ins: in the tests; only the loaded components (the plugins') are probed
+    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN, tables=registry._components)
     return registry
 
 
@@ -655,3 +837,64 @@ def unknown_name_message(family: str, name: str, known: list[str], aliases: Iter
         return f"unknown {family} '{name}' (known: {listed}){hint}"
     where = "`evalkit flavours` lists them" if family == "preset" else "`evalkit plugins` lists them"
     return f"unknown {family} '{name}' ({len(known)} known; {where}){hint}"
+
+
+def builtin_index_source() -> str:
+    """The text of :mod:`evalkit.builtin_index`: which built-in module registers each
+    built-in name, alias and divergence-declaring preset, read from a registry of the
+    built-ins built eagerly (``build_registry(disable_plugins=True, lazy=False)``), in
+    its order. ``tests/test_builtin_index.py`` compares the file with it; after adding
+    or renaming a built-in component, write it again::
+
+        python -c "import evalkit.registry as r; open('evalkit/builtin_index.py', 'w').write(r.builtin_index_source())"
+    """
+    eager = build_registry(disable_plugins=True, lazy=False)
+    module_of: dict[tuple[str, str], str] = {}
+    for modname in DEFAULT_PLUGINS:  # each module's own hooks, alone
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        alone = Registry()
+        _PendingBuiltins(pm, (modname,)).load(alone, modname)
+        for family, table in alone._components.items():
+            module_of.update({(family, name): modname for name in table})
+    names = {family: {name: module_of[family, name] for name in table}
+             for family, table in eager.components.items() if table}
+    aliases = {family: dict(table) for family, table in eager.alias_names.items() if table}
+    diverging = {}
+    for preset in eager.components["preset"].values():
+        if preset.divergences():
+            head = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", preset.spec)
+            metric = eager.get("metric", head.group(1)).name if head else ""
+            diverging[preset.name] = (module_of["preset", preset.name], metric)
+
+    def lit(value: Any) -> str:  # double quotes, as the code
+        return f"({', '.join(map(lit, value))})" if isinstance(value, tuple) else json.dumps(value)
+
+    def block(value: dict[str, Any], indent: str) -> str:
+        rows = "".join(f"{indent}    {lit(k)}: {lit(v)},\n" for k, v in value.items())
+        return "{\n" + rows + indent + "}"
+
+    lines = [
+        '"""Which built-in module registers each built-in name: the index a lazily built',
+        ":class:`evalkit.registry.Registry` loads its built-in modules by.",
+        "",
+        "Generated by :func:`evalkit.registry.builtin_index_source` from a registry of the",
+        "built-ins built eagerly; ``tests/test_builtin_index.py`` fails when it differs.",
+        "Do not edit by hand.",
+        '"""',
+        "",
+        "#: ``{family: {component name: module}}``, in the order an eager build registers them",
+        "NAMES: dict[str, dict[str, str]] = {",
+        *[f"    {lit(family)}: {block(value, '    ')}," for family, value in names.items()],
+        "}",
+        "",
+        "#: ``{family: {alias: component name}}``, in registration order",
+        "ALIASES: dict[str, dict[str, str]] = {",
+        *[f"    {lit(family)}: {block(value, '    ')}," for family, value in aliases.items()],
+        "}",
+        "",
+        "#: ``{preset name: (module, metric)}`` of the presets that declare a divergence",
+        f"DIVERGING_PRESETS: dict[str, tuple[str, str]] = {block(diverging, '')}",
+        "",
+    ]
+    return "\n".join(lines)
