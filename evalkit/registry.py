@@ -30,9 +30,10 @@ import json
 import os
 import sys
 import re
+import stat
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pluggy
 
@@ -526,36 +527,82 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "evalkit") if os.path.isabs(base) else None
 
 
-def installed_state() -> list[list[Any]]:
-    """What identifies the installed distributions, cheaply: for each folder of
-    ``sys.path``, the name and modification time (ns) of each ``*.dist-info``,
-    ``*.egg-info``, ``*.egg-link`` and ``*.pth`` entry and of its ``entry_points.txt``
-    (-1 without one); a ``sys.path`` entry that is a file (a zip) by its own time. A
-    distribution installed, removed, upgraded or reinstalled (pip writes a fresh
-    ``*.dist-info``) or an edited ``entry_points.txt`` changes it."""
+#: a folder modified less than this long before its listing was cached is listed again
+#: at the next start: a change within the same tick of the file system's clock leaves
+#: its modification time as it was
+RACY_NS = 2_000_000_000
+
+
+def installed_state(previous: Mapping[str, Any] | None = None) -> list[list[Any]]:
+    """What identifies the installed distributions' entry points, cheaply: for each
+    folder of ``sys.path``, the name of each ``*.dist-info``, ``*.egg-info``,
+    ``*.egg-link`` and ``*.pth`` entry with the modification time (ns) of its
+    ``entry_points.txt`` (-1 without one; a file's own time) and whether it is a
+    folder; a ``sys.path`` entry that is a file (a zip) by its own time. A distribution
+    installed, removed, upgraded or reinstalled (pip writes a fresh ``*.dist-info``) or
+    an ``entry_points.txt`` edited or removed changes it.
+
+    :param previous: the cache :func:`cached_entry_points` wrote (``state``,
+        ``folders``: each folder's modification time, ``taken``: when it was listed).
+        A folder whose modification time is unchanged, and was not within
+        :data:`RACY_NS` of the listing, holds the same entries (creating, removing or
+        renaming one changes it): it is not listed again, and only the
+        ``entry_points.txt`` and ``*.pth`` files of its entries are looked at.
+    """
+    return _scan(previous)[0]
+
+
+def _scan(previous: Mapping[str, Any] | None) -> tuple[list[list[Any]], dict[str, int]]:
+    """``(state, folders)``: :func:`installed_state` and ``{sys.path entry: the folder's
+    modification time}``."""
+    known: dict[str, list[Any]] = {}
+    folders_before: dict[str, Any] = {}
+    taken = 0
+    try:
+        if previous is not None:
+            taken = int(previous["taken"])
+            folders_before = dict(previous["folders"])
+            known = {row[0]: row[1:] for row in previous["state"] if folders_before.get(row[0]) is not None}
+    except (KeyError, TypeError, ValueError, IndexError):
+        known, folders_before = {}, {}
     state: list[list[Any]] = []
+    folders: dict[str, int] = {}
     for entry in sys.path:
         folder = entry or "."
         try:
-            names = sorted(n for n in os.listdir(folder) if n.endswith(_METADATA_SUFFIXES))
-        except NotADirectoryError:
-            try:
-                state.append([entry, os.stat(folder).st_mtime_ns])
-            except OSError:
-                state.append([entry, None])
-            continue
+            st = os.stat(folder)
         except OSError:
             state.append([entry, None])
             continue
-        seen: list[Any] = [entry]
-        for name in names:
-            path = os.path.join(folder, name)
-            try:
-                seen.append([name, os.stat(path).st_mtime_ns, _mtime(os.path.join(path, "entry_points.txt"))])
-            except OSError:
-                seen.append([name, None, -1])
-        state.append(seen)
-    return state
+        if not stat.S_ISDIR(st.st_mode):
+            state.append([entry, st.st_mtime_ns])
+            continue
+        mtime = folders[entry] = st.st_mtime_ns
+        rows = known.get(entry)
+        if rows is not None and folders_before.get(entry) == mtime and mtime < taken - RACY_NS:
+            try:  # the same entries: only their entry points may have changed
+                seen = [[name, -1 if then == -1 else _mtime(os.path.join(folder, name, "entry_points.txt")
+                                                           if is_dir else os.path.join(folder, name)), is_dir]
+                        for name, then, is_dir in rows]
+            except (TypeError, ValueError):
+                seen = None  # not a state this function wrote: list the folder
+            if seen is not None:
+                state.append([entry, *seen])
+                continue
+        try:
+            listed = sorted((e.name, e.is_dir()) for e in os.scandir(folder) if e.name.endswith(_METADATA_SUFFIXES))
+        except OSError:
+            state.append([entry, None])
+            del folders[entry]
+            continue
+        state.append([entry, *[[name, _mtime(os.path.join(folder, name, "entry_points.txt") if is_dir
+                                             else os.path.join(folder, name)), is_dir] for name, is_dir in listed]])
+    return state, folders
+
+
+def _racy(folders: Mapping[str, Any], taken: int) -> bool:
+    """Whether a folder was modified within :data:`RACY_NS` of ``taken``."""
+    return any(isinstance(m, int) and m >= taken - RACY_NS for m in folders.values())
 
 
 def _mtime(path: str) -> int:
@@ -572,12 +619,13 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     :mod:`importlib.metadata`): tens of milliseconds at every start. The result is kept
     in a JSON file under :func:`_cache_dir` (one per interpreter prefix, group and
     ``sys.path``; the :data:`CACHE_FILES` most recent are kept) with
-    :func:`installed_state`, and read back while that state is unchanged; otherwise (or
-    when the file cannot be read) the distributions are read again and the file
+    :func:`installed_state`, and read back while that state is unchanged (a folder of
+    ``sys.path`` is listed again only when its modification time changed); otherwise
+    (or when the file cannot be read) the distributions are read again and the file
     rewritten (atomically; a cache that cannot be written is skipped silently)."""
+    import time
     import zlib
 
-    state = installed_state()
     where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
     folder = _cache_dir()
     if folder is None:
@@ -585,31 +633,52 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
 
         return list(importlib.metadata.entry_points(group=group))
     path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
+    taken = time.time_ns()  # before the listing: a change while it runs is seen next time
+    cached: Any = None
     try:
         with open(path, encoding="utf-8") as f:
             cached = json.load(f)
-        if cached.get("state") == state and cached.get("group") == group:
-            return [CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
-                    for name, value, dist in cached["entry_points"]]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        if not isinstance(cached, dict) or cached.get("group") != group:
+            cached = None
+    except (OSError, ValueError):
         pass  # no cache yet, or an unreadable one: read the distributions
+    state, folders = _scan(cached)
+    if cached is not None:
+        try:
+            if cached["state"] == state:
+                found: list[md.EntryPoint | CachedEntryPoint] = [
+                    CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
+                    for name, value, dist in cached["entry_points"]]
+                if cached.get("folders") != folders or (_racy(folders, int(cached["taken"]))
+                                                        and not _racy(folders, taken)):
+                    # a folder changed, not its distributions, or is no longer recent: note it
+                    _write_cache(folder, path, {**cached, "folders": folders, "taken": taken})
+                return found
+        except (TypeError, KeyError, ValueError, AttributeError):
+            pass  # an unreadable cache: read the distributions
     import importlib.metadata
 
-    found: list[md.EntryPoint | CachedEntryPoint] = list(importlib.metadata.entry_points(group=group))
+    found_eps: list[md.EntryPoint | CachedEntryPoint] = list(importlib.metadata.entry_points(group=group))
     rows = []
-    for ep in found:
+    for ep in found_eps:
         dist = getattr(ep, "dist", None)
         rows.append([ep.name, ep.value, None if dist is None else [dist.name, dist.version]])
+    _write_cache(folder, path, {"group": group, "state": state, "folders": folders, "taken": taken,
+                                "entry_points": rows})
+    return found_eps
+
+
+def _write_cache(folder: str, path: str, data: dict[str, Any]) -> None:
+    """Write the cache file atomically; a cache that cannot be written is skipped."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"group": group, "state": state, "entry_points": rows}, f)
+            json.dump(data, f)
         os.replace(tmp, path)
         _prune(folder)
     except OSError:
         pass  # a read-only home: no cache, the same entry points
-    return found
 
 
 #: entry-point cache files kept (one per interpreter, group and ``sys.path``)
