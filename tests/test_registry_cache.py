@@ -232,7 +232,8 @@ def test_a_change_in_the_same_clock_tick_as_the_cache_is_seen(site: Path) -> Non
     assert cache["state"] == registry_mod.installed_state(cache)
 
 
-def test_a_folder_changed_without_its_distributions_keeps_the_cache(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_changed_without_its_distributions_keeps_the_cache(site: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A file written into a ``sys.path`` folder (a module, a report in the working
     directory) changes the folder's time, not the entry points: the folder is listed
     again, the distributions are not read again."""
