@@ -218,3 +218,17 @@ def test_a_user_registry_is_plain():
     reg = registry_mod.Registry()
     reg.add("preset", Preset(name="mine.ndcg", spec="ndcg"), "me")
     assert reg.names("preset") == ["mine.ndcg"] and reg.find("preset", "trec_eval.ndcg_cut") is None
+
+
+def test_preset_names_are_checked_as_the_pattern_reads_them():
+    """valid_name('preset', ...) checks with string methods what PRESET_NAME_PATTERN
+    matches (every string of up to 5 characters over a small alphabet, and real names)."""
+    import itertools
+    import re
+
+    pattern = re.compile(registry_mod.PRESET_NAME_PATTERN)
+    names = ["trec_eval.ndcg_cut", "xgboost.ndcg-", "a.1b", "a-b.c_d", "recsys.implicit.ndcg", "a.", ".a", "a--",
+             "a.-", "-a", "1a", "a\n", "a b", "a@10", "_", "a-_", "A.B-C_9-"]
+    names += ["".join(t) for n in range(6) for t in itertools.product("a1_.-", repeat=n)]
+    for name in names:
+        assert registry_mod.valid_name("preset", name) == (pattern.match(name) is not None), repr(name)
