@@ -232,3 +232,24 @@ def test_preset_names_are_checked_as_the_pattern_reads_them():
     names += ["".join(t) for n in range(6) for t in itertools.product("a1_.-", repeat=n)]
     for name in names:
         assert registry_mod.valid_name("preset", name) == (pattern.match(name) is not None), repr(name)
+
+
+def test_builtin_hook_implementations_are_their_evalkit_functions():
+    """The registry's plugin manager reads only the ``evalkit_*`` attributes of a
+    built-in module: pluggy's own manager finds no other hook implementation there."""
+    import importlib
+
+    import pluggy
+
+    from evalkit import hookspecs
+
+    for modname in DEFAULT_PLUGINS:
+        module = importlib.import_module(modname)
+        found = []
+        for manager_class in (pluggy.PluginManager, registry_mod.PluginManager):
+            manager = manager_class(hookspecs.PROJECT_NAME)
+            manager.add_hookspecs(hookspecs)
+            manager.register(module, name=modname)
+            found.append(sorted((caller.name, impl.function.__name__) for caller in manager.get_hookcallers(module)
+                                for impl in caller.get_hookimpls() if impl.plugin is module))
+        assert found[0] == found[1] and found[0], modname
