@@ -21,6 +21,11 @@ plugin's own tests). Asking for a component of a disabled plugin raises
 :class:`~evalkit.errors.DisabledPluginError` naming the plugin and the reason.
 While a plugin's module is imported and its hooks run, ``print`` goes to standard
 error, so nothing a plugin prints reaches machine-readable output.
+
+evalkit's own modules (:data:`DEFAULT_PLUGINS`) are imported and registered when a
+name of theirs is first asked for (:class:`Registry`; :mod:`evalkit.builtin_index`
+says which module holds each name), so a command imports only the library modules
+it uses; third-party plugins are loaded, registered and probed at build.
 """
 
 from __future__ import annotations
