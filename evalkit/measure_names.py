@@ -58,8 +58,9 @@ TREC_EVAL_MEASURES: dict[str, tuple[str, bool]] = {
 #: ``-m all_trec``: the measures of trec_eval's all_trec group that evalkit computes.
 ALL_TREC = ("map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg")
 
-_TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\.(?P<params>[0-9.,]+))?$")
-_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>[0-9]+|[0-9]*\.[0-9]+))?$", re.S | re.ASCII)
+# compiled when first used (re's own cache): ndcg_cut.10 and presets never need them
+_TREC_EVAL_NAME = r"^(?P<name>[A-Za-z_]+)(?:\.(?P<params>[0-9.,]+))?$"
+_IR_MEASURES_NAME = r"(?sa)^(?P<name>[A-Za-z_]+)(?:\((?P<args>.*)\))?(?:@(?P<k>[0-9]+|[0-9]*\.[0-9]+))?$"
 
 #: ir_measures measure -> {parameters: preset}; parameters as a sorted tuple of items.
 _IR_MEASURES: dict[str, dict[tuple, str]] = {
@@ -139,7 +140,7 @@ def trec_eval_name(text: str, registry: Registry | None = None) -> list[NamedMea
         raise FlavourError(f"trec_eval measure {base!r} is not implemented in evalkit (of trec_eval 10.0's "
                            "measures, the judgment-group averages *_avgjg, yaap, ideal_dcg and the preference "
                            "measures prefs_* are not); trec_eval itself computes it")
-    m = _TREC_EVAL_NAME.match(text.strip())
+    m = re.match(_TREC_EVAL_NAME, text.strip())
     if not m:
         return None
     name, params = m.group("name"), m.group("params")
@@ -171,8 +172,8 @@ def _plugin_metric(name: str, registry: Registry | None = None) -> bool:
         return False
     from .registry import registry_or_default
 
-    registry = registry_or_default(registry)
-    return name in registry.names("metric") and registry.metric(name).origin != "evalkit (built-in)"
+    comp = registry_or_default(registry).find("metric", name)  # loads no built-in module for another name
+    return comp is not None and comp.name == name and comp.origin != "evalkit (built-in)"
 
 
 def _ir_measures_args(text: str, args: str) -> dict:
@@ -204,7 +205,7 @@ def ir_measures_name(text: str) -> list[NamedMeasure] | None:
 
     :raises FlavourError: an ir_measures measure with parameters evalkit has no preset for.
     """
-    m = _IR_MEASURES_NAME.match(text.strip())
+    m = re.match(_IR_MEASURES_NAME, text.strip())
     if not m or m.group("name") not in _IR_MEASURES:
         return None
     name = m.group("name")

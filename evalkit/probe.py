@@ -26,7 +26,7 @@ metrics (they need subtopic qrels) are not probed at build.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TYPE_CHECKING
+from typing import Any, Callable, Mapping, TYPE_CHECKING
 
 import numpy as np
 
@@ -93,7 +93,8 @@ class _Probe:
         return self._problem
 
     def _builtin(self, family: str, name: str, fallback: Any = None) -> Any:
-        comp = self.registry.components[family].get(name)
+        find = getattr(self.registry, "find", None)
+        comp = find(family, name) if find is not None else self.registry.components[family].get(name)
         return comp if comp is not None else fallback
 
     def ranked(self) -> Any:
@@ -199,7 +200,7 @@ def probe_component(probe: _Probe, family: str, comp: Any) -> None:
 
 
 def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError], None] | None = None,
-                   skip_origin: str | None = None) -> None:
+                   skip_origin: str | None = None, tables: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """Probe every component of ``registry`` (presets excluded: they are flavour
     strings, parsed where they are resolved, :mod:`evalkit.resolve`, and all of them by
     :func:`evalkit.presets.check_presets`, which the tests run).
@@ -213,14 +214,18 @@ def probe_registry(registry: Any, on_failure: Callable[[str, Any, RegistryError]
         component whose probe fails (:func:`evalkit.registry.build_registry` disables
         its plugin there, which removes the plugin's components from ``registry``);
         ``None`` raises the error.
+    :param tables: the ``{family: {name: component}}`` to probe (default:
+        ``registry.components``, every component); :func:`evalkit.registry.build_registry`
+        passes the components loaded so far, the plugins' (built-in modules load when
+        first needed).
     :raises RegistryError: the first component whose probe fails, without ``on_failure``.
     """
-    probe = _Probe(registry)
+    probe = _Probe(registry)  # its problem is built when a component is probed
     for family in ("gain", "discount", "ties", "idcg", "metric"):
-        table = registry.components[family]
+        table = (registry.components if tables is None else tables)[family]
         for comp in list(table.values()):
-            if table.get(comp.name) is not comp or (skip_origin is not None and comp.origin == skip_origin):
-                continue  # removed with its disabled plugin, or not probed here
+            if (skip_origin is not None and comp.origin == skip_origin) or table.get(comp.name) is not comp:
+                continue  # not probed here, or removed with its disabled plugin
             try:
                 probe_component(probe, family, comp)
             except RegistryError as exc:

@@ -21,6 +21,11 @@ plugin's own tests). Asking for a component of a disabled plugin raises
 :class:`~evalkit.errors.DisabledPluginError` naming the plugin and the reason.
 While a plugin's module is imported and its hooks run, ``print`` goes to standard
 error, so nothing a plugin prints reaches machine-readable output.
+
+evalkit's own modules (:data:`DEFAULT_PLUGINS`) are imported and registered when a
+name of theirs is first asked for (:class:`Registry`; :mod:`evalkit.builtin_index`
+says which module holds each name), so a command imports only the library modules
+it uses; third-party plugins are loaded, registered and probed at build.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ import json
 import os
 import sys
 import re
+import stat
 import warnings
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 import pluggy
 
@@ -78,6 +84,24 @@ DEFAULT_PLUGINS = (
     "evalkit.libraries.trec_eval_measures",
 )
 
+_BUILTIN_MODULES = frozenset(DEFAULT_PLUGINS)
+
+
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's plugin manager, reading only the ``evalkit_*`` attributes of evalkit's
+    built-in modules (their hook implementations; ``tests/test_builtin_index.py`` checks
+    that pluggy finds no other): pluggy reads every attribute of a plugin with
+    :func:`inspect.getattr_static`, a tenth of a millisecond per built-in module.
+    Third-party plugins are read as pluggy reads them (a hook implementation may have
+    another name, ``@hookimpl(specname=...)``)."""
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        if not name.startswith("evalkit_") and getattr(plugin, "__name__", None) in _BUILTIN_MODULES:
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
 _HOOK_FOR_FAMILY = {
     "gain": "evalkit_register_gains",
     "discount": "evalkit_register_discounts",
@@ -97,8 +121,16 @@ _HOOK_FOR_FAMILY = {
 BUILTIN_ORIGIN = "evalkit (built-in)"
 
 #: A preset name: identifiers joined by dots or hyphens, optionally ending in ``-``
-#: (``trec_eval.ndcg_cut``, XGBoost's ``xgboost.ndcg-``).
-_PRESET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.-][A-Za-z_0-9]+)*-?\Z")
+#: (``trec_eval.ndcg_cut``, XGBoost's ``xgboost.ndcg-``): what this pattern matches,
+#: checked with string methods (:func:`_preset_name`; no pattern compiled at start-up)
+PRESET_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*(?:[.-][A-Za-z_0-9]+)*-?\Z"
+
+
+def _preset_name(name: str) -> bool:
+    """Whether the ASCII string ``name`` matches :data:`PRESET_NAME_PATTERN`."""
+    first, *rest = (name[:-1] if name.endswith("-") else name).replace("-", ".").split(".")
+    return first.isidentifier() and all(part and part.replace("_", "a").isalnum() for part in rest)
+
 _NAME_RULE = {
     False: "component names must be Python identifiers (letters, digits, '_'; not starting with a digit), "
            "so that flavour strings such as ndcg(gain=NAME) parse",
@@ -112,7 +144,7 @@ def valid_name(family: str, name: object) -> bool:
     if not isinstance(name, str) or not name.isascii():
         return False
     if family == "preset":
-        return _PRESET_NAME.match(name) is not None
+        return _preset_name(name)
     return name.isidentifier()
 
 
@@ -141,7 +173,6 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-@dataclass
 class Registry:
     """Every known component, by family and name.
 
@@ -150,24 +181,72 @@ class Registry:
     ``alias_names[family][alias]`` is the name of the component an alias stands for
     (``register(component, aliases=(...))``); :meth:`get` resolves aliases,
     :meth:`names` lists only the components' own names.
+
+    A registry from :func:`build_registry` loads evalkit's built-in modules
+    (:data:`DEFAULT_PLUGINS`) when they are first needed: :meth:`get`, :meth:`find`,
+    :meth:`is_alias` and :meth:`add` import and register (``pm.register`` and its hooks,
+    as at build) only the module that holds the name asked for
+    (:mod:`evalkit.builtin_index`, generated from the eagerly built registry and pinned
+    by ``tests/test_builtin_index.py``); ``components``, ``alias_names``,
+    :meth:`names`, :meth:`aliases`, an unknown name and pickling load every one first,
+    and then list the components in the order an eager build registers them
+    (the built-ins in :data:`DEFAULT_PLUGINS` order, then the plugins').
     """
 
-    components: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {family: {} for family in FAMILIES}
-    )
-    #: entry-point names of the third-party plugins that were loaded
-    plugins: dict[str, str] = field(default_factory=dict)
-    alias_names: dict[str, dict[str, str]] = field(
-        default_factory=lambda: {family: {} for family in FAMILIES}
-    )
-    #: third-party plugins disabled at build (they failed to import, register or the probe)
-    disabled: list[DisabledPlugin] = field(default_factory=list)
+    def __init__(self, components: dict[str, dict[str, Any]] | None = None, plugins: dict[str, str] | None = None,
+                 alias_names: dict[str, dict[str, str]] | None = None,
+                 disabled: list[DisabledPlugin] | None = None) -> None:
+        self._components: dict[str, dict[str, Any]] = \
+            {family: {} for family in FAMILIES} if components is None else components
+        #: entry-point names of the third-party plugins that were loaded
+        self.plugins: dict[str, str] = {} if plugins is None else plugins
+        self._alias_names: dict[str, dict[str, str]] = \
+            {family: {} for family in FAMILIES} if alias_names is None else alias_names
+        #: third-party plugins disabled at build (they failed to import, register or the probe)
+        self.disabled: list[DisabledPlugin] = [] if disabled is None else disabled
+        #: the built-in modules not loaded yet (``None``: none pending)
+        self._builtins: _PendingBuiltins | None = None
+
+    @property
+    def components(self) -> dict[str, dict[str, Any]]:
+        """``{family: {name: component}}``, every built-in module loaded."""
+        self._load_all()
+        return self._components
+
+    @components.setter
+    def components(self, value: dict[str, dict[str, Any]]) -> None:
+        self._load_all()
+        self._components = value
+
+    @property
+    def alias_names(self) -> dict[str, dict[str, str]]:
+        """``{family: {alias: component name}}``, every built-in module loaded."""
+        self._load_all()
+        return self._alias_names
+
+    @alias_names.setter
+    def alias_names(self, value: dict[str, dict[str, str]]) -> None:
+        self._load_all()
+        self._alias_names = value
+
+    def __repr__(self) -> str:
+        pending = 0 if self._builtins is None else len(self._builtins.modules)
+        loaded = sum(len(table) for table in self._components.values())
+        return (f"Registry({loaded} components, {pending} built-in modules not loaded yet, "
+                f"plugins={self.plugins!r}, disabled={self.disabled!r})")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (the Spark backend ships a registry to its executors) with every
+        built-in module loaded, as a plain table."""
+        self._load_all()
+        return {**self.__dict__, "_builtins": None}
 
     def add(self, family: str, component: Any, origin: str, aliases: Iterable[str] = ()) -> None:
         """Add ``component`` (and its ``aliases``) to ``family``.
 
         :raises RegistryError: wrong component type, or a name or alias already taken
-            (the message names both registrants).
+            (the message names both registrants; a built-in name counts as taken
+            whether or not its module is loaded yet).
         """
         expected = FAMILIES[family]
         if not isinstance(component, expected):
@@ -187,34 +266,45 @@ class Registry:
                 raise RegistryError(f"{origin}: invalid alias {alias!r} for {family} '{component.name}': "
                                     f"{_NAME_RULE[family == 'preset']}")
         for name in (component.name, *aliases):
+            if origin != BUILTIN_ORIGIN:
+                self._load_holder(family, name)  # a built-in of that name registers first, as in an eager build
             first = self._owner(family, name)
             if first is not None:
                 raise RegistryError(
                     f"duplicate {family} name '{name}': registered by {first} and by {origin}"
                 )
-        self.components[family][component.name] = replace_origin(component, origin)
+        self._components[family][component.name] = replace_origin(component, origin)
         for alias in aliases:
-            self.alias_names[family][alias] = component.name
+            self._alias_names[family][alias] = component.name
 
     def _owner(self, family: str, name: str) -> str | None:
         """Origin of whatever holds ``name`` in ``family`` (component or alias), or ``None``."""
-        table = self.components[family]
+        table = self._components[family]
         if name in table:
             return table[name].origin
-        target = self.alias_names[family].get(name)
+        target = self._alias_names[family].get(name)
         return None if target is None else f"{table[target].origin} (alias of '{target}')"
+
+    def find(self, family: str, name: str) -> Any:
+        """The component named (or aliased) ``name``, or ``None``: :meth:`get` without
+        the error, loading at most the built-in module that holds ``name``."""
+        table = self._components[family]
+        hit = table.get(name)
+        if hit is None:
+            target = self._alias_names[family].get(name)
+            if target is not None:
+                return table[target]
+            if self._load_holder(family, name):
+                return self.find(family, name)
+        return hit
 
     def get(self, family: str, name: str) -> Any:
         """Return the component named (or aliased) ``name``.
 
         :raises FlavourError: unknown name; the message lists the known names.
         """
-        table = self.components[family]
-        hit = table.get(name)
+        hit = self.find(family, name)
         if hit is None:
-            target = self.alias_names[family].get(name)
-            if target is not None:
-                return table[target]
             for plugin in self.disabled:
                 if (family, name) in plugin.components:
                     raise DisabledPluginError(
@@ -223,7 +313,8 @@ class Registry:
             unknown = [p for p in self.disabled if not p.components]
             maybe = "".join(f"; plugin '{p.name}' ({p.origin}), which may provide it, is disabled: {p.reason}"
                             for p in unknown)
-            raise FlavourError(unknown_name_message(family, name, sorted(table), self.alias_names[family]) + maybe)
+            table = self.components[family]  # every name, for the message
+            raise FlavourError(unknown_name_message(family, name, sorted(table), self._alias_names[family]) + maybe)
         return hit
 
     def disable(self, name: str, origin: str, reason: str) -> DisabledPlugin:
@@ -231,12 +322,12 @@ class Registry:
         plugin as disabled; returns the record (its :meth:`DisabledPlugin.warning` is
         the message to show)."""
         dropped = []
-        for family, table in self.components.items():
+        for family, table in self._components.items():  # built-in modules not loaded yet hold none of them
             gone = [n for n, comp in table.items() if comp.origin == origin]
             for n in gone:
                 del table[n]
                 dropped.append((family, n))
-            aliases = self.alias_names[family]
+            aliases = self._alias_names[family]
             for alias in [a for a, target in aliases.items() if target in gone]:
                 del aliases[alias]
                 dropped.append((family, alias))
@@ -258,9 +349,10 @@ class Registry:
         """``True`` if ``name`` is an alias, or a component that at its default
         parameters equals another one (its ``same_as``: ``log`` is ``log2``). Tools that
         enumerate components (``identify``) skip these names."""
-        if name in self.alias_names[family]:
+        self._load_holder(family, name)
+        if name in self._alias_names[family]:
             return True
-        comp = self.components[family].get(name)
+        comp = self._components[family].get(name)
         return getattr(comp, "same_as", None) is not None
 
     def metric(self, name: str) -> Metric:
@@ -268,6 +360,115 @@ class Registry:
 
     def preset(self, name: str) -> Preset:
         return self.get("preset", name)
+
+    def presets_with_divergences(self, metrics: Iterable[str] | None = None) -> list[Preset]:
+        """The presets that declare a divergence (:meth:`Preset.divergences`), in the
+        order of ``components["preset"]``; with ``metrics``, the built-in ones only
+        where the preset's metric is one of these names (a preset of another metric
+        cannot have the flavour of a measure of these), so that no other built-in
+        module is loaded. Third-party presets are all returned (they are loaded)."""
+        from . import builtin_index as index
+
+        wanted = None if metrics is None else set(metrics)
+        modules = [module for name, (module, metric) in index.DIVERGING_PRESETS.items()
+                   if wanted is None or metric in wanted]
+        self._load(modules)
+        out = [p for p in self._components["preset"].values() if p.divergences()
+               and (wanted is None or p.origin != BUILTIN_ORIGIN
+                    or index.DIVERGING_PRESETS.get(p.name, ("", ""))[1] in wanted)]
+        order = {name: i for i, name in enumerate(index.NAMES["preset"])}
+        return sorted(out, key=lambda p: order.get(p.name, len(order)) if p.origin == BUILTIN_ORIGIN
+                      else len(order))
+
+    # -- built-in modules loaded when first needed
+    def _load_holder(self, family: str, name: str) -> bool:
+        """Load the built-in module that registers ``name`` in ``family`` if it is not
+        loaded yet; ``True`` if one was loaded."""
+        pending = self._builtins
+        if pending is None:
+            return False
+        module = pending.holder(family, name)
+        if module is None:
+            return False
+        self._load((module,))
+        return True
+
+    def _load_all(self) -> None:
+        pending = self._builtins
+        if pending is not None:
+            self._load(tuple(pending.modules))
+
+    def _load(self, modules: Iterable[str]) -> None:
+        pending = self._builtins
+        if pending is None:
+            return
+        with pending.lock:
+            for module in modules:
+                if module in pending.modules:
+                    pending.load(self, module)
+            if not pending.modules and self._builtins is pending:
+                self._in_eager_order()
+                self._builtins = None  # every built-in loaded: the plugin manager is no longer needed
+
+    def _in_eager_order(self) -> None:
+        """Reorder every table as an eager build fills it: the built-ins in their
+        registration order (:mod:`evalkit.builtin_index`), then the others as added.
+        In place: a table handed out before stays the registry's."""
+        from . import builtin_index as index
+
+        for tables, order in ((self._components, index.NAMES), (self._alias_names, index.ALIASES)):
+            for family, table in tables.items():
+                builtin = [n for n in order.get(family, ()) if n in table]
+                if list(table)[:len(builtin)] == builtin:
+                    continue
+                first = set(builtin)
+                items = [(n, table[n]) for n in builtin] + [(n, v) for n, v in table.items() if n not in first]
+                table.clear()
+                table.update(items)
+
+
+class _PendingBuiltins:
+    """The built-in modules a lazily built :class:`Registry` has not loaded yet, and the
+    plugin manager that registers them (``pm.register`` and their hooks, as at build)."""
+
+    def __init__(self, pm: pluggy.PluginManager, modules: Iterable[str]) -> None:
+        import _thread
+
+        self.pm = pm
+        self.modules = dict.fromkeys(modules)  # an ordered set
+        self.lock = _thread.RLock()  # two threads asking for one module register it once (what
+        # threading.RLock() returns; called directly, evaluating imports no threading)
+
+    def holder(self, family: str, name: str) -> str | None:
+        """The pending module that registers ``name`` (a name or an alias) in ``family``."""
+        from . import builtin_index as index
+
+        module = index.NAMES.get(family, {}).get(name)
+        if module is None:
+            target = index.ALIASES.get(family, {}).get(name)
+            module = None if target is None else index.NAMES[family][target]
+        return module if module in self.modules else None
+
+    def load(self, registry: Registry, modname: str) -> None:
+        """Import ``modname``, register it with the plugin manager and call its hooks
+        (family by family, as :func:`build_registry` calls every plugin's)."""
+        import importlib
+
+        del self.modules[modname]
+        module = importlib.import_module(modname)
+        self.pm.register(module, name=modname)
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            raise RegistryError(f"{BUILTIN_ORIGIN} implements an unknown hook: {exc}") from exc
+        callers = {caller.name: caller for caller in self.pm.get_hookcallers(module) or ()}
+        for family, hook_name in _HOOK_FOR_FAMILY.items():
+            caller = callers.get(hook_name)
+            if caller is None:
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is module:
+                    _call_registration(registry, family, hook_name, impl, BUILTIN_ORIGIN)
 
 
 def registry_or_default(registry: Registry | None) -> Registry:
@@ -312,16 +513,18 @@ CACHE_ENV = "EVALKIT_CACHE_DIR"
 _METADATA_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
 
 
-@dataclass(frozen=True)
-class CachedDistribution:
+#: importlib.metadata's ``EntryPoint.pattern`` (compiled when a plugin is loaded)
+_ENTRY_POINT_VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
+
+
+class CachedDistribution(NamedTuple):  # a named tuple: a tenth of a dataclass's cost at every start
     """The two fields of an :class:`importlib.metadata.Distribution` the registry reads."""
 
     name: str
     version: str
 
 
-@dataclass(frozen=True)
-class CachedEntryPoint:
+class CachedEntryPoint(NamedTuple):
     """An entry point read back from the cache: what the registry reads of an
     :class:`importlib.metadata.EntryPoint` (``name``, ``value``, ``group``, ``dist``)
     and :meth:`load`, which imports it as ``EntryPoint.load`` does."""
@@ -331,13 +534,11 @@ class CachedEntryPoint:
     group: str
     dist: CachedDistribution | None
 
-    _PATTERN = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
-
     def load(self) -> Any:
         """The object ``value`` names (``module`` or ``module:attr.attr``), imported."""
         import importlib
 
-        match = self._PATTERN.match(self.value)
+        match = re.match(_ENTRY_POINT_VALUE, self.value)
         if match is None:
             raise ValueError(f"invalid entry point value {self.value!r}")
         obj: Any = importlib.import_module(match.group("module"))
@@ -356,36 +557,82 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "evalkit") if os.path.isabs(base) else None
 
 
-def installed_state() -> list[list[Any]]:
-    """What identifies the installed distributions, cheaply: for each folder of
-    ``sys.path``, the name and modification time (ns) of each ``*.dist-info``,
-    ``*.egg-info``, ``*.egg-link`` and ``*.pth`` entry and of its ``entry_points.txt``
-    (-1 without one); a ``sys.path`` entry that is a file (a zip) by its own time. A
-    distribution installed, removed, upgraded or reinstalled (pip writes a fresh
-    ``*.dist-info``) or an edited ``entry_points.txt`` changes it."""
+#: a folder modified less than this long before its listing was cached is listed again
+#: at the next start: a change within the same tick of the file system's clock leaves
+#: its modification time as it was
+RACY_NS = 2_000_000_000
+
+
+def installed_state(previous: Mapping[str, Any] | None = None) -> list[list[Any]]:
+    """What identifies the installed distributions' entry points, cheaply: for each
+    folder of ``sys.path``, the name of each ``*.dist-info``, ``*.egg-info``,
+    ``*.egg-link`` and ``*.pth`` entry with the modification time (ns) of its
+    ``entry_points.txt`` (-1 without one; a file's own time) and whether it is a
+    folder; a ``sys.path`` entry that is a file (a zip) by its own time. A distribution
+    installed, removed, upgraded or reinstalled (pip writes a fresh ``*.dist-info``) or
+    an ``entry_points.txt`` edited or removed changes it.
+
+    :param previous: the cache :func:`cached_entry_points` wrote (``state``,
+        ``folders``: each folder's modification time, ``taken``: when it was listed).
+        A folder whose modification time is unchanged, and was not within
+        :data:`RACY_NS` of the listing, holds the same entries (creating, removing or
+        renaming one changes it): it is not listed again, and only the
+        ``entry_points.txt`` and ``*.pth`` files of its entries are looked at.
+    """
+    return _scan(previous)[0]
+
+
+def _scan(previous: Mapping[str, Any] | None) -> tuple[list[list[Any]], dict[str, int]]:
+    """``(state, folders)``: :func:`installed_state` and ``{sys.path entry: the folder's
+    modification time}``."""
+    known: dict[str, list[Any]] = {}
+    folders_before: dict[str, Any] = {}
+    taken = 0
+    try:
+        if previous is not None:
+            taken = int(previous["taken"])
+            folders_before = dict(previous["folders"])
+            known = {row[0]: row[1:] for row in previous["state"] if folders_before.get(row[0]) is not None}
+    except (KeyError, TypeError, ValueError, IndexError):
+        known, folders_before = {}, {}
     state: list[list[Any]] = []
+    folders: dict[str, int] = {}
     for entry in sys.path:
         folder = entry or "."
         try:
-            names = sorted(n for n in os.listdir(folder) if n.endswith(_METADATA_SUFFIXES))
-        except NotADirectoryError:
-            try:
-                state.append([entry, os.stat(folder).st_mtime_ns])
-            except OSError:
-                state.append([entry, None])
-            continue
+            st = os.stat(folder)
         except OSError:
             state.append([entry, None])
             continue
-        seen: list[Any] = [entry]
-        for name in names:
-            path = os.path.join(folder, name)
-            try:
-                seen.append([name, os.stat(path).st_mtime_ns, _mtime(os.path.join(path, "entry_points.txt"))])
-            except OSError:
-                seen.append([name, None, -1])
-        state.append(seen)
-    return state
+        if not stat.S_ISDIR(st.st_mode):
+            state.append([entry, st.st_mtime_ns])
+            continue
+        mtime = folders[entry] = st.st_mtime_ns
+        rows = known.get(entry)
+        if rows is not None and folders_before.get(entry) == mtime and mtime < taken - RACY_NS:
+            try:  # the same entries: only their entry points may have changed
+                seen = [[name, -1 if then == -1 else _mtime(os.path.join(folder, name, "entry_points.txt")
+                                                           if is_dir else os.path.join(folder, name)), is_dir]
+                        for name, then, is_dir in rows]
+            except (TypeError, ValueError):
+                seen = None  # not a state this function wrote: list the folder
+            if seen is not None:
+                state.append([entry, *seen])
+                continue
+        try:
+            listed = sorted((e.name, e.is_dir()) for e in os.scandir(folder) if e.name.endswith(_METADATA_SUFFIXES))
+        except OSError:
+            state.append([entry, None])
+            del folders[entry]
+            continue
+        state.append([entry, *[[name, _mtime(os.path.join(folder, name, "entry_points.txt") if is_dir
+                                             else os.path.join(folder, name)), is_dir] for name, is_dir in listed]])
+    return state, folders
+
+
+def _racy(folders: Mapping[str, Any], taken: int) -> bool:
+    """Whether a folder was modified within :data:`RACY_NS` of ``taken``."""
+    return any(isinstance(m, int) and m >= taken - RACY_NS for m in folders.values())
 
 
 def _mtime(path: str) -> int:
@@ -402,12 +649,13 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     :mod:`importlib.metadata`): tens of milliseconds at every start. The result is kept
     in a JSON file under :func:`_cache_dir` (one per interpreter prefix, group and
     ``sys.path``; the :data:`CACHE_FILES` most recent are kept) with
-    :func:`installed_state`, and read back while that state is unchanged; otherwise (or
-    when the file cannot be read) the distributions are read again and the file
+    :func:`installed_state`, and read back while that state is unchanged (a folder of
+    ``sys.path`` is listed again only when its modification time changed); otherwise
+    (or when the file cannot be read) the distributions are read again and the file
     rewritten (atomically; a cache that cannot be written is skipped silently)."""
+    import time
     import zlib
 
-    state = installed_state()
     where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
     folder = _cache_dir()
     if folder is None:
@@ -415,31 +663,52 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
 
         return list(importlib.metadata.entry_points(group=group))
     path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
+    taken = time.time_ns()  # before the listing: a change while it runs is seen next time
+    cached: Any = None
     try:
         with open(path, encoding="utf-8") as f:
             cached = json.load(f)
-        if cached.get("state") == state and cached.get("group") == group:
-            return [CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
-                    for name, value, dist in cached["entry_points"]]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        if not isinstance(cached, dict) or cached.get("group") != group:
+            cached = None
+    except (OSError, ValueError):
         pass  # no cache yet, or an unreadable one: read the distributions
+    state, folders = _scan(cached)
+    if cached is not None:
+        try:
+            if cached["state"] == state:
+                found: list[md.EntryPoint | CachedEntryPoint] = [
+                    CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
+                    for name, value, dist in cached["entry_points"]]
+                if cached.get("folders") != folders or (_racy(folders, int(cached["taken"]))
+                                                        and not _racy(folders, taken)):
+                    # a folder changed, not its distributions, or is no longer recent: note it
+                    _write_cache(folder, path, {**cached, "folders": folders, "taken": taken})
+                return found
+        except (TypeError, KeyError, ValueError, AttributeError):
+            pass  # an unreadable cache: read the distributions
     import importlib.metadata
 
-    found: list[md.EntryPoint | CachedEntryPoint] = list(importlib.metadata.entry_points(group=group))
+    found_eps: list[md.EntryPoint | CachedEntryPoint] = list(importlib.metadata.entry_points(group=group))
     rows = []
-    for ep in found:
+    for ep in found_eps:
         dist = getattr(ep, "dist", None)
         rows.append([ep.name, ep.value, None if dist is None else [dist.name, dist.version]])
+    _write_cache(folder, path, {"group": group, "state": state, "folders": folders, "taken": taken,
+                                "entry_points": rows})
+    return found_eps
+
+
+def _write_cache(folder: str, path: str, data: dict[str, Any]) -> None:
+    """Write the cache file atomically; a cache that cannot be written is skipped."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"group": group, "state": state, "entry_points": rows}, f)
+            json.dump(data, f)
         os.replace(tmp, path)
         _prune(folder)
     except OSError:
         pass  # a read-only home: no cache, the same entry points
-    return found
 
 
 #: entry-point cache files kept (one per interpreter, group and ``sys.path``)
@@ -460,13 +729,20 @@ def _prune(folder: str) -> None:
             pass  # another process removed it first
 
 
-def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False) -> Registry:
+def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, strict: bool = False,
+                   lazy: bool = True) -> Registry:
     """Build a fresh registry.
 
     :param disable_plugins: ``True`` loads no third-party plugin; an iterable of
         entry-point names blocks those; ``None`` (default) reads ``EVALKIT_DISABLE_PLUGINS``.
     :param strict: raise on the first failing plugin instead of disabling it (for a
         plugin's own tests).
+    :param lazy: ``True`` (default): the built-in modules (:data:`DEFAULT_PLUGINS`) are
+        imported and registered when a component of theirs is first asked for
+        (:class:`Registry`); third-party plugins are loaded, registered and probed now.
+        ``False``: every built-in module is registered now, before the plugins (the
+        registry :mod:`evalkit.builtin_index` is generated from). Both give the same
+        components, names, origins and errors.
     :raises RegistryError: a built-in component fails (a bug in evalkit); with
         ``strict=True`` also a plugin that fails to import (the message names its
         distribution), registers a duplicate name, implements an unknown hook or a
@@ -479,19 +755,21 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
-    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm = PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     origins: dict[int, str] = {}
     ep_names: dict[str, str] = {}  # origin -> entry-point name, for third-party plugins
 
-    import importlib
-
-    for modname in DEFAULT_PLUGINS:
-        module = importlib.import_module(modname)
-        pm.register(module, name=modname)
-        origins[id(module)] = BUILTIN_ORIGIN
-
     registry = Registry()
+    if lazy:
+        registry._builtins = _PendingBuiltins(pm, DEFAULT_PLUGINS)
+    else:
+        import importlib
+
+        for modname in DEFAULT_PLUGINS:
+            module = importlib.import_module(modname)
+            pm.register(module, name=modname)
+            origins[id(module)] = BUILTIN_ORIGIN
 
     def fail(name: str, origin: str, error: RegistryError, reason: str) -> None:
         """A third-party plugin failed: raise (strict) or disable it and warn."""
@@ -508,7 +786,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             dist = getattr(ep, "dist", None)
             dist_label = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
             origin = f"{dist_label} (entry point '{ep.name}')"
-            if pm.has_plugin(ep.name):
+            if pm.has_plugin(ep.name) or (lazy and ep.name in _BUILTIN_MODULES):
                 # Two distributions declare the same entry-point name: loading only
                 # one of them would silently drop the other's components.
                 first = registry.plugins.get(ep.name, ep.name)
@@ -558,6 +836,8 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     for family, hook_name in _HOOK_FOR_FAMILY.items():
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():  # in registration order
+            if lazy and impl.plugin_name in _BUILTIN_MODULES:
+                continue  # a built-in loaded by a plugin's name check: registered by its loading
             origin = origins.get(id(impl.plugin), impl.plugin_name)
             if origin in failed:
                 continue
@@ -578,7 +858,8 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             raise exc
         fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))
 
-    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN)  # built-ins: in the tests
+    # built-ins: in the tests; only the loaded components (the plugins') are probed
+    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN, tables=registry._components)
     return registry
 
 
@@ -655,3 +936,64 @@ def unknown_name_message(family: str, name: str, known: list[str], aliases: Iter
         return f"unknown {family} '{name}' (known: {listed}){hint}"
     where = "`evalkit flavours` lists them" if family == "preset" else "`evalkit plugins` lists them"
     return f"unknown {family} '{name}' ({len(known)} known; {where}){hint}"
+
+
+def builtin_index_source() -> str:
+    """The text of :mod:`evalkit.builtin_index`: which built-in module registers each
+    built-in name, alias and divergence-declaring preset, read from a registry of the
+    built-ins built eagerly (``build_registry(disable_plugins=True, lazy=False)``), in
+    its order. ``tests/test_builtin_index.py`` compares the file with it; after adding
+    or renaming a built-in component, write it again::
+
+        python -c "import evalkit.registry as r; open('evalkit/builtin_index.py', 'w').write(r.builtin_index_source())"
+    """
+    eager = build_registry(disable_plugins=True, lazy=False)
+    module_of: dict[tuple[str, str], str] = {}
+    for modname in DEFAULT_PLUGINS:  # each module's own hooks, alone
+        pm = PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        alone = Registry()
+        _PendingBuiltins(pm, (modname,)).load(alone, modname)
+        for family, table in alone._components.items():
+            module_of.update({(family, name): modname for name in table})
+    names = {family: {name: module_of[family, name] for name in table}
+             for family, table in eager.components.items() if table}
+    aliases = {family: dict(table) for family, table in eager.alias_names.items() if table}
+    diverging = {}
+    for preset in eager.components["preset"].values():
+        if preset.divergences():
+            head = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", preset.spec)
+            metric = eager.get("metric", head.group(1)).name if head else ""
+            diverging[preset.name] = (module_of["preset", preset.name], metric)
+
+    def lit(value: Any) -> str:  # double quotes, as the code
+        return f"({', '.join(map(lit, value))})" if isinstance(value, tuple) else json.dumps(value)
+
+    def block(value: dict[str, Any], indent: str) -> str:
+        rows = "".join(f"{indent}    {lit(k)}: {lit(v)},\n" for k, v in value.items())
+        return "{\n" + rows + indent + "}"
+
+    lines = [
+        '"""Which built-in module registers each built-in name: the index a lazily built',
+        ":class:`evalkit.registry.Registry` loads its built-in modules by.",
+        "",
+        "Generated by :func:`evalkit.registry.builtin_index_source` from a registry of the",
+        "built-ins built eagerly; ``tests/test_builtin_index.py`` fails when it differs.",
+        "Do not edit by hand.",
+        '"""',
+        "",
+        "#: ``{family: {component name: module}}``, in the order an eager build registers them",
+        "NAMES: dict[str, dict[str, str]] = {",
+        *[f"    {lit(family)}: {block(value, '    ')}," for family, value in names.items()],
+        "}",
+        "",
+        "#: ``{family: {alias: component name}}``, in registration order",
+        "ALIASES: dict[str, dict[str, str]] = {",
+        *[f"    {lit(family)}: {block(value, '    ')}," for family, value in aliases.items()],
+        "}",
+        "",
+        "#: ``{preset name: (module, metric)}`` of the presets that declare a divergence",
+        f"DIVERGING_PRESETS: dict[str, tuple[str, str]] = {block(diverging, '')}",
+        "",
+    ]
+    return "\n".join(lines)

@@ -98,13 +98,14 @@ def _split(name: str, text: str) -> list[str]:
 
 #: what the parameters of each kind of measure look like (a printed name's suffix
 #: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one)
+#: (compiled when first used, by re's own cache: a name as typed never needs them)
 _PARAMS = {
-    "cut": re.compile(r"[-+0-9.,]+"),
-    "values": re.compile(r"[-+0-9.,eE]+"),
-    "params": re.compile(r"[-+0-9.,eE]+"),
-    "gains": re.compile(r"[-+0-9.,eE=]+"),
-    "pairs": re.compile(r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*"),
-    "string": re.compile(r"[-+0-9.]+"),
+    "cut": r"[-+0-9.,]+",
+    "values": r"[-+0-9.,eE]+",
+    "params": r"[-+0-9.,eE]+",
+    "gains": r"[-+0-9.,eE=]+",
+    "pairs": r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*",
+    "string": r"[-+0-9.]+",
 }
 
 
@@ -123,7 +124,7 @@ def _lookup(text: str) -> tuple[str, str | None, bool] | None:
     for i in range(len(text) - 1, 0, -1):
         if text[i] == "_" and text[:i] in BY_NAME and i + 1 < len(text):
             pattern = _PARAMS.get(BY_NAME[text[:i]].kind)
-            if pattern is not None and pattern.fullmatch(text[i + 1:]):
+            if pattern is not None and re.fullmatch(pattern, text[i + 1:]):
                 return text[:i], text[i + 1:], True
     return None
 

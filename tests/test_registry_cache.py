@@ -173,3 +173,75 @@ def test_no_home_folder_no_cache(site: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert registry_mod._cache_dir() is None
     assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
     assert not (site.parent / "~").exists()
+
+
+def _age(folder: Path, seconds: float = 60.0) -> None:
+    """Set ``folder``'s modification time ``seconds`` in the past (older than
+    :data:`~evalkit.registry.RACY_NS`)."""
+    old = os.stat(folder).st_mtime_ns - int(seconds * 1e9)
+    os.utime(folder, ns=(old, old))
+
+
+def _counting_scandir(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    listed: list[str] = []
+    real = os.scandir
+
+    def scandir(path: str = ".") -> object:
+        listed.append(os.path.abspath(path))
+        return real(path)
+
+    monkeypatch.setattr(registry_mod.os, "scandir", scandir)
+    return listed
+
+
+def test_an_unchanged_folder_is_not_listed_again(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``sys.path`` folder whose modification time is the cached one (and not recent
+    when it was cached) is not listed again; only its ``entry_points.txt`` files are
+    looked at, so an entry point edited in place is still seen."""
+    info = write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    _age(site)
+    cached_entry_points(ENTRY_POINT_GROUP)  # lists every folder
+    scanned = _counting_scandir(monkeypatch)
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
+    assert str(site) not in scanned
+    entry = info / "entry_points.txt"
+    entry.write_text("[evalkit]\nflat3 = evk_cache_plugin\n")
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1_000_000))
+    _age(site)  # the edit does not touch the folder
+    assert [e[0] for e in listed(cached_entry_points(ENTRY_POINT_GROUP)) if e[1] == "evk_cache_plugin"] == ["flat3"]
+
+
+def test_a_change_in_the_same_clock_tick_as_the_cache_is_seen(site: Path) -> None:
+    """A distribution installed after the cache was written, in the same tick of the
+    file system's clock (the folder's modification time unchanged), is seen: a folder
+    modified shortly before its listing was cached is listed again. (Read through
+    :func:`~evalkit.registry.installed_state`: in one process importlib.metadata's own
+    listing cache is keyed by the same modification time.)"""
+    cached_entry_points(ENTRY_POINT_GROUP)  # the folder was modified just now
+    (cache_file,) = (site.parent / "cache").iterdir()
+    cache = json.loads(cache_file.read_text())
+    before = os.stat(site).st_mtime_ns
+    assert cache["folders"][str(site)] == before
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    os.utime(site, ns=(before, before))  # as if within the same tick
+    (row,) = [row for row in registry_mod.installed_state(cache) if row[0] == str(site)]
+    assert ["evalkit_cached_flat-1.0.dist-info", (site / "evalkit_cached_flat-1.0.dist-info" / "entry_points.txt")
+            .stat().st_mtime_ns, True] in row[1:]
+    assert cache["state"] != registry_mod.installed_state(cache)
+    cache["taken"] = before + registry_mod.RACY_NS + 1  # listed long after the change: trusted
+    assert cache["state"] == registry_mod.installed_state(cache)
+
+
+def test_a_folder_changed_without_its_distributions_keeps_the_cache(site: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written into a ``sys.path`` folder (a module, a report in the working
+    directory) changes the folder's time, not the entry points: the folder is listed
+    again, the distributions are not read again."""
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    cached_entry_points(ENTRY_POINT_GROUP)
+    (site / "another_module.py").write_text("")
+    reads: list[str] = []
+    real = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda **kw: reads.append(kw["group"]) or real(**kw))
+    assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == listed(real(group=ENTRY_POINT_GROUP))
+    assert reads == []

@@ -262,3 +262,21 @@ def test_probing_built_in_components_only_builds_no_probe_problem(monkeypatch):
     assert built == []
     probe_registry(registry)  # nothing skipped: every built-in gain, discount, ... on one problem
     assert built == [1]
+def test_quickstart_eval_loads_only_the_builtin_modules_it_uses(tmp_path, monkeypatch):
+    """``evalkit eval -m ndcg_cut.10`` (issue 27) imports the trec_eval library modules,
+    the generic components its flavour names and the columnar engine, and no other
+    library's module: the registry loads a built-in module when a name of it is first
+    asked for (:mod:`evalkit.builtin_index`)."""
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))
+    argv = ("eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10")
+    modules, out = loaded_after(*argv, full=True)
+    assert out.splitlines()[2].split() == ["system_a", "0.7749"]
+    libraries = {m for m in modules if m.startswith("evalkit.libraries.")}
+    assert libraries <= {"evalkit.libraries.trec_eval", "evalkit.libraries.trec_eval_measures"}, libraries
+    builtins = {m for m in modules if m.startswith("evalkit.builtins.")}
+    assert builtins <= {f"evalkit.builtins.{m}" for m in ("gains", "discounts", "idcg", "ties", "metrics", "stages")}, \
+        builtins  # not diversity, trec_eval_measures (the kernels of other metrics)
+    from evalkit.libraries import MODULES
+
+    assert {"evalkit.libraries.ranx", "evalkit.libraries.sklearn", "evalkit.libraries.ltr",
+            "evalkit.libraries.recsys"} <= set(MODULES) - modules

@@ -34,10 +34,11 @@ def diverging_presets(flavours: Iterable[Flavour], registry: Registry) -> dict[s
     from ..errors import FlavourError, RegistryError
     from ..flavour import parse_flavour
 
-    declared = [p for p in registry.components["preset"].values() if p.divergences()]
+    wanted = {fl.with_cutoff(None) for fl in flavours}
+    # a preset of another metric cannot have one of these flavours (no other module is loaded)
+    declared = registry.presets_with_divergences(metrics={fl.metric for fl in wanted})
     if not declared:
         return {}
-    wanted = {fl.with_cutoff(None) for fl in flavours}
     out: dict[str, dict[str, str]] = {}
     for p in declared:
         try:  # the preset's own flavour (registry data; the presets layer is not imported)
