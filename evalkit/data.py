@@ -69,6 +69,16 @@ def _obj(values: Any, source: str = "<memory>", field: str | None = None) -> np.
     return arr
 
 
+def _token_array(values: Any) -> np.ndarray:
+    """``object`` array of a sequence of ``str`` that a reader split from a file: such
+    tokens are never missing nor anything but ``str``, so :func:`_obj`'s ``str()`` of
+    every value and its check for missing values are skipped (0.3 ms instead of 1.3 ms
+    for 20 k ids)."""
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
 def _strings(values: Any, source: str = "<memory>", field: str | None = None) -> Any:
     """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``
     (a missing value refused, naming ``field`` and its row)."""
@@ -341,6 +351,15 @@ class Qrels(_Columns):
         return out
 
     @classmethod
+    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray) -> "Qrels":
+        """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
+        sequences of ``str`` tokens, ``grade`` finite integral ``float64`` (already
+        checked by the reader), ``line`` ``int64``; checks duplicates."""
+        out = cls(_token_array(qid), _token_array(docno), grade, line, source)
+        out._check_unique_fast(source, "judgment")
+        return out
+
+    @classmethod
     def _from_codes(cls, qcodes: Any, qvocab: Any, docno: Any, grade: Any, *, source: Any, line: Any = None) -> "Qrels":
         """Internal: build from query codes over a sorted vocabulary and an Arrow
         docno column (the fast reader's output); checks duplicates."""
@@ -494,6 +513,16 @@ class Run(_Columns):
             raise InputFormatError(source, None, None, "qid, docno, score (and rank) columns differ in length")
         line = None if line is None else np.asarray(line, np.int64)
         out = cls(qid, docno, score, line, name, source, rank)
+        out._check_unique_fast(source, "document")
+        return out
+
+    @classmethod
+    def _from_tokens(cls, qid: Any, docno: Any, score: np.ndarray, *, name: str, source: str, line: np.ndarray,
+                     rank: np.ndarray | None = None) -> "Run":
+        """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
+        sequences of ``str`` tokens, ``score`` finite ``float64`` and ``rank`` ``int32``
+        or ``None`` (already checked by the reader), ``line`` ``int64``; checks duplicates."""
+        out = cls(_token_array(qid), _token_array(docno), score, line, name, source, rank)
         out._check_unique_fast(source, "document")
         return out
 

@@ -811,13 +811,13 @@ def read_qrels(source: Source) -> Qrels:
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
             grade = _numbers(fields[3::4], lines, name, "grade", integer=True)
-            return Qrels.from_columns(fields[0::4], fields[2::4], grade, source=name, line=lines)
+            return Qrels._from_tokens(fields[0::4], fields[2::4], grade, source=name, line=lines)
         text = _decode(data, name)
     assert text is not None  # read or decoded above
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
-    return Qrels.from_columns(cols[0], cols[2], grade, source=name, line=lines)
+    return Qrels._from_tokens(cols[0], cols[2], grade, source=name, line=lines)
 
 
 def read_subtopic_qrels(source: Source) -> SubtopicQrels:
@@ -877,7 +877,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
             fields, lines = flat
             score = _numbers(fields[4::6], lines, src, "score")
             rank = _ranks(fields[3::6], lines, src) if keep_rank else None
-            return Run.from_columns(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
+            return Run._from_tokens(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
                                     source=src, line=lines, rank=rank)
         text = _decode(data, src)
     assert text is not None  # read or decoded above
@@ -891,7 +891,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
     rank = _ranks([r[3] for r in rows], lines, src) if keep_rank else None
     if name is None:
         name = rows[0][5] if rows else Path(src).name
-    return Run.from_columns(qid, docno, score, name=name, source=src, line=lines, rank=rank)
+    return Run._from_tokens(qid, docno, score, name=name, source=src, line=lines, rank=rank)
 
 
 def write_run(run: Run, target: Union[str, os.PathLike, IO], runid: str | None = None) -> None:
