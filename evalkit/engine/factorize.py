@@ -40,8 +40,12 @@ def _plain(*values: Any) -> bool:
 def _utf8_buffers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets int64 (n + 1,), data uint8)`` of the UTF-8 strings: the layout of an
     Arrow string array's buffers, built without Arrow."""
-    strings = [v if isinstance(v, str) else str(v) for v in values]
-    joined = "".join(strings)
+    strings: Any = values
+    try:
+        joined = "".join(values)  # every value a str (the usual case): no per-value check
+    except TypeError:
+        strings = [v if isinstance(v, str) else str(v) for v in values]
+        joined = "".join(strings)
     if joined.isascii():
         lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         data = joined.encode("ascii")
