@@ -365,11 +365,15 @@ class Qrels(_Columns):
         return out
 
     @classmethod
-    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray) -> "Qrels":
+    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray,
+                     codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Qrels":
         """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
-        sequences of ``str`` tokens, ``grade`` finite integral ``float64`` (already
+        sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
+        vocab)``, as :meth:`_qid_codes` gives them), ``grade`` finite integral ``float64`` (already
         checked by the reader), ``line`` ``int64``; checks duplicates."""
-        out = cls(_token_array(qid), _token_array(docno), grade, line, source)
+        out = cls(None if codes is not None else _token_array(qid), _token_array(docno), grade, line, source)
+        if codes is not None:
+            out._qcodes, out._qvocab = codes
         out._check_unique_fast(source, "judgment")
         return out
 
@@ -532,11 +536,15 @@ class Run(_Columns):
 
     @classmethod
     def _from_tokens(cls, qid: Any, docno: Any, score: np.ndarray, *, name: str, source: str, line: np.ndarray,
-                     rank: np.ndarray | None = None) -> "Run":
+                     rank: np.ndarray | None = None, codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Run":
         """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
-        sequences of ``str`` tokens, ``score`` finite ``float64`` and ``rank`` ``int32``
-        or ``None`` (already checked by the reader), ``line`` ``int64``; checks duplicates."""
-        out = cls(_token_array(qid), _token_array(docno), score, line, name, source, rank)
+        sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
+        vocab)``, as :meth:`_qid_codes` gives them), ``score`` finite ``float64`` and ``rank``
+        ``int32`` or ``None`` (already checked by the reader), ``line`` ``int64``;
+        checks duplicates."""
+        out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
+        if codes is not None:
+            out._qcodes, out._qvocab = codes
         out._check_unique_fast(source, "document")
         return out
 

@@ -214,3 +214,29 @@ def test_numpy_parsed_numbers_equal_float(values: list[str]) -> None:
     offset = np.cumsum(length + 1) - (length + 1)
     got = trec._decimals(text, offset, length)
     assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_query_ids_of_every_length(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, kind: str) -> None:
+    """Query ids of 1 to 20 bytes (read as two 8-byte words up to 16 bytes, split
+    above), sharing prefixes, interleaved: the same ids, codes and order as the
+    line-by-line reader and Arrow."""
+    ids = ["7", "12345678", "123456789", "1234567", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmno",
+           "q" * 20, "12345678"]
+    short = [i for i in ids if len(i) <= 16]
+    for chosen in (ids, short):
+        rows = [(q, f"d{j}-{k}") for k, q in enumerate(chosen) for j in range(3)]
+        rows += [(q, f"e{k}") for k, q in enumerate(reversed(chosen))]  # queries come back: not contiguous
+        if kind == "run":
+            text = "".join(f"{q} Q0 {d} {i + 1} {i * 0.25} sys\n" for i, (q, d) in enumerate(rows))
+        else:
+            text = "".join(f"{q} 0 {d} {i % 3}\n" for i, (q, d) in enumerate(rows))
+        path = tmp_path / "file.txt"
+        path.write_text(text)
+        read = (lambda: read_run(path)) if kind == "run" else (lambda: read_qrels(path))
+        small, exact, arrow, taken = three_ways(monkeypatch, read)
+        assert taken == ["columns"] and small == exact == arrow
+        assert small[0] == [q for q, _ in rows]
+        got = read()
+        codes, vocab = got._qid_codes()
+        assert vocab.tolist() == sorted(set(chosen)) and vocab[codes].tolist() == [q for q, _ in rows]

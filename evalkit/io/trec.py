@@ -367,17 +367,53 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
     return out
 
 
-def _canonical_columns(raw: bytes, n_fields: int, number: int) -> tuple[list[str], list[str], np.ndarray, str] | None:
+#: ``_KEEP_LE[r]``: keeps the first ``r`` bytes of a little-endian 8-byte word (r = 0..8).
+_KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
+
+
+def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Query codes of a canonical file's first column (``ends`` from
+    :func:`_canonical_ends`), as :func:`evalkit.engine.factorize.encode` gives them for
+    the column's ``str`` values: ``(codes int64 (n,), vocab object (u,))``, ``vocab``
+    sorted. Each value of at most 16 bytes is read as two little-endian words (its
+    bytes, then zeros: a field holds no byte <= 32, so equal words are equal values);
+    runs of equal neighbours are found on the words and only their first values
+    become ``str``. ``None`` for longer values (the caller splits the column)."""
+    stop = ends[:, 0]
+    start = np.empty_like(stop)
+    start[0] = 0
+    start[1:] = ends[:-1, -1] + 1
+    length = stop - start
+    if int(length.max()) > 16:
+        return None
+    data = np.frombuffer(raw + bytes(16), dtype=np.uint8)
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # 8 bytes at every offset
+    low = words[start] & _KEEP_LE[np.minimum(length, 8)]
+    high = words[start + 8] & _KEEP_LE[np.clip(length - 8, 0, 8)]
+    n = len(stop)
+    heads = np.flatnonzero(np.concatenate(([True], (low[1:] != low[:-1]) | (high[1:] != high[:-1]))))
+    text = [raw[i: j].decode("ascii") for i, j in zip(start[heads].tolist(), stop[heads].tolist())]
+    uniq = sorted(set(text))
+    position = {v: i for i, v in enumerate(uniq)}
+    head_codes = np.fromiter(map(position.__getitem__, text), dtype=np.int64, count=len(text))
+    vocab = np.empty(len(uniq), dtype=object)
+    vocab[:] = uniq
+    return np.repeat(head_codes, np.diff(np.append(heads, n))), vocab
+
+
+def _canonical_columns(raw: bytes, n_fields: int,
+                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], list[str], np.ndarray, str] | None:
     """The columns of a small canonical file (see :func:`_canonical_tokens`) that the
     readers keep, without a Python object per field: ``(qid, docno, values, first
-    line's field 6)`` (``list[str]`` (n,) twice, ``float64`` (n,), ``str``: the runid of
-    a run; ``""`` for qrels). Only columns 0, 2 and ``number`` are gathered and split
-    (NumPy gathers their bytes), and the numbers are parsed in NumPy
-    (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would give ``None``,
-    or when a number is not what the readers accept without comment (not a finite
-    decimal; for grades, ``number == 3``, not an integer): the callers then read the
-    file by :func:`_canonical_tokens` and :func:`_numbers`, which word the error.
-    Values equal theirs (tests/test_readers_small.py)."""
+    line's field 6)``: ``qid`` as ``(codes, vocab)`` (:func:`_first_column_codes`) or,
+    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a ``list[str]`` (n,);
+    ``values`` ``float64`` (n,); the runid of a run (``""`` for qrels). Only the kept
+    columns are gathered (NumPy gathers their bytes) and split, and the numbers are
+    parsed in NumPy (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would
+    give ``None``, or when a number is not what the readers accept without comment (not
+    a finite decimal; for grades, ``number == 3``, not an integer): the callers then
+    read the file by :func:`_canonical_tokens` and :func:`_numbers`, which word the
+    error. Values equal theirs (tests/test_readers_small.py)."""
     ends = _canonical_ends(raw, n_fields)
     if ends is None or not len(ends):
         return None
@@ -389,9 +425,12 @@ def _canonical_columns(raw: bytes, n_fields: int, number: int) -> tuple[list[str
     values = _decimals(text, offset, length)
     if not np.isfinite(values).all():
         return None
-    qid = _field_text(data, ends, 0)[0].split("\n")
+    qid: list[str] | tuple[np.ndarray, np.ndarray] | None = _first_column_codes(raw, ends)
+    if qid is None:
+        qid = _field_text(data, ends, 0)[0].split("\n")
+        qid.pop()  # the empty string after the last newline
     docno = _field_text(data, ends, 2)[0].split("\n")
-    qid.pop(), docno.pop()  # the empty string after the last newline
+    docno.pop()
     runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
     return qid, docno, values, runid
 
@@ -920,7 +959,9 @@ def read_qrels(source: Source) -> Qrels:
         small = _canonical_columns(data, 4, 3)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, grade, _ = small
-            return Qrels._from_tokens(qid, docno, grade, source=name, line=np.arange(1, len(grade) + 1))
+            codes = qid if isinstance(qid, tuple) else None
+            return Qrels._from_tokens(None if codes else qid, docno, grade, source=name,
+                                      line=np.arange(1, len(grade) + 1), codes=codes)
         flat = _canonical_tokens(data, 4)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
@@ -989,8 +1030,9 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         small = None if keep_rank else _canonical_columns(data, 6, 4)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, score, runid = small
-            return Run._from_tokens(qid, docno, score, name=runid if name is None else name, source=src,
-                                    line=np.arange(1, len(score) + 1))
+            codes = qid if isinstance(qid, tuple) else None
+            return Run._from_tokens(None if codes else qid, docno, score, name=runid if name is None else name,
+                                    source=src, line=np.arange(1, len(score) + 1), codes=codes)
         flat = _canonical_tokens(data, 6)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
