@@ -457,6 +457,25 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
             Run.from_rows(planted)
 
 
+@pytest.mark.parametrize("small_rows", [0, 1 << 20])
+@pytest.mark.parametrize("max_lengths", [2, 64])
+def test_sort_blocks_is_a_global_sort(monkeypatch, small_rows, max_lengths):
+    """Every way :func:`pair_index._sort_blocks` sorts blocks of unequal lengths (one
+    by one in a small table, grouped by length, one global sort) gives ``np.sort``
+    of keys whose top bits number the blocks."""
+    from evalkit.engine import pair_index
+
+    monkeypatch.setattr(pair_index, "SMALL_ROWS", small_rows)
+    rng = np.random.default_rng(11)
+    lengths = rng.integers(1, 9, size=40)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    block = np.repeat(np.arange(40, dtype=np.uint64), lengths)
+    keys = (block << np.uint64(58)) | rng.integers(0, 1 << 58, size=int(lengths.sum()), dtype=np.uint64)
+    expected = np.sort(keys)
+    pair_index._sort_blocks(keys, starts, lengths, max_lengths)
+    np.testing.assert_array_equal(keys, expected)
+
+
 @pytest.mark.parametrize("layout", ["blocks", "shuffled_blocks", "ragged", "interleaved"])
 @pytest.mark.parametrize("chunk", [None, 3])
 def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(monkeypatch, layout, chunk):
