@@ -69,6 +69,16 @@ def _obj(values: Any, source: str = "<memory>", field: str | None = None) -> np.
     return arr
 
 
+def _token_array(values: Any) -> np.ndarray:
+    """``object`` array of a sequence of ``str`` that a reader split from a file: such
+    tokens are never missing nor anything but ``str``, so :func:`_obj`'s ``str()`` of
+    every value and its check for missing values are skipped (0.3 ms instead of 1.3 ms
+    for 20 k ids)."""
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
 def _strings(values: Any, source: str = "<memory>", field: str | None = None) -> Any:
     """Arrow arrays stay Arrow (cast to string); anything else becomes ``object`` of ``str``
     (a missing value refused, naming ``field`` and its row)."""
@@ -177,6 +187,11 @@ def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: 
         )
 
 
+#: Qrels of at most this many rows keep their ``(qid, docno)`` pair hashes (``uint64``,
+#: 8 bytes a row) between the duplicate check and the join (:meth:`_Columns._build_pair_index`).
+HASH_CACHE_MAX_ROWS = 1 << 20
+
+
 class _Columns:
     """Shared machinery of :class:`Qrels` and :class:`Run`: lazy string columns,
     query codes and the hash index of ``(qid, docno)`` pairs."""
@@ -194,6 +209,7 @@ class _Columns:
         self._pairs = None
         self._checked_pairs = None  # the duplicate check's index, for the first join
         self._qhash: np.ndarray | None = None
+        self._hashes: np.ndarray | None = None  # every row's pair hash (small qrels: see _build_pair_index)
         self._n = len(docno)
 
     def __len__(self) -> int:
@@ -258,6 +274,8 @@ class _Columns:
         """``(qid, docno)`` pair hashes of rows ``start:stop``: ``uint64``."""
         from .engine.factorize import pair_hash, string_hash
 
+        if self._hashes is not None:
+            return self._hashes[start:stop]
         codes, vocab = self._qid_codes()
         stop = self._n if stop is None else stop
         if self._qhash is None:
@@ -270,11 +288,17 @@ class _Columns:
     _keep_checked_index = False
 
     def _build_pair_index(self) -> Any:
+        """The pair index (:func:`evalkit.engine.pair_index.build`). Qrels of at most
+        :data:`HASH_CACHE_MAX_ROWS` rows keep the pair hashes it is built from, which
+        the join (:func:`evalkit.engine.problem.build_problem`) hashes again otherwise
+        (8 bytes a row; Robust 2003's 128,796 judgments: 9 ms once instead of twice)."""
         from .engine.pair_index import build
 
         codes, _ = self._qid_codes()
         if self._qhash is None:
             self._pair_hashes(0, 0)  # hashes of the query vocabulary, once
+        if not self._keep_checked_index and self._hashes is None and self._n <= HASH_CACHE_MAX_ROWS:
+            self._hashes = self._pair_hashes()
         return build(codes, self._pair_hashes)
 
     def _pair_index(self) -> Any:
@@ -337,6 +361,19 @@ class Qrels(_Columns):
             raise InputFormatError(source, None, None, "qid, docno and grade columns differ in length")
         line = None if line is None else np.asarray(line, np.int64)
         out = cls(qid, docno, grade, line, source)
+        out._check_unique_fast(source, "judgment")
+        return out
+
+    @classmethod
+    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray,
+                     codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Qrels":
+        """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
+        sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
+        vocab)``, as :meth:`_qid_codes` gives them), ``grade`` finite integral ``float64`` (already
+        checked by the reader), ``line`` ``int64``; checks duplicates."""
+        out = cls(None if codes is not None else _token_array(qid), _token_array(docno), grade, line, source)
+        if codes is not None:
+            out._qcodes, out._qvocab = codes
         out._check_unique_fast(source, "judgment")
         return out
 
@@ -494,6 +531,20 @@ class Run(_Columns):
             raise InputFormatError(source, None, None, "qid, docno, score (and rank) columns differ in length")
         line = None if line is None else np.asarray(line, np.int64)
         out = cls(qid, docno, score, line, name, source, rank)
+        out._check_unique_fast(source, "document")
+        return out
+
+    @classmethod
+    def _from_tokens(cls, qid: Any, docno: Any, score: np.ndarray, *, name: str, source: str, line: np.ndarray,
+                     rank: np.ndarray | None = None, codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Run":
+        """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
+        sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
+        vocab)``, as :meth:`_qid_codes` gives them), ``score`` finite ``float64`` and ``rank``
+        ``int32`` or ``None`` (already checked by the reader), ``line`` ``int64``;
+        checks duplicates."""
+        out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
+        if codes is not None:
+            out._qcodes, out._qvocab = codes
         out._check_unique_fast(source, "document")
         return out
 

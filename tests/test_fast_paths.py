@@ -457,6 +457,47 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
             Run.from_rows(planted)
 
 
+@pytest.mark.parametrize("small_rows", [0, 1 << 20])
+def test_join_orders_equal_argsort(monkeypatch, small_rows):
+    """The join's small-table orders (radix by block then per block; counting by run
+    row) sort what ``np.argsort`` sorts: the probe keys ascending, the candidate rows
+    in argsort's permutation (distinct rows) or argsort's own (a repeated row)."""
+    from evalkit.engine import problem
+
+    monkeypatch.setattr(problem, "SMALL_ROWS", small_rows)
+    rng = np.random.default_rng(3)
+    block = rng.integers(0, 37, size=500)
+    block[:3] = 36  # blocks out of order, one block never probed (0 .. 36 of 40)
+    q_low = (block.astype(np.uint64) << np.uint64(58)) | rng.integers(0, 1 << 20, size=500, dtype=np.uint64)
+    order = problem._probe_order(q_low, block, 40)
+    assert sorted(order.tolist()) == list(range(500))
+    np.testing.assert_array_equal(q_low[order], np.sort(q_low))
+    rows = rng.permutation(900)[:400].astype(np.int64)
+    np.testing.assert_array_equal(problem._row_order(rows, 900), np.argsort(rows))
+    rows[5] = rows[6]  # a repeated row
+    np.testing.assert_array_equal(problem._row_order(rows, 900), np.argsort(rows))
+    assert problem._row_order(np.zeros(0, np.int64), 3).tolist() == []
+
+
+@pytest.mark.parametrize("small_rows", [0, 1 << 20])
+@pytest.mark.parametrize("max_lengths", [2, 64])
+def test_sort_blocks_is_a_global_sort(monkeypatch, small_rows, max_lengths):
+    """Every way :func:`pair_index._sort_blocks` sorts blocks of unequal lengths (one
+    by one in a small table, grouped by length, one global sort) gives ``np.sort``
+    of keys whose top bits number the blocks."""
+    from evalkit.engine import pair_index
+
+    monkeypatch.setattr(pair_index, "SMALL_ROWS", small_rows)
+    rng = np.random.default_rng(11)
+    lengths = rng.integers(1, 9, size=40)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    block = np.repeat(np.arange(40, dtype=np.uint64), lengths)
+    keys = (block << np.uint64(58)) | rng.integers(0, 1 << 58, size=int(lengths.sum()), dtype=np.uint64)
+    expected = np.sort(keys)
+    pair_index._sort_blocks(keys, starts, lengths, max_lengths)
+    np.testing.assert_array_equal(keys, expected)
+
+
 @pytest.mark.parametrize("layout", ["blocks", "shuffled_blocks", "ragged", "interleaved"])
 @pytest.mark.parametrize("chunk", [None, 3])
 def test_block_order_evaluation_equals_pytrec_eval_and_the_sorted_file(monkeypatch, layout, chunk):

@@ -1,8 +1,11 @@
-"""The small-file path of the TREC readers (:func:`evalkit.io.trec._canonical_tokens`):
-a canonical file under ``FAST_MIN_BYTES`` is split in one call instead of line by
-line. It must read exactly what the line-by-line reader reads (every column, in file
-order, the run name, the rank column, the line numbers in error messages), and hand
-every other file to that reader; Arrow's reader (``FAST_MIN_BYTES = 0``) agrees too."""
+"""The small-file paths of the TREC readers: a canonical file under ``FAST_MIN_BYTES``
+has its kept columns gathered by NumPy and its numbers parsed in NumPy
+(:func:`evalkit.io.trec._canonical_columns`) or, when that declines (a rank column to
+keep, a number it leaves to the exact check), is split in one call
+(:func:`evalkit.io.trec._canonical_tokens`) instead of line by line. Both must read
+exactly what the line-by-line reader reads (every column, in file order, the run name,
+the rank column, the line numbers in error messages), and hand every other file to
+that reader; Arrow's reader (``FAST_MIN_BYTES = 0``) agrees too."""
 
 from __future__ import annotations
 
@@ -29,32 +32,48 @@ def columns(obj: Any) -> tuple:
             None if rank is None else rank.tolist())
 
 
-def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tuple[Any, Any, Any]:
-    """``(small path, line-by-line reader, Arrow)`` results of ``read()``; an error is returned as its message."""
+def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tuple[Any, Any, Any, list[str]]:
+    """``(small paths, line-by-line reader, Arrow, small paths taken)``: the results of
+    ``read()`` (an error is returned as its message); the split-only small path
+    (``_canonical_columns`` off) must give the same result as the two small paths
+    together. ``taken`` names the small paths that returned the file's contents."""
     def attempt() -> Any:
         try:
             return columns(read())
         except InputFormatError as exc:
             return str(exc)
 
-    calls: list[bool] = []
-    real = trec._canonical_tokens
+    taken: list[str] = []
+    real_columns, real_tokens = trec._canonical_columns, trec._canonical_tokens
 
-    def spy(raw: bytes, n_fields: int) -> Any:
-        out = real(raw, n_fields)
-        calls.append(out is not None)
+    def spy_columns(raw: bytes, n_fields: int, number: int) -> Any:
+        out = real_columns(raw, n_fields, number)
+        if out is not None:
+            taken.append("columns")
+        return out
+
+    def spy_tokens(raw: bytes, n_fields: int) -> Any:
+        out = real_tokens(raw, n_fields)
+        if out is not None:
+            taken.append("tokens")
         return out
 
     with monkeypatch.context() as m:
-        m.setattr(trec, "_canonical_tokens", spy)
+        m.setattr(trec, "_canonical_columns", spy_columns)
+        m.setattr(trec, "_canonical_tokens", spy_tokens)
         small = attempt()
     with monkeypatch.context() as m:
+        m.setattr(trec, "_canonical_columns", lambda raw, n_fields, number: None)
+        split_only = attempt()
+    with monkeypatch.context() as m:
+        m.setattr(trec, "_canonical_columns", lambda raw, n_fields, number: None)
         m.setattr(trec, "_canonical_tokens", lambda raw, n_fields: None)
         exact = attempt()
     with monkeypatch.context() as m:
         m.setattr(trec, "FAST_MIN_BYTES", 0)
         arrow = attempt()
-    return small, exact, arrow, calls
+    assert split_only == exact
+    return small, exact, arrow, taken
 
 
 @pytest.mark.parametrize("keep_rank", [False, True])
@@ -63,19 +82,19 @@ def test_canonical_run_reads_as_the_exact_reader_reads_it(monkeypatch: pytest.Mo
     path = tmp_path / "run.txt"
     for text in (RUN, RUN.rstrip("\n"), RUN.replace(" ", "\t")):
         path.write_text(text)
-        small, exact, arrow, calls = three_ways(monkeypatch, lambda: read_run(path, keep_rank=keep_rank))
-        assert calls == [True]
+        small, exact, arrow, taken = three_ways(monkeypatch, lambda: read_run(path, keep_rank=keep_rank))
+        assert taken == (["tokens"] if keep_rank else ["columns"])
         assert small == exact == arrow
         assert small[0][:2] == ["301", "301"] and small[3] == "sysA" and small[2][1] == 9.5
-    small, exact, _, calls = three_ways(monkeypatch, lambda: read_run(RUN, name="given"))  # a literal string
-    assert calls == [True] and small == exact and small[3] == "given"
+    small, exact, _, taken = three_ways(monkeypatch, lambda: read_run(RUN, name="given"))  # a literal string
+    assert taken == ["columns"] and small == exact and small[3] == "given"
 
 
 def test_canonical_qrels_read_as_the_exact_reader_reads_them(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     path = tmp_path / "qrels.txt"
     path.write_text(QRELS)
-    small, exact, arrow, calls = three_ways(monkeypatch, lambda: read_qrels(path))
-    assert calls == [True] and small == exact == arrow
+    small, exact, arrow, taken = three_ways(monkeypatch, lambda: read_qrels(path))
+    assert taken == ["columns"] and small == exact == arrow
     assert small[2] == [0.0, 1.0, 2.0, 0.0, 1.0, 1.0] * 2
 
 
@@ -96,8 +115,8 @@ IRREGULAR = {
 def test_other_files_go_to_the_exact_reader(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, case: str) -> None:
     path = tmp_path / "run.txt"
     path.write_bytes(IRREGULAR[case].encode("utf-8"))
-    small, exact, _, calls = three_ways(monkeypatch, lambda: read_run(path))
-    assert calls in ([False], [])  # not taken (or not reached: a non-ASCII file is decoded first)
+    small, exact, _, taken = three_ways(monkeypatch, lambda: read_run(path))
+    assert taken == []  # not taken (or not reached: a non-ASCII file is decoded first)
     assert small == exact
 
 
@@ -108,27 +127,58 @@ BAD = {
 }
 
 
+@pytest.mark.parametrize("keep_rank", [False, True])
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_errors_name_the_same_line_and_field(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, case: str) -> None:
+def test_errors_name_the_same_line_and_field(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, case: str,
+                                             keep_rank: bool) -> None:
     text, line, field = BAD[case]
+    if field == "rank" and not keep_rank:
+        return  # the rank column is not read
     path = tmp_path / "run.txt"
     path.write_text(text)
-    small, exact, _, calls = three_ways(monkeypatch, lambda: read_run(path, keep_rank=True))
-    assert calls == [True]
+    small, exact, _, taken = three_ways(monkeypatch, lambda: read_run(path, keep_rank=keep_rank))
+    # a bad number is left to the split path, which words the error; a duplicate is found after either
+    assert taken == (["columns"] if field is None and not keep_rank else ["tokens"])
     assert isinstance(small, str) and small == exact
     assert line in small and (field is None or field in small)
 
 
-def test_bad_grade_in_small_qrels(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+QRELS_BAD = {
+    "a fractional grade": (QRELS.replace(" 2\n", " 2.5\n", 1), ":3:"),
+    "an exponent grade": (QRELS.replace(" 2\n", " 1e1\n", 1), ":3:"),
+    "an infinite grade": (QRELS.replace(" 2\n", " " + "9" * 400 + "\n", 1), ":3:"),
+    "a grade that is not a number": (QRELS.replace(" 2\n", " two\n", 1), ":3:"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(QRELS_BAD))
+def test_bad_grade_in_small_qrels(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, case: str) -> None:
+    text, line = QRELS_BAD[case]
     path = tmp_path / "qrels.txt"
-    path.write_text(QRELS.replace(" 2\n", " 2.5\n", 1))
-    small, exact, _, calls = three_ways(monkeypatch, lambda: read_qrels(path))
-    assert calls == [True] and isinstance(small, str) and small == exact and ":3:" in small
+    path.write_text(text)
+    small, exact, _, taken = three_ways(monkeypatch, lambda: read_qrels(path))
+    assert taken == ["tokens"] and isinstance(small, str) and small == exact and line in small
+
+
+def test_odd_numbers_read_as_the_exact_reader_reads_them(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Signs, a bare point, leading zeros, exponents, 16+ digits: the NumPy-parsed
+    scores equal the exact reader's ``float()`` ones, bit for bit (``-0.0`` too)."""
+    odd = ["+.5E+1", "-0.0", "-0", "12345678901234567890.123", "00029.5", "5.", ".5", "-.25", "1e-5",
+           "123456789012345", "1234567890123456", "9007199254740993", "0.30000000000000004", "+7", "1E300",
+           "000000000000000000001", "-999999999999999.9", "0.1", "2.675", "1.0000000000000002"]
+    text = "".join(f"{301 + i // 6} Q0 d{i} {i + 1} {v} sysA\n" for i, v in enumerate(odd))
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    small, exact, arrow, taken = three_ways(monkeypatch, lambda: read_run(path))
+    assert taken == ["columns"] and small == exact == arrow
+    bits = read_run(path).score.view(np.uint64).tolist()
+    assert bits == np.array([float(v) for v in odd]).view(np.uint64).tolist()
 
 
 def test_large_files_are_left_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", len(RUN))
     assert trec._canonical_tokens(RUN.encode(), 6) is None
+    assert trec._canonical_columns(RUN.encode(), 6, 4) is None
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", len(RUN) + 1)
     fields, lines = trec._canonical_tokens(RUN.encode(), 6)
     assert fields == RUN.split() and np.array_equal(lines, np.arange(1, 19))
@@ -144,3 +194,49 @@ def test_whole_column_number_check_equals_the_per_value_one(values: list[str]) -
     assert (trec._NUMBER_LINES.fullmatch(joined) is not None) == all(trec._NUMBER.fullmatch(v) for v in values)
     integer = re.compile(r"[+-]?[0-9]+", re.ASCII)
     assert (trec._INTEGER_LINES.fullmatch(joined) is not None) == all(integer.fullmatch(v) for v in values)
+
+
+DIGITS = st.text(alphabet="0123456789", max_size=22)
+NUMBER = st.builds(
+    lambda sign, whole, point, fraction, exponent: sign + whole + point + fraction + exponent,
+    st.sampled_from(["", "+", "-"]), DIGITS, st.sampled_from(["", "."]), DIGITS,
+    st.sampled_from(["", "e5", "E-3", "e+300", "e-330", "e400"]),
+).filter(lambda v: trec._NUMBER.fullmatch(v) is not None)  # the tokens the reader's check accepts
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(NUMBER, min_size=1, max_size=8))
+def test_numpy_parsed_numbers_equal_float(values: list[str]) -> None:
+    """:func:`trec._decimals` (digits as an integer over a power of ten where that is
+    exact, ``float()`` elsewhere) gives ``float()`` of every token, bit for bit."""
+    text = "".join(v + "\n" for v in values)
+    length = np.array([len(v) for v in values], dtype=np.int64)
+    offset = np.cumsum(length + 1) - (length + 1)
+    got = trec._decimals(text, offset, length)
+    assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_query_ids_of_every_length(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, kind: str) -> None:
+    """Query ids of 1 to 20 bytes (read as two 8-byte words up to 16 bytes, split
+    above), sharing prefixes, interleaved: the same ids, codes and order as the
+    line-by-line reader and Arrow."""
+    ids = ["7", "12345678", "123456789", "1234567", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmno",
+           "q" * 20, "12345678"]
+    short = [i for i in ids if len(i) <= 16]
+    for chosen in (ids, short):
+        rows = [(q, f"d{j}-{k}") for k, q in enumerate(chosen) for j in range(3)]
+        rows += [(q, f"e{k}") for k, q in enumerate(reversed(chosen))]  # queries come back: not contiguous
+        if kind == "run":
+            text = "".join(f"{q} Q0 {d} {i + 1} {i * 0.25} sys\n" for i, (q, d) in enumerate(rows))
+        else:
+            text = "".join(f"{q} 0 {d} {i % 3}\n" for i, (q, d) in enumerate(rows))
+        path = tmp_path / "file.txt"
+        path.write_text(text)
+        read = (lambda: read_run(path)) if kind == "run" else (lambda: read_qrels(path))
+        small, exact, arrow, taken = three_ways(monkeypatch, read)
+        assert taken == ["columns"] and small == exact == arrow
+        assert small[0] == [q for q, _ in rows]
+        got = read()
+        codes, vocab = got._qid_codes()
+        assert vocab.tolist() == sorted(set(chosen)) and vocab[codes].tolist() == [q for q, _ in rows]

@@ -213,6 +213,47 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray) -> A
         return lo.result(), hi
 
 
+#: joins of at most this many judgments and run rows order their candidates with the
+#: small-table sorts below (:func:`_probe_order`, :func:`_row_order`)
+SMALL_ROWS = 1 << 20
+
+
+def _probe_order(q_low: np.ndarray, block: np.ndarray, n_blocks: int) -> np.ndarray:
+    """A permutation sorting the probe keys ``q_low`` (``uint64``, the run block
+    ``block`` (``int64``, ``< n_blocks``) in their top bits): ``np.argsort(q_low)``,
+    or, for a small join of fewer than 2^16 blocks, a radix sort by block and one
+    ``argsort`` per block (Robust 2003: 128,796 probes in 100 blocks, about half the
+    time). Equal keys may come in another order than ``argsort``'s, which no result
+    depends on (every candidate is confirmed, then ordered by run row)."""
+    if len(q_low) > SMALL_ROWS or n_blocks >= 1 << 16:
+        return np.argsort(q_low)
+    by_block = np.argsort(block.astype(np.uint16), kind="stable")  # a radix sort
+    out = np.empty_like(by_block)
+    start = 0
+    for stop in np.cumsum(np.bincount(block, minlength=n_blocks)).tolist():
+        if stop > start:
+            part = by_block[start:stop]
+            out[start:stop] = part[np.argsort(q_low[part])]
+        start = stop
+    return out
+
+
+def _row_order(rows: np.ndarray, n: int) -> np.ndarray:
+    """``np.argsort(rows)`` of candidate run rows (``int64``, ``< n``): for a small
+    run whose candidates are distinct rows (the usual case), by counting (one
+    ``bincount``, no comparison sort)."""
+    if n > SMALL_ROWS or not len(rows):
+        return np.argsort(rows)
+    counts = np.bincount(rows, minlength=n)
+    if counts.max() > 1:  # a row with two candidates (a hash collision): argsort's order
+        return np.argsort(rows)
+    first = np.cumsum(counts)
+    first -= counts
+    out = np.empty(len(rows), dtype=np.int64)
+    out[first[rows]] = np.arange(len(rows), dtype=np.int64)
+    return out
+
+
 def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
                  qrels_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The judged run rows, their grades and their qrels rows: ``(rows int64,
@@ -241,7 +282,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
         block_q = block_of[qrels_query]
     keep = np.flatnonzero(block_q >= 0)
     q_low = index.probe(block_q[keep], h_q[keep])  # the smallest key a match can have
-    q_order = np.argsort(q_low)
+    q_order = _probe_order(q_low, block_q[keep], len(index.block_start)) if index.block_bits else np.argsort(q_low)
     q_low = q_low[q_order]
     q_order = keep[q_order]
     lo, hi = _search_both(index.keys, q_low, q_low | index.low_mask)
@@ -251,7 +292,7 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     del index  # the run lets its index go after the first join (8 bytes a row)
     # in run-row order, the gathers below (queries, string offsets and bytes) and the
     # caller's scatter of the grades walk memory forward instead of at random
-    by_row = np.argsort(cand_r)
+    by_row = _row_order(cand_r, len(run))
     cand_q, cand_r = cand_q[by_row], cand_r[by_row]
     rq = remap[run_codes[cand_r]]
     ok = (rq == qrels_query[cand_q]) & (rq >= 0)

@@ -43,8 +43,14 @@ RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "runid")
 QRELS_FIELDS = ("qid", "iteration", "docno", "grade")
 SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 
-#: Inputs smaller than this many bytes are read by the exact line-by-line reader
-#: without Arrow: importing pyarrow costs more than its CSV reader saves on them.
+#: Inputs smaller than this many bytes are read without Arrow (a canonical file by
+#: :func:`_canonical_columns` or :func:`_canonical_tokens`, any other by the exact
+#: line-by-line reader): importing pyarrow costs more than its CSV reader saves on them.
+#: Measured (session 9, CPU in one process, reading one canonical run): 1.5 MB without
+#: Arrow 22-24 ms, with Arrow and its import 41-51 ms; 2.3 MB 35-38 against 48-70 ms;
+#: but once pyarrow is imported (by a large other file) Arrow reads 1.5 MB in 16 ms,
+#: and 2.7-4.6 MB files (over ``PLAIN_MAX`` rows, see :mod:`evalkit.engine.factorize`)
+#: are read several times faster by Arrow: the limit stays at 1 MiB.
 FAST_MIN_BYTES = 1 << 20
 #: Bytes per block of Arrow's CSV reader (each block is parsed on a thread and
 #: becomes one chunk of every column).
@@ -270,6 +276,171 @@ def _scan_file(path: Path) -> tuple[_Scan, bytes]:
     return scan, first_line
 
 
+def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
+    """Where every field of a small *canonical* file ends (see :func:`_canonical_tokens`):
+    ``int64 (n_rows, n_fields)``, the offset in ``raw`` of the delimiter or newline
+    after each field (``len(raw)`` for the last field of a last line without
+    newline); a field runs from the previous end + 1 to its end and is never empty.
+    ``None`` for a file of :data:`FAST_MIN_BYTES` or more or one that is not canonical."""
+    if not raw or len(raw) >= FAST_MIN_BYTES:
+        return None
+    scan = _scan_bytes(raw)
+    if not scan.ok or scan.first is None or scan.last is None:
+        return None
+    end = raw.find(b"\n")
+    delim = _delimiter(raw if end < 0 else raw[:end])
+    data = np.frombuffer(raw, dtype=np.uint8)
+    at = np.flatnonzero(data <= 32)  # the delimiters and newlines, in file order
+    low = data[at]
+    if scan.last != 10:
+        at, low = np.append(at, len(raw)), np.append(low, np.uint8(10))
+    if len(low) % n_fields:
+        return None
+    # each line: n_fields - 1 delimiters, then its newline
+    layout = low.reshape(-1, n_fields)
+    if not (bool((layout[:, -1] == 10).all()) and bool((layout[:, :-1] == delim).all())):
+        return None
+    if not scan.canonical(n_fields, len(layout), delim):  # pragma: no cover - implied by the layout
+        return None
+    return at.reshape(-1, n_fields)
+
+
+def _field_text(data: np.ndarray, ends: np.ndarray, column: int) -> tuple[str, np.ndarray, np.ndarray]:
+    """Column ``column`` of a canonical file (``ends`` from :func:`_canonical_ends`;
+    ``data`` its bytes, with a newline appended if it has none at the end) as one text,
+    every value followed by ``"\\n"`` (the bytes gathered by NumPy, decoded once), with
+    the offset of each value in that text and its length (``int64 (n,)`` each)."""
+    stop = ends[:, column]
+    if column:
+        start = ends[:, column - 1] + 1
+    else:
+        start = np.empty_like(stop)
+        start[0] = 0
+        start[1:] = ends[:-1, -1] + 1
+    length = stop - start
+    size = length + 1  # the value and the byte after it (a delimiter or newline)
+    after = np.cumsum(size)  # offset of the next value in the text
+    # the offsets in ``data`` of the text's bytes: +1 within a value, a jump to the next one
+    at = np.ones(int(after[-1]), dtype=np.int32 if len(data) < 1 << 31 else np.int64)
+    at[0] = start[0]
+    at[after[:-1]] = start[1:] - stop[:-1]
+    picked = data[np.cumsum(at, out=at)]
+    picked[after - 1] = 10
+    return picked.tobytes().decode("ascii"), after - size, length
+
+
+#: Powers of ten exactly representable as float64 (10^0 .. 10^22).
+_POW10_FLOAT = np.array([10.0 ** k for k in range(23)])
+#: Digits (at most) of a decimal parsed in NumPy: the integer of its digits stays below
+#: 2^53, exact in float64, so one IEEE division by an exact power of ten rounds it
+#: correctly, as ``float()`` and C's ``strtod`` do (Clinger's fast path).
+_EXACT_DIGITS = 15
+
+
+def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``float64`` of every value of a column text (:func:`_field_text`) that
+    :data:`_NUMBER_LINES` accepted, equal to ``float()`` of each: values of at most
+    :data:`_EXACT_DIGITS` digits and no exponent are parsed in NumPy (the digits as an
+    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), the
+    others by ``float()``. One pass per character position (Horner's scheme) over the
+    values' bytes."""
+    n = len(offset)
+    data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    width = min(int(length.max()), _EXACT_DIGITS + 2) if n else 0  # digits, a sign and a point
+    mantissa = np.zeros(n, dtype=np.int64)  # at most 17 digits: below 2^63
+    fraction = np.zeros(n, dtype=np.int64)  # digits after the point
+    digits = np.zeros(n, dtype=np.int64)
+    point = np.zeros(n, dtype=bool)
+    exponent = np.zeros(n, dtype=bool)
+    negative = np.zeros(n, dtype=bool)
+    last = len(data) - 1
+    for j in range(width):
+        c = data[np.minimum(offset + j, last)]
+        inside = length > j
+        digit = (c >= 48) & (c <= 57) & inside
+        mantissa = np.where(digit, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
+        digits += digit
+        fraction += digit & point
+        point |= (c == 46) & inside
+        exponent |= ((c | 32) == 101) & inside
+        if j == 0:
+            negative = c == 45
+    exact = (length <= width) & (digits <= _EXACT_DIGITS) & ~exponent
+    out = mantissa.astype(np.float64) / _POW10_FLOAT[np.minimum(fraction, 22)]
+    np.negative(out, out=out, where=negative)
+    for i in np.flatnonzero(~exact).tolist():
+        out[i] = float(text[offset[i]: offset[i] + length[i]])
+    return out
+
+
+#: ``_KEEP_LE[r]``: keeps the first ``r`` bytes of a little-endian 8-byte word (r = 0..8).
+_KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
+
+
+def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Query codes of a canonical file's first column (``ends`` from
+    :func:`_canonical_ends`), as :func:`evalkit.engine.factorize.encode` gives them for
+    the column's ``str`` values: ``(codes int64 (n,), vocab object (u,))``, ``vocab``
+    sorted. Each value of at most 16 bytes is read as two little-endian words (its
+    bytes, then zeros: a field holds no byte <= 32, so equal words are equal values);
+    runs of equal neighbours are found on the words and only their first values
+    become ``str``. ``None`` for longer values (the caller splits the column)."""
+    stop = ends[:, 0]
+    start = np.empty_like(stop)
+    start[0] = 0
+    start[1:] = ends[:-1, -1] + 1
+    length = stop - start
+    if int(length.max()) > 16:
+        return None
+    data = np.frombuffer(raw + bytes(16), dtype=np.uint8)
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # 8 bytes at every offset
+    low = words[start] & _KEEP_LE[np.minimum(length, 8)]
+    high = words[start + 8] & _KEEP_LE[np.clip(length - 8, 0, 8)]
+    n = len(stop)
+    heads = np.flatnonzero(np.concatenate(([True], (low[1:] != low[:-1]) | (high[1:] != high[:-1]))))
+    text = [raw[i: j].decode("ascii") for i, j in zip(start[heads].tolist(), stop[heads].tolist())]
+    uniq = sorted(set(text))
+    position = {v: i for i, v in enumerate(uniq)}
+    head_codes = np.fromiter(map(position.__getitem__, text), dtype=np.int64, count=len(text))
+    vocab = np.empty(len(uniq), dtype=object)
+    vocab[:] = uniq
+    return np.repeat(head_codes, np.diff(np.append(heads, n))), vocab
+
+
+def _canonical_columns(raw: bytes, n_fields: int,
+                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], list[str], np.ndarray, str] | None:
+    """The columns of a small canonical file (see :func:`_canonical_tokens`) that the
+    readers keep, without a Python object per field: ``(qid, docno, values, first
+    line's field 6)``: ``qid`` as ``(codes, vocab)`` (:func:`_first_column_codes`) or,
+    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a ``list[str]`` (n,);
+    ``values`` ``float64`` (n,); the runid of a run (``""`` for qrels). Only the kept
+    columns are gathered (NumPy gathers their bytes) and split, and the numbers are
+    parsed in NumPy (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would
+    give ``None``, or when a number is not what the readers accept without comment (not
+    a finite decimal; for grades, ``number == 3``, not an integer): the callers then
+    read the file by :func:`_canonical_tokens` and :func:`_numbers`, which word the
+    error. Values equal theirs (tests/test_readers_small.py)."""
+    ends = _canonical_ends(raw, n_fields)
+    if ends is None or not len(ends):
+        return None
+    data = np.frombuffer(raw if raw[-1:] == b"\n" else raw + b"\n", dtype=np.uint8)
+    text, offset, length = _field_text(data, ends, number)
+    lines = _INTEGER_LINES if number == 3 else _NUMBER_LINES
+    if lines.fullmatch(text) is None:
+        return None
+    values = _decimals(text, offset, length)
+    if not np.isfinite(values).all():
+        return None
+    qid: list[str] | tuple[np.ndarray, np.ndarray] | None = _first_column_codes(raw, ends)
+    if qid is None:
+        qid = _field_text(data, ends, 0)[0].split("\n")
+        qid.pop()  # the empty string after the last newline
+    docno = _field_text(data, ends, 2)[0].split("\n")
+    docno.pop()
+    runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
+    return qid, docno, values, runid
+
+
 def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray] | None:
     """The fields of a small *canonical* file (as :func:`_fast_table` defines it:
     ASCII, one space or one tab between fields, no blank or comment line, exactly
@@ -280,26 +451,10 @@ def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray]
     :data:`FAST_MIN_BYTES` or more (Arrow's) or one that is not canonical (the exact
     line-by-line reader's, which also words the errors). About 3x faster than the
     per-line reader on a 20 k-line run, and no pyarrow import (issue 27)."""
-    if not raw or len(raw) >= FAST_MIN_BYTES:
+    ends = _canonical_ends(raw, n_fields)
+    if ends is None:
         return None
-    scan = _scan_bytes(raw)
-    if not scan.ok or scan.first is None or scan.last is None:
-        return None
-    end = raw.find(b"\n")
-    delim = _delimiter(raw if end < 0 else raw[:end])
-    data = np.frombuffer(raw, dtype=np.uint8)
-    low = data[data <= 32]  # the delimiters and newlines, in file order
-    if scan.last != 10:
-        low = np.append(low, np.uint8(10))
-    if len(low) % n_fields:
-        return None
-    # each line: n_fields - 1 delimiters, then its newline
-    layout = low.reshape(-1, n_fields)
-    if not (bool((layout[:, -1] == 10).all()) and bool((layout[:, :-1] == delim).all())):
-        return None
-    n_rows = len(layout)
-    if not scan.canonical(n_fields, n_rows, delim):  # pragma: no cover - implied by the layout
-        return None
+    n_rows = len(ends)
     fields = raw.decode("ascii").split()
     if len(fields) != n_fields * n_rows:  # pragma: no cover - implied by the layout
         return None
@@ -807,17 +962,23 @@ def read_qrels(source: Source) -> Qrels:
                 return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
             del columns
         data = raw.read_bytes() if isinstance(raw, Path) else raw
+        small = _canonical_columns(data, 4, 3)
+        if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
+            qid, docno, grade, _ = small
+            codes = qid if isinstance(qid, tuple) else None
+            return Qrels._from_tokens(None if codes else qid, docno, grade, source=name,
+                                      line=np.arange(1, len(grade) + 1), codes=codes)
         flat = _canonical_tokens(data, 4)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
             grade = _numbers(fields[3::4], lines, name, "grade", integer=True)
-            return Qrels.from_columns(fields[0::4], fields[2::4], grade, source=name, line=lines)
+            return Qrels._from_tokens(fields[0::4], fields[2::4], grade, source=name, line=lines)
         text = _decode(data, name)
     assert text is not None  # read or decoded above
     rows, lines = _split(text, name, 4, 4, QRELS_FIELDS)
     cols = list(zip(*rows)) if rows else [(), (), (), ()]
     grade = _numbers(list(cols[3]), lines, name, "grade", integer=True)
-    return Qrels.from_columns(cols[0], cols[2], grade, source=name, line=lines)
+    return Qrels._from_tokens(cols[0], cols[2], grade, source=name, line=lines)
 
 
 def read_subtopic_qrels(source: Source) -> SubtopicQrels:
@@ -872,12 +1033,18 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
             del columns
         data = raw.read_bytes() if isinstance(raw, Path) else raw
+        small = None if keep_rank else _canonical_columns(data, 6, 4)
+        if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
+            qid, docno, score, runid = small
+            codes = qid if isinstance(qid, tuple) else None
+            return Run._from_tokens(None if codes else qid, docno, score, name=runid if name is None else name,
+                                    source=src, line=np.arange(1, len(score) + 1), codes=codes)
         flat = _canonical_tokens(data, 6)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
             score = _numbers(fields[4::6], lines, src, "score")
             rank = _ranks(fields[3::6], lines, src) if keep_rank else None
-            return Run.from_columns(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
+            return Run._from_tokens(fields[0::6], fields[2::6], score, name=fields[5] if name is None else name,
                                     source=src, line=lines, rank=rank)
         text = _decode(data, src)
     assert text is not None  # read or decoded above
@@ -891,7 +1058,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
     rank = _ranks([r[3] for r in rows], lines, src) if keep_rank else None
     if name is None:
         name = rows[0][5] if rows else Path(src).name
-    return Run.from_columns(qid, docno, score, name=name, source=src, line=lines, rank=rank)
+    return Run._from_tokens(qid, docno, score, name=name, source=src, line=lines, rank=rank)
 
 
 def write_run(run: Run, target: Union[str, os.PathLike, IO], runid: str | None = None) -> None:
