@@ -195,6 +195,11 @@ class _Scan:
         self.last: int | None = None   # last byte
         self._prev_low = True   # the byte before the first counts as a line start
         self.comment = False    # stopped at a '#' that starts a line (a comment line)
+        # the masks of a chunk, allocated once and reused: fresh 1 MB temporaries per
+        # chunk cost about two page faults per page of the file (the scan of a 10 M-line
+        # run alone: 165,000 faults and 0.35 s of system time, against 7,000 and 0.1 s)
+        self._low = np.empty(0, dtype=bool)
+        self._pair = np.empty(0, dtype=bool)
 
     def feed(self, chunk: np.ndarray, has_hash: bool = True, has_cr: bool = False) -> bool:
         """Add one chunk (``uint8``); ``has_hash=False`` promises it has no ``#``;
@@ -213,8 +218,11 @@ class _Scan:
         if int(chunk.max()) >= 127:  # non-ASCII, or DEL (a control character no field may hold)
             self.ok = False
             return False
-        low = chunk <= 32  # space, tab, newline and every other control byte
-        if (self._prev_low and low[0]) or (low[1:] & low[:-1]).any():
+        n = len(chunk)
+        if len(self._low) < n:
+            self._low, self._pair = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+        low = np.less_equal(chunk, 32, out=self._low[:n])  # space, tab, newline, every other control byte
+        if (self._prev_low and low[0]) or np.logical_and(low[1:], low[:-1], out=self._pair[: n - 1]).any():
             self.ok = False
             return False
         if self.last == 10 and chunk[0] == 35:
