@@ -870,15 +870,24 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         if parsed is not None:
             columns, first_line, line = _columns(parsed)
             del parsed
-            score = _fast_numbers(columns, "score")
-            rank = _fast_ranks(columns) if keep_rank else None
-            if score is not None and (rank is not None or not keep_rank):
+            # the docno strings are copied on a thread while this one converts the
+            # scores and query ids (copies and gathers that release the GIL: W1 30 M,
+            # 0.65 -> 0.4 s)
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as pool:
+                docno_job = pool.submit(_docnos, {"docno": columns.pop("docno")})
+                score = _fast_numbers(columns, "score")
+                rank = _fast_ranks(columns) if keep_rank else None
+                converted = score is not None and (rank is not None or not keep_rank)
+                if converted:
+                    qcodes, qvocab = _qid_codes(columns.pop("qid"))
+                docno = docno_job.result()
+            if converted:
                 if name is None:
                     name = first_line.split()[5].decode()
-                qcodes, qvocab = _qid_codes(columns.pop("qid"))
-                docno = _docnos(columns)
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
-            del columns
+            del columns, docno
         data = raw.read_bytes() if isinstance(raw, Path) else raw
         flat = _canonical_tokens(data, 6)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
