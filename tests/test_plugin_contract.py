@@ -322,3 +322,28 @@ def test_gain_floor_is_the_floor_the_gain_helpers_apply():
         inp = prepare_input(problem, resolve(evalkit.parse_flavour(spec, reg), reg))
         assert inp.gain_floor() == floor
         assert inp.ranked_gain().tolist() == gains
+
+
+def test_tie_order_that_splits_a_query_is_refused_past_the_first_chunk():
+    """The engine's check of a tie policy's order (a permutation that keeps each query's
+    rows together, ascending) reads the order a chunk of 2**17 positions at a time: a
+    query split beyond the first chunk is still found and named by its position; the
+    sort keys' own orders returned by a built-in policy pass unchecked."""
+    from evalkit.components import TiePolicy
+    from evalkit.engine.checks import ComponentContractError, call_component
+    from evalkit.engine.ranking import SortKeys
+
+    n = 300_000
+    query = np.repeat(np.arange(3, dtype=np.int64), n // 3)
+    keys = SortKeys(query=query, score=np.zeros(n), docno=np.arange(n, dtype=np.int64))
+
+    def swap(keys):
+        order = np.arange(len(keys.query), dtype=np.int64)
+        order[[150_000, 250_000]] = order[[250_000, 150_000]]  # a row of query 2 inside query 1
+        return order
+
+    with pytest.raises(ComponentContractError,
+                       match=r"position 150001 goes back from query index 2 to 1"):
+        call_component("ties", TiePolicy(name="swap", fn=swap), keys)
+    fine = TiePolicy(name="own", fn=lambda keys: keys.identity())
+    assert call_component("ties", fine, keys) is keys.identity()

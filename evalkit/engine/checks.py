@@ -179,12 +179,22 @@ def _check_idcg(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     return _finite("idcg", comp, _array("idcg", comp, out, (q,), "ideal DCGs"), None, "")
 
 
+_ORDER_CHUNK = 1 << 17  # positions per chunk of the order's query check
+
+
 def _check_order(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     keys = args[0]
     query = keys.query
     n = len(query)
     order = _array("ties", comp, out, (n,), "an order", integer=True)
     if n == 0:
+        return order
+    if _whose("ties", comp)[2] is None and any(order is getattr(keys, made, None)
+                                               for made in ("_identity", "_within", "_refined")):
+        # a built-in policy returned an order the keys' own helpers made (the identity,
+        # a sort within each query, ties refined within their blocks): a permutation
+        # that keeps each query's rows together by construction (at 30 M rows the
+        # checks below cost 0.2 s and a gathered copy of 240 MB at the memory peak)
         return order
     if int(order.min()) < 0 or int(order.max()) >= n:
         raise _broken("ties", comp, f"returned an order with row numbers outside 0..{n - 1} "
@@ -195,8 +205,14 @@ def _check_order(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
         missing = int(np.flatnonzero(~seen)[0])
         raise _broken("ties", comp, f"returned an order that is not a permutation of the {n} rows: row {missing} "
                                     f"is missing and {n - int(seen.sum())} row(s) repeat")
-    grouped = query[order]
-    down = np.flatnonzero(grouped[1:] < grouped[:-1])
+    down = np.zeros(0, dtype=np.int64)
+    for start in range(0, n - 1, _ORDER_CHUNK):  # gathered a chunk at a time: no n-sized copy
+        grouped = query[order[start: start + _ORDER_CHUNK + 1]]
+        down = np.flatnonzero(grouped[1:] < grouped[:-1])
+        if len(down):
+            down += start
+            grouped = query[order]
+            break
     if len(down):
         i = int(down[0]) + 1
         raise _broken("ties", comp, f"returned an order that does not keep each query's rows together in ascending "

@@ -137,12 +137,15 @@ def build(codes: np.ndarray, pair_hashes: Callable[[int, int], np.ndarray]) -> P
     assert starts is not None  # block_bits > 0 only where query blocks were found
     index = PairIndex(np.empty(n, dtype=np.uint64), starts.astype(np.int64), block_bits, low_bits)
     keys = index.keys
+    if block_bits:  # each code has one block: a row's block is its code's (a gather, not a search)
+        block_of_code = np.zeros(int(codes[index.block_start].max()) + 1, dtype=np.int64)
+        block_of_code[codes[index.block_start]] = np.arange(len(index.block_start), dtype=np.int64)
 
     def fill(start: int) -> None:
         stop = min(n, start + _ROWS)
         rows = np.arange(start, stop, dtype=np.int64)
         if block_bits:
-            block = np.searchsorted(index.block_start, rows, side="right") - 1
+            block = block_of_code[codes[start:stop]]
             rows -= index.block_start[block]  # offset within the block
         else:
             block = None
