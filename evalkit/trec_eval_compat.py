@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from ._record import Record
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -56,18 +56,23 @@ VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}
 ORDER = {m.name: i for i, m in enumerate(MEASURES)}
 
 
-@dataclass(frozen=True)
-class TrecName:
+class TrecName(Record):
     """One printed value of a trec_eval measure: ``native`` (trec_eval's printed
     name), ``label`` (evalkit's label: the name as typed, ``NAME.value`` per value of
-    a list), the preset, cutoff ``k`` and extra flavour settings ``params``."""
+    a list), the preset, cutoff ``k`` and extra flavour settings ``params``. Frozen,
+    compared by its fields."""
 
+    __slots__ = ("native", "label", "measure", "preset", "k", "params")
     native: str
     label: str
     measure: TrecMeasure
     preset: str
-    k: int | None = None
-    params: tuple = ()
+    k: int | None
+    params: tuple
+
+    def __init__(self, native: str, label: str, measure: TrecMeasure, preset: str, k: int | None = None,
+                 params: tuple = ()) -> None:
+        self._set(native=native, label=label, measure=measure, preset=preset, k=k, params=params)
 
 
 def _atol(text: str) -> int:
