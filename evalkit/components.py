@@ -30,6 +30,8 @@ from .errors import FlavourError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    from ._refusal import Refusal
+
 __all__ = [
     "Param",
     "Gain",
@@ -359,21 +361,8 @@ class Metric(_Component):
 
 
 # ---------------------------------------------------------------------- stage families
-@dataclass(frozen=True)
-class Refusal:
-    """What a judgment rule's ``check`` returns when it refuses grades.
-
-    :param mask: ``bool`` ``(m,)`` over the judged grades it was given: the refused ones.
-    :param message: ``message(value, count) -> str``: the sentence naming the first
-        refused grade ``value`` (``float``) and the number refused, quoting the
-        library's own message where it has one.
-    :param error: the exception class raised (an :class:`~evalkit.errors.InvalidGradeError`
-        subclass; default :class:`~evalkit.errors.InvalidGradeError`).
-    """
-
-    mask: np.ndarray
-    message: Callable[[float, int], str]
-    error: type | None = None
+# Refusal (what a judgment rule's check returns) is defined in evalkit._refusal, imported
+# when first used (PEP 562 __getattr__ below): the default judgment rules never build one.
 
 
 def _identity_grades(grades: np.ndarray) -> np.ndarray:
@@ -771,3 +760,18 @@ def declared(module: str | Any, kind: type | None = None) -> list[tuple[Any, tup
         if kind is None or isinstance(hit[0], kind):
             out.append(hit)
     return out
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Refusal` (:mod:`evalkit._refusal`), defined on first use (PEP 562,
+    issue 27): an evaluation under the default judgment rules does not create it."""
+    if name == "Refusal":
+        from ._refusal import Refusal
+
+        globals()[name] = Refusal  # later lookups skip __getattr__
+        return Refusal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"Refusal"})
