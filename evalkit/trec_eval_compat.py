@@ -102,16 +102,26 @@ def _split(name: str, text: str) -> list[str]:
 
 
 #: what the parameters of each kind of measure look like (a printed name's suffix
-#: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one)
-#: (compiled when first used, by re's own cache: a name as typed never needs them)
-_PARAMS = {
-    "cut": r"[-+0-9.,]+",
-    "values": r"[-+0-9.,eE]+",
-    "params": r"[-+0-9.,eE]+",
-    "gains": r"[-+0-9.,eE=]+",
-    "pairs": r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*",
-    "string": r"[-+0-9.]+",
+#: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one):
+#: the characters a ``[...]+`` suffix may hold (checked without a regular expression:
+#: the eval path looks up printed names such as ``ndcg_cut_10``), and the ``pairs``
+#: kind's pattern (compiled when first used, by re's own cache)
+_PARAM_CHARS = {
+    "cut": frozenset("-+0123456789.,"),
+    "values": frozenset("-+0123456789.,eE"),
+    "params": frozenset("-+0123456789.,eE"),
+    "gains": frozenset("-+0123456789.,eE="),
+    "string": frozenset("-+0123456789."),
 }
+_PAIRS = r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*"
+
+
+def _params_match(kind: str, text: str) -> bool:
+    """``text`` (non-empty) is the parameter suffix of a printed name of a ``kind`` measure."""
+    chars = _PARAM_CHARS.get(kind)
+    if chars is not None:
+        return chars.issuperset(text)
+    return kind == "pairs" and re.fullmatch(_PAIRS, text) is not None
 
 
 def _lookup(text: str) -> tuple[str, str | None, bool] | None:
@@ -128,8 +138,7 @@ def _lookup(text: str) -> tuple[str, str | None, bool] | None:
     # a printed name: the longest measure name followed by '_' and its parameters
     for i in range(len(text) - 1, 0, -1):
         if text[i] == "_" and text[:i] in BY_NAME and i + 1 < len(text):
-            pattern = _PARAMS.get(BY_NAME[text[:i]].kind)
-            if pattern is not None and re.fullmatch(pattern, text[i + 1:]):
+            if _params_match(BY_NAME[text[:i]].kind, text[i + 1:]):
                 return text[:i], text[i + 1:], True
     return None
 
