@@ -19,7 +19,9 @@ class Record:
     first). ``==`` compares records of the same class field by field (another class:
     ``NotImplemented``), ``hash`` is the fields' tuple's, ``repr`` is
     ``Name(field=value, ...)``; setting or deleting an attribute raises
-    :class:`AttributeError` (``__init__`` sets fields through ``_set``)."""
+    :class:`AttributeError` (``__init__`` sets fields through ``_set``). ``pickle`` and
+    :mod:`copy` rebuild a record by calling its class with the fields in order (each
+    subclass's ``__init__`` takes them so)."""
 
     __slots__ = ()
 
@@ -48,6 +50,9 @@ class Record:
     def __repr__(self) -> str:
         args = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
         return f"{type(self).__qualname__}({args})"
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return type(self), self._values()
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {name!r} of {type(self).__name__}")

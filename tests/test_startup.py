@@ -385,3 +385,43 @@ def test_flavour_and_component_ref_methods_are_the_generated_ones():
         fl.k = 3  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         del fl.gain  # type: ignore[misc]
+
+
+def test_private_records_behave_as_the_frozen_dataclasses_they_were():
+    """The records made plain classes (issue 27) keep what their dataclasses gave:
+    keyword and default arguments, ``==`` and ``hash`` by fields (by identity for the
+    engine's), ``repr``, immutability, ``pickle`` and ``copy``."""
+    import copy
+    import pickle
+
+    from evalkit.cli.specs import Measure
+    from evalkit.engine.evaluate import Evaluation
+    from evalkit.flavour import parse_flavour
+    from evalkit.libraries.trec_eval_measures import MEASURES, TrecMeasure
+    from evalkit.measure_names import NamedMeasure
+    from evalkit.trec_eval_compat import TrecName, parse_name
+
+    fl = parse_flavour("ndcg@10")
+    m = Measure("ndcg_cut.10", "ndcg_cut_10", fl)
+    assert m == Measure(label="ndcg_cut.10", native="ndcg_cut_10", flavour=parse_flavour("ndcg@10"))
+    assert hash(m) == hash(("ndcg_cut.10", "ndcg_cut_10", fl)) and m != Measure("x", "ndcg_cut_10", fl)
+    assert repr(m) == f"Measure(label='ndcg_cut.10', native='ndcg_cut_10', flavour={fl!r})"
+    named = NamedMeasure("P.5", "trec_eval.P", 5)
+    assert named.params == () and named == NamedMeasure("P.5", "trec_eval.P", 5, ())
+    assert named != ("P.5", "trec_eval.P", 5, ())  # another class: not equal, as generated
+    te = TrecMeasure("map", "ap({ties})", source="m_map.c", new=False)
+    assert (te.kind, te.level, te.per_query, te.new) == ("plain", "threshold", True, False)
+    assert te in MEASURES and MEASURES[4] == TrecMeasure(*[getattr(MEASURES[4], f) for f in TrecMeasure._fields()])
+    (name,) = parse_name("ndcg_cut_10")
+    assert isinstance(name, TrecName) and (name.native, name.k) == ("ndcg_cut_10", 10)
+    for record in (m, named, te, name):
+        assert pickle.loads(pickle.dumps(record)) == record and copy.copy(record) == record
+        assert copy.deepcopy(record) == record
+        with pytest.raises(AttributeError):
+            record.label = "other"  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            del record.preset  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            record.not_a_field = 1  # type: ignore[attr-defined]
+    a, b = (Evaluation((fl,), ("ndcg@10",), [], [0], []) for _ in range(2))
+    assert a == a and a != b and len({a, b}) == 2  # compared by identity, as with eq=False
