@@ -327,7 +327,7 @@ class TiePolicy(_Component):
                  "``int64`` ``(n,)`` permutation grouping rows by query, rank 1 first.")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
 class MetricOutput:
     """What a metric kernel returns.
 
@@ -339,6 +339,23 @@ class MetricOutput:
 
     values: np.ndarray
     defined: np.ndarray
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, values: np.ndarray, defined: np.ndarray) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "defined", defined)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(values={self.values!r}, defined={self.defined!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.values, self.defined) == (other.values, other.defined)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.values, self.defined))
 
 
 @dataclass(frozen=True)

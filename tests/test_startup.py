@@ -320,7 +320,9 @@ def test_quickstart_eval_creates_no_dataclass_it_does_not_use(tmp_path):
     assert status == 0 and out.splitlines()[2].split() == ["system_a", "0.7749"]
     assert "evalkit.flavour.Flavour" in made and not NOT_CREATED & set(made), NOT_CREATED & set(made)
     assert not {"evalkit._refusal", "evalkit._disabled_plugin", "evalkit._ideal_ranking"} & set(modules)
-    assert {name for cls, name in generated if cls.startswith("evalkit.flavour.")} == {"__setattr__", "__delattr__"}
+    for cls in ("evalkit.flavour.Flavour", "evalkit.flavour.ComponentRef", "evalkit.backends.EngineOption",
+                "evalkit.components.MetricOutput"):  # their other methods are written out
+        assert {name for made_by, name in generated if made_by == cls} == {"__setattr__", "__delattr__"}, cls
 
     import dataclasses
 
@@ -425,3 +427,48 @@ def test_private_records_behave_as_the_frozen_dataclasses_they_were():
             record.not_a_field = 1  # type: ignore[attr-defined]
     a, b = (Evaluation((fl,), ("ndcg@10",), [], [0], []) for _ in range(2))
     assert a == a and a != b and len({a, b}) == 2  # compared by identity, as with eq=False
+
+
+def test_engine_option_and_metric_output_methods_are_the_generated_ones():
+    """:class:`~evalkit.backends.EngineOption` and
+    :class:`~evalkit.components.MetricOutput` write the methods ``dataclasses`` would
+    generate (issue 27): the same ``__init__`` (keywords, defaults, its errors),
+    ``repr``, ``==`` and ``hash`` as a reference dataclass of the same fields; still
+    frozen dataclasses."""
+    import dataclasses
+    import itertools
+
+    from evalkit.backends import SPARK_OPTIONS, EngineOption
+    from evalkit.components import MetricOutput
+
+    def reference(cls):
+        fields = [(f.name, f.type, dataclasses.field(default=f.default)) if f.default is not dataclasses.MISSING
+                  else (f.name, f.type) for f in dataclasses.fields(cls)]
+        return dataclasses.make_dataclass(cls.__name__, fields, frozen=True)
+
+    Ref = reference(EngineOption)
+    options = [*SPARK_OPTIONS, EngineOption("master"), EngineOption("master", default=["a"]),
+               EngineOption(key="conf", flag="--spark-conf", repeat=True)]
+    for a, b in itertools.product(options, repeat=2):
+        ra = Ref(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+        rb = Ref(**{f.name: getattr(b, f.name) for f in dataclasses.fields(b)})
+        assert repr(a) == repr(ra) and (a == b, a != b) == (ra == rb, ra != rb)
+        if not isinstance(a.default, list):
+            assert hash(a) == hash(ra)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(EngineOption("master", default=["a"]))
+    with pytest.raises(TypeError, match=r"^EngineOption\.__init__\(\) got an unexpected keyword argument 'flags'"):
+        EngineOption("master", flags="--x")  # type: ignore[call-arg]
+    assert dataclasses.replace(SPARK_OPTIONS[0], default="local[2]").default == "local[2]"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SPARK_OPTIONS[0].key = "x"  # type: ignore[misc]
+
+    out = MetricOutput(np.array([0.5, 1.0]), np.array([True, False]))
+    ref = reference(MetricOutput)(out.values, out.defined)
+    assert repr(out) == repr(ref) == "MetricOutput(values=array([0.5, 1. ]), defined=array([ True, False]))"
+    assert out == out and MetricOutput(out.values, out.defined) == out  # the same arrays: identical, as generated
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(out)
+    with pytest.raises(TypeError, match=r"^MetricOutput\.__init__\(\) missing 1 required positional argument"):
+        MetricOutput(out.values)  # type: ignore[call-arg]
+    assert [f.name for f in dataclasses.fields(MetricOutput)] == ["values", "defined"]
