@@ -78,7 +78,7 @@ __all__ = [
 _same_fields = dataclass(frozen=True, repr=False, eq=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
 class Param:
     """A declared parameter of a component.
 
@@ -101,6 +101,41 @@ class Param:
     exclusive_minimum: bool = False
     maximum: float | None = None
     exclusive_maximum: bool = False
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, name: str, kind: str = "float", default: Any = None, description: str = "",
+                 choices: tuple[str, ...] | None = None, minimum: float | None = None,
+                 exclusive_minimum: bool = False, maximum: float | None = None,
+                 exclusive_maximum: bool = False) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "kind", kind)
+        setattr_(self, "default", default)
+        setattr_(self, "description", description)
+        setattr_(self, "choices", choices)
+        setattr_(self, "minimum", minimum)
+        setattr_(self, "exclusive_minimum", exclusive_minimum)
+        setattr_(self, "maximum", maximum)
+        setattr_(self, "exclusive_maximum", exclusive_maximum)
+
+    def _key(self) -> tuple:
+        return (self.name, self.kind, self.default, self.description, self.choices, self.minimum,
+                self.exclusive_minimum, self.maximum, self.exclusive_maximum)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(name={self.name!r}, kind={self.kind!r}, default={self.default!r}, "
+                f"description={self.description!r}, choices={self.choices!r}, minimum={self.minimum!r}, "
+                f"exclusive_minimum={self.exclusive_minimum!r}, maximum={self.maximum!r}, "
+                f"exclusive_maximum={self.exclusive_maximum!r})")
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def coerce(self, value: Any, owner: str) -> Any:
         """Validate and convert ``value``; raise :class:`FlavourError` naming ``owner``."""

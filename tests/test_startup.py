@@ -321,7 +321,8 @@ def test_quickstart_eval_creates_no_dataclass_it_does_not_use(tmp_path):
     assert "evalkit.flavour.Flavour" in made and not NOT_CREATED & set(made), NOT_CREATED & set(made)
     assert not {"evalkit._refusal", "evalkit._disabled_plugin", "evalkit._ideal_ranking"} & set(modules)
     for cls in ("evalkit.flavour.Flavour", "evalkit.flavour.ComponentRef", "evalkit.backends.EngineOption",
-                "evalkit.components.MetricOutput"):  # their other methods are written out
+                "evalkit.components.MetricOutput", "evalkit.components.Param",
+                "evalkit.results.Results"):  # their other methods are written out
         assert {name for made_by, name in generated if made_by == cls} == {"__setattr__", "__delattr__"}, cls
 
     import dataclasses
@@ -472,3 +473,39 @@ def test_engine_option_and_metric_output_methods_are_the_generated_ones():
     with pytest.raises(TypeError, match=r"^MetricOutput\.__init__\(\) missing 1 required positional argument"):
         MetricOutput(out.values)  # type: ignore[call-arg]
     assert [f.name for f in dataclasses.fields(MetricOutput)] == ["values", "defined"]
+
+
+def test_param_and_results_methods_are_the_generated_ones():
+    """:class:`~evalkit.components.Param` (``==``, ``hash``, ``repr``, ``__init__``) and
+    :class:`~evalkit.results.Results` (``repr``, ``__init__``; compared by identity)
+    write what ``dataclasses`` would generate (issue 27), checked against reference
+    dataclasses of the same fields."""
+    import dataclasses
+    import itertools
+
+    from evalkit.components import Param
+    from evalkit.flavour import CONVENTIONS, LEGACY_KEYS, parse_flavour
+    from evalkit.results import Results
+
+    fields = [(f.name, f.type, dataclasses.field(default=f.default)) if f.default is not dataclasses.MISSING
+              else (f.name, f.type) for f in dataclasses.fields(Param)]
+    Ref = dataclasses.make_dataclass("Param", fields, frozen=True)
+    params = [*CONVENTIONS.values(), *LEGACY_KEYS.values(), Param("base", "float", 2.0, minimum=1.0,
+              exclusive_minimum=True), Param("base", "float", 2.0, minimum=1.0), Param("base")]
+    for a, b in itertools.product(params, repeat=2):
+        ra = Ref(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+        rb = Ref(**{f.name: getattr(b, f.name) for f in dataclasses.fields(b)})
+        assert repr(a) == repr(ra) and (a == b, a != b, hash(a)) == (ra == rb, ra != rb, hash(ra))
+    with pytest.raises(TypeError, match=r"^Param\.__init__\(\) got an unexpected keyword argument 'minimun'"):
+        Param("base", minimun=1)  # type: ignore[call-arg]
+    assert dataclasses.replace(params[-1], kind="int") == Param("base", "int")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        params[-1].kind = "int"  # type: ignore[misc]
+
+    fl = parse_flavour("ndcg@10")
+    res = Results(np.array(["q1"], dtype=object), ("run",), (fl,), ("ndcg@10",), np.zeros((1, 1, 1)))
+    rfields = [(f.name, f.type) for f in dataclasses.fields(Results)]
+    ref = dataclasses.make_dataclass("Results", rfields, frozen=True, eq=False)(*[getattr(res, n) for n, _ in rfields])
+    assert repr(res) == repr(ref) and res == res and res != dataclasses.replace(res)
+    assert Results(qids=res.qids, systems=res.systems, flavours=res.flavours, labels=res.labels,
+                   values=res.values).labels == ("ndcg@10",)
