@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_BACKEND = "columnar"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
 class EngineOption:
     """A setting of a backend.
 
@@ -61,6 +61,32 @@ class EngineOption:
     metavar: str = "VALUE"
     default: Any = None
     repeat: bool = False
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, key: str, flag: str = "", help: str = "", metavar: str = "VALUE", default: Any = None,
+                 repeat: bool = False) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "flag", flag)
+        object.__setattr__(self, "help", help)
+        object.__setattr__(self, "metavar", metavar)
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "repeat", repeat)
+
+    def _key(self) -> tuple:
+        return (self.key, self.flag, self.help, self.metavar, self.default, self.repeat)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(key={self.key!r}, flag={self.flag!r}, help={self.help!r}, "
+                f"metavar={self.metavar!r}, default={self.default!r}, repeat={self.repeat!r})")
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 #: the settings of the Spark backend (a config's ``engine: {name: spark, ...}``)

@@ -30,6 +30,8 @@ from .errors import FlavourError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    from ._refusal import Refusal
+
 __all__ = [
     "Param",
     "Gain",
@@ -76,7 +78,7 @@ __all__ = [
 _same_fields = dataclass(frozen=True, repr=False, eq=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
 class Param:
     """A declared parameter of a component.
 
@@ -99,6 +101,41 @@ class Param:
     exclusive_minimum: bool = False
     maximum: float | None = None
     exclusive_maximum: bool = False
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, name: str, kind: str = "float", default: Any = None, description: str = "",
+                 choices: tuple[str, ...] | None = None, minimum: float | None = None,
+                 exclusive_minimum: bool = False, maximum: float | None = None,
+                 exclusive_maximum: bool = False) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "kind", kind)
+        setattr_(self, "default", default)
+        setattr_(self, "description", description)
+        setattr_(self, "choices", choices)
+        setattr_(self, "minimum", minimum)
+        setattr_(self, "exclusive_minimum", exclusive_minimum)
+        setattr_(self, "maximum", maximum)
+        setattr_(self, "exclusive_maximum", exclusive_maximum)
+
+    def _key(self) -> tuple:
+        return (self.name, self.kind, self.default, self.description, self.choices, self.minimum,
+                self.exclusive_minimum, self.maximum, self.exclusive_maximum)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(name={self.name!r}, kind={self.kind!r}, default={self.default!r}, "
+                f"description={self.description!r}, choices={self.choices!r}, minimum={self.minimum!r}, "
+                f"exclusive_minimum={self.exclusive_minimum!r}, maximum={self.maximum!r}, "
+                f"exclusive_maximum={self.exclusive_maximum!r})")
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def coerce(self, value: Any, owner: str) -> Any:
         """Validate and convert ``value``; raise :class:`FlavourError` naming ``owner``."""
@@ -325,7 +362,7 @@ class TiePolicy(_Component):
                  "``int64`` ``(n,)`` permutation grouping rows by query, rank 1 first.")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
 class MetricOutput:
     """What a metric kernel returns.
 
@@ -337,6 +374,23 @@ class MetricOutput:
 
     values: np.ndarray
     defined: np.ndarray
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, values: np.ndarray, defined: np.ndarray) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "defined", defined)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(values={self.values!r}, defined={self.defined!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.values, self.defined) == (other.values, other.defined)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.values, self.defined))
 
 
 @dataclass(frozen=True)
@@ -359,21 +413,8 @@ class Metric(_Component):
 
 
 # ---------------------------------------------------------------------- stage families
-@dataclass(frozen=True)
-class Refusal:
-    """What a judgment rule's ``check`` returns when it refuses grades.
-
-    :param mask: ``bool`` ``(m,)`` over the judged grades it was given: the refused ones.
-    :param message: ``message(value, count) -> str``: the sentence naming the first
-        refused grade ``value`` (``float``) and the number refused, quoting the
-        library's own message where it has one.
-    :param error: the exception class raised (an :class:`~evalkit.errors.InvalidGradeError`
-        subclass; default :class:`~evalkit.errors.InvalidGradeError`).
-    """
-
-    mask: np.ndarray
-    message: Callable[[float, int], str]
-    error: type | None = None
+# Refusal (what a judgment rule's check returns) is defined in evalkit._refusal, imported
+# when first used (PEP 562 __getattr__ below): the default judgment rules never build one.
 
 
 def _identity_grades(grades: np.ndarray) -> np.ndarray:
@@ -771,3 +812,18 @@ def declared(module: str | Any, kind: type | None = None) -> list[tuple[Any, tup
         if kind is None or isinstance(hit[0], kind):
             out.append(hit)
     return out
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Refusal` (:mod:`evalkit._refusal`), defined on first use (PEP 562,
+    issue 27): an evaluation under the default judgment rules does not create it."""
+    if name == "Refusal":
+        from ._refusal import Refusal
+
+        globals()[name] = Refusal  # later lookups skip __getattr__
+        return Refusal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"Refusal"})

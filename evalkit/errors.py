@@ -146,6 +146,11 @@ class ReferenceDivergenceWarning(UserWarning):
     that the library's would differ, and why."""
 
 
+#: The environment variable naming third-party plugins not to load (comma-separated
+#: entry-point names; :mod:`evalkit.registry`), quoted by the disabled-plugin messages.
+DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
+
+
 class DisabledPluginError(FlavourError, RegistryError):
     """A flavour or preset asks for a component of a third-party plugin that evalkit
     disabled at start-up (it failed to import, to register or its probe; see

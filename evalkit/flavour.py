@@ -196,12 +196,55 @@ def _legacy_view(outcome: Any, aggregate: Any) -> dict[str, Any]:
 Params = tuple[tuple[str, Any], ...]
 
 
-@dataclass(frozen=True, order=True)
+# ComponentRef and Flavour are frozen dataclasses (``dataclasses.fields`` / ``replace``,
+# immutability) whose ``__init__``, ``__repr__``, comparisons and ``__hash__`` are
+# written below instead of generated: ``dataclasses`` compiles each generated method
+# with ``exec`` when this module is imported (~0.1 ms each, issue 27). They are the
+# methods it would generate (tests/test_startup.py compares them with generated ones):
+# fields in declaration order, compared and hashed as a tuple, ``NotImplemented`` for
+# another class.
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class ComponentRef:
-    """A component by name with its non-default parameters (hashable)."""
+    """A component by name with its non-default parameters (hashable, ordered by
+    ``(name, params)``)."""
 
     name: str
     params: Params = ()
+
+    def __init__(self, name: str, params: Params = ()) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "params", params)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, params={self.params!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.params) == (other.name, other.params)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.params))
+
+    def __lt__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.params) < (other.name, other.params)
+        return NotImplemented
+
+    def __le__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.params) <= (other.name, other.params)
+        return NotImplemented
+
+    def __gt__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.params) > (other.name, other.params)
+        return NotImplemented
+
+    def __ge__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.params) >= (other.name, other.params)
+        return NotImplemented
 
     def __str__(self) -> str:
         if not self.params:
@@ -209,7 +252,7 @@ class ComponentRef:
         return f"{self.name}({_fmt_args(self.params)})"
 
 
-@dataclass(frozen=True, repr=False)  # its own __repr__ below (dataclasses would build one to discard)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # its own methods below (see ComponentRef)
 class Flavour:
     """An NDCG-family flavour: a canonical, validated, immutable value.
 
@@ -253,6 +296,41 @@ class Flavour:
     run_filter: ComponentRef | None = None
     outcome: ComponentRef | None = None
     aggregate: ComponentRef | None = None
+
+    def __init__(self, metric: str, k: int | None = None, gain: ComponentRef | None = None,
+                 discount: ComponentRef | None = None, idcg: ComponentRef | None = None,
+                 ties: ComponentRef | None = None, params: Params = (), conventions: Params = (),
+                 negative: ComponentRef | None = None, grades: ComponentRef | None = None,
+                 run_filter: ComponentRef | None = None, outcome: ComponentRef | None = None,
+                 aggregate: ComponentRef | None = None) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "metric", metric)
+        setattr_(self, "k", k)
+        setattr_(self, "gain", gain)
+        setattr_(self, "discount", discount)
+        setattr_(self, "idcg", idcg)
+        setattr_(self, "ties", ties)
+        setattr_(self, "params", params)
+        setattr_(self, "conventions", conventions)
+        setattr_(self, "negative", negative)
+        setattr_(self, "grades", grades)
+        setattr_(self, "run_filter", run_filter)
+        setattr_(self, "outcome", outcome)
+        setattr_(self, "aggregate", aggregate)
+        self.__post_init__()
+
+    def _key(self) -> tuple:
+        """The fields in declaration order: what ``==`` and ``hash`` compare."""
+        return (self.metric, self.k, self.gain, self.discount, self.idcg, self.ties, self.params, self.conventions,
+                self.negative, self.grades, self.run_filter, self.outcome, self.aggregate)
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def __post_init__(self) -> None:
         registry = _REGISTRY.get()

@@ -45,7 +45,8 @@ from .components import MetricOutput, declare, declared, discount, gain, idcg_st
 from .engine.factorize import factorize
 from .engine.ranking import RankedList, SortKeys
 
-if TYPE_CHECKING:  # pragma: no cover - imported on first use below (a subtopic metric)
+if TYPE_CHECKING:  # pragma: no cover - imported on first use below (a subtopic metric; a trace)
+    from ._ideal_ranking import IdealRanking
     from .engine.intents import IntentProblem
 
 __all__ = [
@@ -128,16 +129,15 @@ def _at(ranked: Any, name: str, idx: np.ndarray) -> np.ndarray:
     return at(idx) if at is not None else getattr(ranked, name)[idx]
 
 
-@dataclass(frozen=True, eq=False)  # arrays: compared by identity (no __eq__/__hash__ generated)
-class IdealRanking:
-    """An ideal ranking :func:`ideal_dcg` built, after the cutoff (all ``(p,)``):
-    ``gain`` (``float64``, decreasing within a query), ``query`` (``int64`` segment),
-    ``rank`` (1-based ``int64``) and ``discount`` (``float64``, the discount it used)."""
+# IdealRanking (what trace_ideal records) is defined in evalkit._ideal_ranking, imported
+# when a trace is recorded (PEP 562 __getattr__ below): an evaluation never creates it.
 
-    gain: np.ndarray
-    query: np.ndarray
-    rank: np.ndarray
-    discount: np.ndarray
+
+def _ideal_record() -> type[IdealRanking]:
+    """:class:`IdealRanking`, imported when a trace records one."""
+    from ._ideal_ranking import IdealRanking
+
+    return IdealRanking
 
 
 _IDEAL_TRACE: ContextVar[list | None] = ContextVar("evalkit_ideal_trace", default=None)
@@ -183,7 +183,7 @@ def ideal_dcg(
         trace = _IDEAL_TRACE.get()
         if trace is not None:
             none = np.zeros(0, dtype=np.int64)
-            trace.append(IdealRanking(np.zeros(0), none, none, np.zeros(0)))
+            trace.append(_ideal_record()(np.zeros(0), none, none, np.zeros(0)))
         return np.zeros(nq)
 
     key, anchors = ("ideal", id(gains), id(offsets), negative), (gains, offsets)
@@ -208,7 +208,7 @@ def ideal_dcg(
     d = discount(rank)
     trace = _IDEAL_TRACE.get()
     if trace is not None:
-        trace.append(IdealRanking(g, seg, rank, np.asarray(d, dtype=np.float64)))
+        trace.append(_ideal_record()(g, seg, rank, np.asarray(d, dtype=np.float64)))
     return segment_sum(g * d, seg, nq)
 
 
@@ -291,7 +291,7 @@ def listed_dcg(
     d = np.asarray(discount(rank), dtype=np.float64) if len(rank) else np.zeros(0)
     trace = _IDEAL_TRACE.get()
     if trace is not None:
-        trace.append(IdealRanking(g, seg, rank, d))
+        trace.append(_ideal_record()(g, seg, rank, d))
     return segment_sum(g * d, seg, nq)
 
 
@@ -718,7 +718,13 @@ def intent_aware(inp: MetricInput, kernel: Callable[[MetricInput], MetricOutput]
 
 def __getattr__(name: str) -> Any:
     """:class:`IntentProblem` (:mod:`evalkit.engine.intents`), imported on first use
-    (PEP 562): evaluating without subtopic qrels does not load it."""
+    (PEP 562): evaluating without subtopic qrels does not load it; and
+    :class:`IdealRanking` (:mod:`evalkit._ideal_ranking`), defined on first use (issue 27)."""
+    if name == "IdealRanking":
+        from ._ideal_ranking import IdealRanking
+
+        globals()[name] = IdealRanking  # later lookups skip __getattr__
+        return IdealRanking
     if name == "IntentProblem":
         from .engine.intents import IntentProblem
 
@@ -728,4 +734,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"IntentProblem"})
+    return sorted(set(globals()) | {"IntentProblem", "IdealRanking"})

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from ._record import Record
 from typing import TYPE_CHECKING
 
 from .errors import FlavourError
@@ -99,15 +99,19 @@ _REL_MEASURES = ("P", "R", "AP", "RR", "Rprec", "Bpref", "infAP", "SetP", "SetRe
 _METRIC_PARAMS = {"SetF": ("beta",)}
 
 
-@dataclass(frozen=True)
-class NamedMeasure:
-    """A measure a name expands to: the ``preset`` and cutoff ``k`` it maps to, and
-    the ``label`` to show (the name as typed, one per cutoff of a list)."""
+class NamedMeasure(Record):
+    """A measure a name expands to: the ``preset`` and cutoff ``k`` it maps to, the
+    ``label`` to show (the name as typed, one per cutoff of a list) and ``params``,
+    extra metric parameters (ir_measures' ``rel=``). Frozen, compared by its fields."""
 
+    __slots__ = ("label", "preset", "k", "params")
     label: str
     preset: str
     k: int | None
-    params: tuple = ()  # extra metric parameters (ir_measures' rel=)
+    params: tuple
+
+    def __init__(self, label: str, preset: str, k: int | None, params: tuple = ()) -> None:
+        self._set(label=label, preset=preset, k=k, params=params)
 
 
 #: trec_eval 10.0's measures (``measures.c``) that evalkit does not compute: the

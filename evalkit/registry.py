@@ -37,22 +37,22 @@ import sys
 import re
 import stat
 import warnings
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 import pluggy
 
 from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
-from .errors import DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
+from .errors import DISABLE_ENV, DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
 from .isolation import stdout_to_stderr
 from .probe import probe_registry
 
 if TYPE_CHECKING:  # pragma: no cover
     import importlib.metadata as md
 
+    from ._disabled_plugin import DisabledPlugin
+
 ENTRY_POINT_GROUP = "evalkit"
-DISABLE_ENV = "EVALKIT_DISABLE_PLUGINS"
 
 #: Modules that hold the built-in components, registered directly (not via entry
 #: points), as simonw/llm's ``DEFAULT_PLUGINS``: the generic components of
@@ -148,25 +148,8 @@ def valid_name(family: str, name: object) -> bool:
     return name.isidentifier()
 
 
-@dataclass(frozen=True)
-class DisabledPlugin:
-    """A third-party plugin evalkit disabled at start-up.
-
-    ``name`` is its entry-point name, ``origin`` ``"<distribution> <version> (entry
-    point '<name>')"``, ``reason`` the one-line error (what failed: import,
-    registration, probe), ``components`` the ``(family, name)`` pairs it had
-    registered before it was disabled (empty when it failed to import)."""
-
-    name: str
-    origin: str
-    reason: str
-    components: tuple[tuple[str, str], ...] = ()
-
-    def warning(self) -> str:
-        """The one-line :class:`~evalkit.errors.PluginDisabledWarning` message."""
-        return (f"plugin '{self.name}' from {self.origin} is disabled: {self.reason}. Its components are "
-                f"unavailable; to stop loading it, uninstall it or set {DISABLE_ENV}={self.name} "
-                "(evalkit --no-plugins loads no plugin)")
+# DisabledPlugin (a plugin disabled at start-up) is defined in evalkit._disabled_plugin,
+# imported when a plugin fails (PEP 562 __getattr__ below).
 
 
 def _one_line(text: str) -> str:
@@ -333,6 +316,8 @@ class Registry:
                 dropped.append((family, alias))
         if self.plugins.get(name) == origin:  # not another distribution's plugin of that name
             del self.plugins[name]
+        from ._disabled_plugin import DisabledPlugin
+
         record = DisabledPlugin(name, origin, _one_line(reason), tuple(dropped))
         self.disabled.append(record)
         return record
@@ -997,3 +982,18 @@ def builtin_index_source() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`DisabledPlugin` (:mod:`evalkit._disabled_plugin`), defined on first use
+    (PEP 562, issue 27): a command whose plugins all load does not create it."""
+    if name == "DisabledPlugin":
+        from ._disabled_plugin import DisabledPlugin
+
+        globals()[name] = DisabledPlugin  # later lookups skip __getattr__
+        return DisabledPlugin
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"DisabledPlugin"})

@@ -27,7 +27,7 @@ def set_spec_resolver(resolver: Any) -> None:
     _SPEC_RESOLVER = resolver
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (see evalkit.flavour.ComponentRef)
 class Results:
     """Per-query values of ``systems`` x ``flavours`` over ``qids``.
 
@@ -47,6 +47,20 @@ class Results:
     flavours: tuple[Flavour, ...]
     labels: tuple[str, ...]
     values: np.ndarray
+
+    # the methods dataclasses would generate, written out: generated ones are compiled
+    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    def __init__(self, qids: np.ndarray, systems: tuple[str, ...], flavours: tuple[Flavour, ...],
+                 labels: tuple[str, ...], values: np.ndarray) -> None:
+        object.__setattr__(self, "qids", qids)
+        object.__setattr__(self, "systems", systems)
+        object.__setattr__(self, "flavours", flavours)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "values", values)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(qids={self.qids!r}, systems={self.systems!r}, "
+                f"flavours={self.flavours!r}, labels={self.labels!r}, values={self.values!r})")
 
     # ----------------------------------------------------------------- lookup
     def system_index(self, system: str | int) -> int:

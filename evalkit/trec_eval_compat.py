@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from ._record import Record
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -56,18 +56,23 @@ VERSIONS = {"10.0": "trec_eval", "9.0.8": "trec_eval9"}
 ORDER = {m.name: i for i, m in enumerate(MEASURES)}
 
 
-@dataclass(frozen=True)
-class TrecName:
+class TrecName(Record):
     """One printed value of a trec_eval measure: ``native`` (trec_eval's printed
     name), ``label`` (evalkit's label: the name as typed, ``NAME.value`` per value of
-    a list), the preset, cutoff ``k`` and extra flavour settings ``params``."""
+    a list), the preset, cutoff ``k`` and extra flavour settings ``params``. Frozen,
+    compared by its fields."""
 
+    __slots__ = ("native", "label", "measure", "preset", "k", "params")
     native: str
     label: str
     measure: TrecMeasure
     preset: str
-    k: int | None = None
-    params: tuple = ()
+    k: int | None
+    params: tuple
+
+    def __init__(self, native: str, label: str, measure: TrecMeasure, preset: str, k: int | None = None,
+                 params: tuple = ()) -> None:
+        self._set(native=native, label=label, measure=measure, preset=preset, k=k, params=params)
 
 
 def _atol(text: str) -> int:
@@ -97,16 +102,26 @@ def _split(name: str, text: str) -> list[str]:
 
 
 #: what the parameters of each kind of measure look like (a printed name's suffix
-#: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one)
-#: (compiled when first used, by re's own cache: a name as typed never needs them)
-_PARAMS = {
-    "cut": r"[-+0-9.,]+",
-    "values": r"[-+0-9.,eE]+",
-    "params": r"[-+0-9.,eE]+",
-    "gains": r"[-+0-9.,eE=]+",
-    "pairs": r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*",
-    "string": r"[-+0-9.]+",
+#: must match, so that flavour strings such as ``ndcg_float32`` are not taken for one):
+#: the characters a ``[...]+`` suffix may hold (checked without a regular expression:
+#: the eval path looks up printed names such as ``ndcg_cut_10``), and the ``pairs``
+#: kind's pattern (compiled when first used, by re's own cache)
+_PARAM_CHARS = {
+    "cut": frozenset("-+0123456789.,"),
+    "values": frozenset("-+0123456789.,eE"),
+    "params": frozenset("-+0123456789.,eE"),
+    "gains": frozenset("-+0123456789.,eE="),
+    "string": frozenset("-+0123456789."),
 }
+_PAIRS = r"[A-Za-z_]+=[-+0-9.eE]+(,[A-Za-z_]+=[-+0-9.eE]+)*"
+
+
+def _params_match(kind: str, text: str) -> bool:
+    """``text`` (non-empty) is the parameter suffix of a printed name of a ``kind`` measure."""
+    chars = _PARAM_CHARS.get(kind)
+    if chars is not None:
+        return chars.issuperset(text)
+    return kind == "pairs" and re.fullmatch(_PAIRS, text) is not None
 
 
 def _lookup(text: str) -> tuple[str, str | None, bool] | None:
@@ -123,8 +138,7 @@ def _lookup(text: str) -> tuple[str, str | None, bool] | None:
     # a printed name: the longest measure name followed by '_' and its parameters
     for i in range(len(text) - 1, 0, -1):
         if text[i] == "_" and text[:i] in BY_NAME and i + 1 < len(text):
-            pattern = _PARAMS.get(BY_NAME[text[:i]].kind)
-            if pattern is not None and re.fullmatch(pattern, text[i + 1:]):
+            if _params_match(BY_NAME[text[:i]].kind, text[i + 1:]):
                 return text[:i], text[i + 1:], True
     return None
 

@@ -280,3 +280,232 @@ def test_quickstart_eval_loads_only_the_builtin_modules_it_uses(tmp_path, monkey
 
     assert {"evalkit.libraries.ranx", "evalkit.libraries.sklearn", "evalkit.libraries.ltr",
             "evalkit.libraries.recsys"} <= set(MODULES) - modules
+
+
+#: classes the quick-start ``evalkit eval`` does not need: defined on first use
+#: (Refusal, DisabledPlugin, IdealRanking) or plain records (the rest), issue 27
+NOT_CREATED = {"evalkit.components.Refusal", "evalkit.registry.DisabledPlugin", "evalkit.kernel.IdealRanking",
+               "evalkit.engine.evaluate._Stage", "evalkit.engine.evaluate._Resolved",
+               "evalkit.engine.evaluate.Evaluation", "evalkit.cli.specs.Measure",
+               "evalkit.measure_names.NamedMeasure", "evalkit.libraries.trec_eval_measures.TrecMeasure",
+               "evalkit.trec_eval_compat.TrecName"}
+
+
+def test_quickstart_eval_creates_no_dataclass_it_does_not_use(tmp_path):
+    """``evalkit eval -m ndcg_cut.10`` on the quick start creates none of
+    :data:`NOT_CREATED` as a dataclass (each costs ``dataclasses`` an ``exec`` per
+    generated method), and no generated ``__init__``/``__eq__``/``__hash__`` for
+    :class:`~evalkit.flavour.Flavour` or comparison for
+    :class:`~evalkit.flavour.ComponentRef`; the classes defined on first use are still
+    importable from their modules, with the same ``__module__``."""
+    code = ("import sys, io, json, contextlib, dataclasses\n"
+            "made, generated = [], []\n"
+            "real, real_fn = dataclasses._process_class, dataclasses._create_fn\n"
+            "def process(cls, *a, **k):\n"
+            "    made.append(f'{cls.__module__}.{cls.__qualname__}')\n"
+            "    return real(cls, *a, **k)\n"
+            "def create(name, *a, **k):\n"
+            "    generated.append((made[-1], name))\n"
+            "    return real_fn(name, *a, **k)\n"
+            "dataclasses._process_class, dataclasses._create_fn = process, create\n"
+            "from evalkit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    code = main(sys.argv[1:])\n"
+            "print(json.dumps([code, out.getvalue(), made, generated, sorted(sys.modules)]))")
+    argv = ["eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10"]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "EVALKIT_CACHE_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300, check=True)
+    status, out, made, generated, modules = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert status == 0 and out.splitlines()[2].split() == ["system_a", "0.7749"]
+    assert "evalkit.flavour.Flavour" in made and not NOT_CREATED & set(made), NOT_CREATED & set(made)
+    assert not {"evalkit._refusal", "evalkit._disabled_plugin", "evalkit._ideal_ranking"} & set(modules)
+    for cls in ("evalkit.flavour.Flavour", "evalkit.flavour.ComponentRef", "evalkit.backends.EngineOption",
+                "evalkit.components.MetricOutput", "evalkit.components.Param",
+                "evalkit.results.Results"):  # their other methods are written out
+        assert {name for made_by, name in generated if made_by == cls} == {"__setattr__", "__delattr__"}, cls
+
+    import dataclasses
+
+    from evalkit import components, kernel, plugin, registry
+
+    for module, name in ((components, "Refusal"), (registry, "DisabledPlugin"), (kernel, "IdealRanking")):
+        cls = getattr(module, name)
+        assert cls.__module__ == module.__name__ and dataclasses.is_dataclass(cls) and name in dir(module)
+    assert plugin.Refusal is components.Refusal
+    record = registry.DisabledPlugin("broken", "dist 1.0 (entry point 'broken')", "ImportError: x")
+    assert repr(record) == ("DisabledPlugin(name='broken', origin=\"dist 1.0 (entry point 'broken')\", "
+                            "reason='ImportError: x', components=())")
+    assert "EVALKIT_DISABLE_PLUGINS=broken" in record.warning() and registry.DISABLE_ENV == "EVALKIT_DISABLE_PLUGINS"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.name = "other"  # type: ignore[misc]
+
+
+def test_flavour_and_component_ref_methods_are_the_generated_ones():
+    """The ``__init__``, ``__repr__``, ``==``, ``hash`` and ordering written in
+    :class:`ComponentRef` and :class:`Flavour` give what ``dataclasses`` generates for
+    the same fields (``frozen=True``, ``order=True`` for ComponentRef): compared with
+    reference dataclasses built here, on flavours that differ in every field."""
+    import dataclasses
+    import itertools
+
+    from evalkit.flavour import ComponentRef, Flavour, parse_flavour
+
+    def reference(cls, **options):
+        fields = [(f.name, f.type, dataclasses.field(default=f.default)) if f.default is not dataclasses.MISSING
+                  else (f.name, f.type) for f in dataclasses.fields(cls)]
+        return dataclasses.make_dataclass(cls.__name__, fields, frozen=True, **options)
+
+    Ref = reference(ComponentRef, order=True)
+    refs = [ComponentRef("a"), ComponentRef("a", (("x", 1),)), ComponentRef("a", (("x", 2),)), ComponentRef("b"),
+            ComponentRef("a", ())]
+    for a, b in itertools.product(refs, repeat=2):
+        ra, rb = Ref(a.name, a.params), Ref(b.name, b.params)
+        assert repr(a) == repr(ra).replace(Ref.__qualname__, "ComponentRef")
+        assert (a == b, a != b, a < b, a <= b, a > b, a >= b) == (ra == rb, ra != rb, ra < rb, ra <= rb, ra > rb,
+                                                                   ra >= rb)
+        assert hash(a) == hash(ra)
+    assert ComponentRef("a") != ("a", ()) and ComponentRef("a").__eq__(Ref("a")) is NotImplemented
+    with pytest.raises(TypeError):
+        ComponentRef("a") < ("a", ())  # noqa: B015 - ordering another type is refused, as generated
+
+    Fl = reference(Flavour)
+    texts = ["ndcg@10", "ndcg@5", "ndcg(gain=exp2)@10", "ndcg(discount=jarvelin(base=3))@10", "ndcg(idcg=returned)@10",
+             "ndcg(ties=average)@10", "dcg(ties=trec_eval)@10", "ndcg(missing=zero)@10", "ndcg(empty=one)@10",
+             "dcg(negative=gain)@10", "ndcg(grades=lightgbm)@10", "ndcg(run_filter=unjudged)@10",
+             "ndcg(outcome=complement)@10", "ndcg(aggregate=round_mean(decimals=3))@10", "ndcg", "err(max_grade=3)@10"]
+    flavours = [parse_flavour(t) for t in texts]
+    for a, b in itertools.product(flavours, repeat=2):
+        ra = Fl(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+        rb = Fl(**{f.name: getattr(b, f.name) for f in dataclasses.fields(b)})
+        assert (a == b, a != b, hash(a) == hash(ra)) == (ra == rb, ra != rb, True), (a, b)
+    assert len(set(flavours)) == len(texts)  # each differs from the others in one field
+    fl = flavours[2]
+    assert Flavour(**{f.name: getattr(fl, f.name) for f in dataclasses.fields(fl)}) == fl
+    assert dataclasses.replace(fl, k=3) == parse_flavour("ndcg(gain=exp2)@3")
+    assert Flavour("ndcg", 10, "exp2") == fl and Flavour(metric="ndcg", k=10) == parse_flavour("ndcg@10")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fl.k = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del fl.gain  # type: ignore[misc]
+
+
+def test_private_records_behave_as_the_frozen_dataclasses_they_were():
+    """The records made plain classes (issue 27) keep what their dataclasses gave:
+    keyword and default arguments, ``==`` and ``hash`` by fields (by identity for the
+    engine's), ``repr``, immutability, ``pickle`` and ``copy``."""
+    import copy
+    import pickle
+
+    from evalkit.cli.specs import Measure
+    from evalkit.engine.evaluate import Evaluation
+    from evalkit.flavour import parse_flavour
+    from evalkit.libraries.trec_eval_measures import MEASURES, TrecMeasure
+    from evalkit.measure_names import NamedMeasure
+    from evalkit.trec_eval_compat import TrecName, parse_name
+
+    fl = parse_flavour("ndcg@10")
+    m = Measure("ndcg_cut.10", "ndcg_cut_10", fl)
+    assert m == Measure(label="ndcg_cut.10", native="ndcg_cut_10", flavour=parse_flavour("ndcg@10"))
+    assert hash(m) == hash(("ndcg_cut.10", "ndcg_cut_10", fl)) and m != Measure("x", "ndcg_cut_10", fl)
+    assert repr(m) == f"Measure(label='ndcg_cut.10', native='ndcg_cut_10', flavour={fl!r})"
+    named = NamedMeasure("P.5", "trec_eval.P", 5)
+    assert named.params == () and named == NamedMeasure("P.5", "trec_eval.P", 5, ())
+    assert named != ("P.5", "trec_eval.P", 5, ())  # another class: not equal, as generated
+    te = TrecMeasure("map", "ap({ties})", source="m_map.c", new=False)
+    assert (te.kind, te.level, te.per_query, te.new) == ("plain", "threshold", True, False)
+    assert te in MEASURES and MEASURES[4] == TrecMeasure(*[getattr(MEASURES[4], f) for f in TrecMeasure._fields()])
+    (name,) = parse_name("ndcg_cut_10")
+    assert isinstance(name, TrecName) and (name.native, name.k) == ("ndcg_cut_10", 10)
+    for record in (m, named, te, name):
+        assert pickle.loads(pickle.dumps(record)) == record and copy.copy(record) == record
+        assert copy.deepcopy(record) == record
+        with pytest.raises(AttributeError):
+            record.label = "other"  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            del record.preset  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            record.not_a_field = 1  # type: ignore[attr-defined]
+    a, b = (Evaluation((fl,), ("ndcg@10",), [], [0], []) for _ in range(2))
+    assert a == a and a != b and len({a, b}) == 2  # compared by identity, as with eq=False
+
+
+def test_engine_option_and_metric_output_methods_are_the_generated_ones():
+    """:class:`~evalkit.backends.EngineOption` and
+    :class:`~evalkit.components.MetricOutput` write the methods ``dataclasses`` would
+    generate (issue 27): the same ``__init__`` (keywords, defaults, its errors),
+    ``repr``, ``==`` and ``hash`` as a reference dataclass of the same fields; still
+    frozen dataclasses."""
+    import dataclasses
+    import itertools
+
+    from evalkit.backends import SPARK_OPTIONS, EngineOption
+    from evalkit.components import MetricOutput
+
+    def reference(cls):
+        fields = [(f.name, f.type, dataclasses.field(default=f.default)) if f.default is not dataclasses.MISSING
+                  else (f.name, f.type) for f in dataclasses.fields(cls)]
+        return dataclasses.make_dataclass(cls.__name__, fields, frozen=True)
+
+    Ref = reference(EngineOption)
+    options = [*SPARK_OPTIONS, EngineOption("master"), EngineOption("master", default=["a"]),
+               EngineOption(key="conf", flag="--spark-conf", repeat=True)]
+    for a, b in itertools.product(options, repeat=2):
+        ra = Ref(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+        rb = Ref(**{f.name: getattr(b, f.name) for f in dataclasses.fields(b)})
+        assert repr(a) == repr(ra) and (a == b, a != b) == (ra == rb, ra != rb)
+        if not isinstance(a.default, list):
+            assert hash(a) == hash(ra)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(EngineOption("master", default=["a"]))
+    with pytest.raises(TypeError, match=r"^EngineOption\.__init__\(\) got an unexpected keyword argument 'flags'"):
+        EngineOption("master", flags="--x")  # type: ignore[call-arg]
+    assert dataclasses.replace(SPARK_OPTIONS[0], default="local[2]").default == "local[2]"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SPARK_OPTIONS[0].key = "x"  # type: ignore[misc]
+
+    out = MetricOutput(np.array([0.5, 1.0]), np.array([True, False]))
+    ref = reference(MetricOutput)(out.values, out.defined)
+    assert repr(out) == repr(ref) == "MetricOutput(values=array([0.5, 1. ]), defined=array([ True, False]))"
+    assert out == out and MetricOutput(out.values, out.defined) == out  # the same arrays: identical, as generated
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(out)
+    with pytest.raises(TypeError, match=r"^MetricOutput\.__init__\(\) missing 1 required positional argument"):
+        MetricOutput(out.values)  # type: ignore[call-arg]
+    assert [f.name for f in dataclasses.fields(MetricOutput)] == ["values", "defined"]
+
+
+def test_param_and_results_methods_are_the_generated_ones():
+    """:class:`~evalkit.components.Param` (``==``, ``hash``, ``repr``, ``__init__``) and
+    :class:`~evalkit.results.Results` (``repr``, ``__init__``; compared by identity)
+    write what ``dataclasses`` would generate (issue 27), checked against reference
+    dataclasses of the same fields."""
+    import dataclasses
+    import itertools
+
+    from evalkit.components import Param
+    from evalkit.flavour import CONVENTIONS, LEGACY_KEYS, parse_flavour
+    from evalkit.results import Results
+
+    fields = [(f.name, f.type, dataclasses.field(default=f.default)) if f.default is not dataclasses.MISSING
+              else (f.name, f.type) for f in dataclasses.fields(Param)]
+    Ref = dataclasses.make_dataclass("Param", fields, frozen=True)
+    params = [*CONVENTIONS.values(), *LEGACY_KEYS.values(), Param("base", "float", 2.0, minimum=1.0,
+              exclusive_minimum=True), Param("base", "float", 2.0, minimum=1.0), Param("base")]
+    for a, b in itertools.product(params, repeat=2):
+        ra = Ref(**{f.name: getattr(a, f.name) for f in dataclasses.fields(a)})
+        rb = Ref(**{f.name: getattr(b, f.name) for f in dataclasses.fields(b)})
+        assert repr(a) == repr(ra) and (a == b, a != b, hash(a)) == (ra == rb, ra != rb, hash(ra))
+    with pytest.raises(TypeError, match=r"^Param\.__init__\(\) got an unexpected keyword argument 'minimun'"):
+        Param("base", minimun=1)  # type: ignore[call-arg]
+    assert dataclasses.replace(params[-1], kind="int") == Param("base", "int")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        params[-1].kind = "int"  # type: ignore[misc]
+
+    fl = parse_flavour("ndcg@10")
+    res = Results(np.array(["q1"], dtype=object), ("run",), (fl,), ("ndcg@10",), np.zeros((1, 1, 1)))
+    rfields = [(f.name, f.type) for f in dataclasses.fields(Results)]
+    ref = dataclasses.make_dataclass("Results", rfields, frozen=True, eq=False)(*[getattr(res, n) for n, _ in rfields])
+    assert repr(res) == repr(ref) and res == res and res != dataclasses.replace(res)
+    assert Results(qids=res.qids, systems=res.systems, flavours=res.flavours, labels=res.labels,
+                   values=res.values).labels == ("ndcg@10",)

@@ -9,8 +9,7 @@ an optional cutoff (``trec_eval.ndcg_cut@10``), a trec_eval measure name
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._record import Record
 from ..flavour import Flavour
 from ..resolve import resolve_measures
 from typing import Any, TYPE_CHECKING
@@ -19,8 +18,7 @@ if TYPE_CHECKING:
     from ..registry import Registry
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(Record):
     """One evaluated measure.
 
     :param label: display name: the spec itself, or ``preset@k`` per expanded cutoff.
@@ -29,11 +27,17 @@ class Measure:
         (and the cutoff matches it: a ``{k}`` name needs a cutoff, a plain name none);
         otherwise the canonical flavour string.
     :param flavour: the :class:`Flavour`.
+
+    Frozen, compared and hashed by its fields (a :class:`~evalkit._record.Record`).
     """
 
+    __slots__ = ("label", "native", "flavour")
     label: str
     native: str
     flavour: Flavour
+
+    def __init__(self, label: str, native: str, flavour: Flavour) -> None:
+        self._set(label=label, native=native, flavour=flavour)
 
 
 def native_name(preset: Any, flavour: Flavour) -> str:

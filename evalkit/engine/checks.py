@@ -80,12 +80,22 @@ _ENTRY_POINT = r"\(entry point '([^']+)'\)\Z"
 def _whose(family: str, comp: Any) -> tuple[str, str, str | None]:
     """``(description, origin, entry-point name or None)`` of a component."""
     origin = getattr(comp, "origin", "") or "unknown origin"
-    m = re.search(_ENTRY_POINT, origin)
     if family in _ATTRIBUTE_CALLS:
         noun = f"{_NOUN.get(comp.family, comp.family)} '{comp.name}' ({family})"
     else:
         noun = f"{_NOUN.get(family, family)} '{comp.name}'"
-    return f"{noun} from {origin}", origin, (m.group(1) if m else None)
+    return f"{noun} from {origin}", origin, _entry_point(comp)
+
+
+def _entry_point(comp: Any) -> str | None:
+    """The entry-point name of a plugin's component, ``None`` for a built-in (whose
+    origin does not end with ``')``: no regular expression compiled or run for it, on
+    every checked call of an evaluation)."""
+    origin = getattr(comp, "origin", "") or ""
+    if not origin.endswith("')"):
+        return None
+    m = re.search(_ENTRY_POINT, origin)
+    return m.group(1) if m else None
 
 
 def _broken(family: str, comp: Any, message: str) -> ComponentContractError:
@@ -158,7 +168,7 @@ def _finite(family: str, comp: Any, arr: np.ndarray, inputs: Any, what: str) -> 
     """A third-party component's values must be finite (a built-in's non-finite value
     comes from the input, a huge grade, and :func:`checked` reports it as an input
     error naming the grade)."""
-    if _whose(family, comp)[2] is None:
+    if _entry_point(comp) is None:
         return arr
     bad = ~np.isfinite(arr)
     if bad.any():
@@ -232,7 +242,7 @@ def _check_metric(family: str, comp: Any, out: Any, args: tuple) -> Any:
                                       f"{defined.shape}; expected bool ({q},)")
     # a built-in metric's non-finite value comes from the input (a DCG sum of huge gains
     # overflowing float64): the engine reports it as an input error (exit status 2)
-    if _whose(family, comp)[2] is None:
+    if _entry_point(comp) is None:
         return out
     bad = defined & ~np.isfinite(values)
     if bad.any():
@@ -279,7 +289,7 @@ def _check_reading(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
 def _check_outcome(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     values = args[0]
     arr = _array(family, comp, out, np.shape(values), "values")
-    if _whose(family, comp)[2] is None:
+    if _entry_point(comp) is None:
         return arr
     kept = ~np.isnan(values)
     bad = kept != np.isfinite(arr)
@@ -294,7 +304,7 @@ def _check_outcome(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
 def _check_aggregate(family: str, comp: Any, out: Any, args: tuple) -> np.ndarray:
     values = args[0]
     arr = _array(family, comp, out, np.shape(values)[:1], "aggregates")
-    if _whose(family, comp)[2] is None:
+    if _entry_point(comp) is None:
         return arr
     bad = (~np.isnan(values)).any(axis=-1) & ~np.isfinite(arr)
     if bad.any():

@@ -7,12 +7,12 @@ per call, so no per-query work goes through a plugin hook.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Sequence, TYPE_CHECKING
 
 import numpy as np
 
+from .._record import Record
 from ..data import Qrels, Run, SubtopicQrels
 from ..errors import (HOW_TO_KEEP_RANK, ArgumentError, EvaluationError, FlavourError, InvalidGradeError,
                       MissingQueriesError, RankColumnError)
@@ -33,27 +33,41 @@ if TYPE_CHECKING:
     from ..registry import Registry
 
 
-# The engine's own records below are frozen dataclasses compared by identity
-# (``eq=False``): they hold dicts and lists (no value could hash), nothing compares two
-# of them, and ``dataclasses`` then generates no ``__eq__``/``__hash__`` at import.
-@dataclass(frozen=True, eq=False)
-class _Stage:
+# The engine's own records below are compared by identity: they hold dicts and lists
+# (no value could hash) and nothing compares two of them. They are :class:`Record`\ s
+# with ``__slots__`` and a written ``__init__`` (no ``dataclasses`` code generation at
+# import, issue 27), frozen like the dataclasses they were.
+class _Stage(Record):
     """One stage component of a flavour, looked up once: the component, its bound
     function (through :func:`~evalkit.engine.checks.call_component`: isolated, its
     output checked) and its canonical reference (cache keys, messages)."""
 
+    __slots__ = ("ref", "component", "fn", "kw")
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     ref: ComponentRef
     component: Any
     fn: Callable
     kw: dict
 
+    def __init__(self, ref: ComponentRef, component: Any, fn: Callable, kw: dict) -> None:
+        self._set(ref=ref, component=component, fn=fn, kw=kw)
 
-@dataclass(frozen=True, eq=False)
-class _Resolved:
+
+class _Resolved(Record):
     """A flavour with its components looked up once (:func:`resolve`): the metric and
     tie policy with their keyword arguments, the bound gain, discount and IDCG
-    functions and the stages that are not at their default."""
+    functions and the stages that are not at their default.
 
+    ``judgments``: the judgment rules (``grades``, ``negative``) not at their default;
+    ``run_filter``: the run filter, ``None`` at the default (no document removed);
+    ``negative_gain``: negative grades are judgments with a negative gain (a judgment
+    rule says so)."""
+
+    __slots__ = ("flavour", "metric", "metric_kw", "ties", "ties_kw", "gain", "discount", "idcg", "judgments",
+                 "run_filter", "outcome", "negative_gain")
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     flavour: Flavour
     metric: Metric
     metric_kw: dict
@@ -62,13 +76,18 @@ class _Resolved:
     gain: Callable[[np.ndarray], np.ndarray] | None
     discount: Callable[[np.ndarray], np.ndarray] | None
     idcg: Callable[[IdealContext], np.ndarray] | None
-    #: the judgment rules (``grades``, ``negative``) not at their default
-    judgments: tuple = ()
-    #: the run filter, ``None`` at the default (no document removed)
-    run_filter: _Stage | None = None
-    outcome: _Stage | None = None
-    #: negative grades are judgments with a negative gain (a judgment rule says so)
-    negative_gain: bool = False
+    judgments: tuple
+    run_filter: _Stage | None
+    outcome: _Stage | None
+    negative_gain: bool
+
+    def __init__(self, flavour: Flavour, metric: Metric, metric_kw: dict, ties: TiePolicy, ties_kw: dict,
+                 gain: Callable[[np.ndarray], np.ndarray] | None, discount: Callable[[np.ndarray], np.ndarray] | None,
+                 idcg: Callable[[IdealContext], np.ndarray] | None, judgments: tuple = (),
+                 run_filter: _Stage | None = None, outcome: _Stage | None = None, negative_gain: bool = False) -> None:
+        self._set(flavour=flavour, metric=metric, metric_kw=metric_kw, ties=ties, ties_kw=ties_kw, gain=gain,
+                  discount=discount, idcg=idcg, judgments=judgments, run_filter=run_filter, outcome=outcome,
+                  negative_gain=negative_gain)
 
 
 def _stage(registry: Registry, family: str, ref: ComponentRef | None) -> _Stage | None:
@@ -493,18 +512,23 @@ def evaluate(
     return setup.results(qrels, values)
 
 
-@dataclass(frozen=True, eq=False)
-class Evaluation:
+class Evaluation(Record):
     """What :func:`prepare_evaluation` checked and resolved for an evaluation:
     ``flavours`` (one per column, as expanded), ``labels``, ``resolved`` (the distinct
     flavours' components), ``column`` (``int`` per column: its index in ``resolved``)
-    and ``runs``."""
+    and ``runs`` (compared by identity, as the records above)."""
 
+    __slots__ = ("flavours", "labels", "resolved", "column", "runs")
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     flavours: tuple
     labels: tuple
     resolved: list
     column: list
     runs: list
+
+    def __init__(self, flavours: tuple, labels: tuple, resolved: list, column: list, runs: list) -> None:
+        self._set(flavours=flavours, labels=labels, resolved=resolved, column=column, runs=runs)
 
     def results(self, qrels: Qrels, values: np.ndarray) -> Results:
         """:class:`Results` from ``values`` ``(runs, distinct flavours, q)``."""

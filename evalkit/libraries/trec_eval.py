@@ -255,7 +255,9 @@ def evalkit_register_presets(register: Register) -> None:
 
 # --------------------------------------------------------------------------- trec_eval flags
 
-_GAIN_PAIR = re.compile(r"^[+-]?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+#: a ``-m ndcg.REL=GAIN,...`` pair (compiled when first used, by re's own cache: only
+#: gain pairs need it)
+_GAIN_PAIR = r"^[+-]?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
 
 
 def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | None = None,
@@ -304,7 +306,7 @@ def trec_eval_flavours(measure: str, *, complete: bool = False, max_docs: int | 
             raise FlavourError(f"trec_eval measure {measure!r}: cutoffs must be numbers") from None
     elif params:
         pairs = params.split(",")
-        if not all(_GAIN_PAIR.match(p) for p in pairs):
+        if not all(re.match(_GAIN_PAIR, p) for p in pairs):
             raise FlavourError(f"trec_eval measure {measure!r}: gains must be 'grade=gain' pairs")
         table = [tuple(p.split("=", 1)) for p in pairs]
         changes["gain"] = ("map", [(grade, float(gain)) for grade, gain in table])

@@ -10,8 +10,8 @@ output in :mod:`evalkit.trec_eval_compat`.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
+from .._record import Record
 from ..components import Preset
 from ..hookspecs import hookimpl
 from typing import TYPE_CHECKING
@@ -25,8 +25,7 @@ TIES = {"10.0": "ties=trec_eval", "9.0.8": "ties=trec_eval(score=float32)"}
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
-@dataclass(frozen=True)
-class TrecMeasure:
+class TrecMeasure(Record):
     """One measure of trec_eval's ``-m`` (``te_meas_*`` in measures.c).
 
     :param name: trec_eval's name.
@@ -45,23 +44,34 @@ class TrecMeasure:
         ``Rndcg``.
     :param preset: the ``trec_eval.`` preset's suffix (``""``: none, ``relstring``).
     :param source: the ``m_*.c`` file.
+    :param new: its preset is registered here (else by builtins/presets.py).
+
+    Frozen, compared by its fields (a :class:`~evalkit._record.Record`: no
+    ``dataclasses`` code generation at import, issue 27).
     """
 
+    __slots__ = ("name", "spec", "kind", "defaults", "param", "integer", "per_query", "summary", "level", "source",
+                 "description", "new", "preset")
     name: str
     spec: str
-    kind: str = "plain"
-    defaults: tuple = ()
-    param: str = ""
-    integer: bool = False
-    per_query: bool = True
-    summary: bool = True
-    level: str = "threshold"
-    source: str = ""
-    description: str = ""
-    new: bool = True  # its preset is registered here (else by builtins/presets.py)
-    #: the preset's name after ``trec_eval.`` when it is not ``name`` (``rbp``: the
-    #: evalkit-rbp plugin registers ``trec_eval.rbp``, on its own metric)
-    preset: str = ""
+    kind: str
+    defaults: tuple
+    param: str
+    integer: bool
+    per_query: bool
+    summary: bool
+    level: str
+    source: str
+    description: str
+    new: bool
+    preset: str
+
+    def __init__(self, name: str, spec: str, kind: str = "plain", defaults: tuple = (), param: str = "",
+                 integer: bool = False, per_query: bool = True, summary: bool = True, level: str = "threshold",
+                 source: str = "", description: str = "", new: bool = True, preset: str = "") -> None:
+        self._set(name=name, spec=spec, kind=kind, defaults=defaults, param=param, integer=integer,
+                  per_query=per_query, summary=summary, level=level, source=source, description=description,
+                  new=new, preset=preset)
 
 
 _F = "{ties}"
