@@ -19,6 +19,7 @@ from scipy import stats
 from evalkit import Results, build_registry, parse_flavour
 from evalkit.report import Report
 from evalkit.report.render import to_html, to_latex, to_markdown, to_text
+from evalkit.report.render import render
 
 SYSTEMS = ("a", "b", "c", "d")
 LABELS = ("F@5", "G@5")
@@ -54,10 +55,10 @@ def _oracle_pairs(report, f):
 
 
 def test_all_pairs_csv_and_json_match_scipy_and_holm(report):
-    files = report.render("csv")
+    files = render(report, "csv")
     rows = list(csv.DictReader(io.StringIO(files["all_pairs.csv"])))
     assert len(rows) == 2 * 6
-    data = json.loads(report.render("json")["report.json"])["statistics"]
+    data = json.loads(render(report, "json")["report.json"])["statistics"]
     assert data["settings"]["test"] == "wilcoxon" and data["baselines"] == ["c", "d"]
     for f, label in enumerate(LABELS):
         oracle = _oracle_pairs(report, f)
@@ -73,9 +74,9 @@ def test_all_pairs_csv_and_json_match_scipy_and_holm(report):
 
 def test_second_baseline_in_csv_and_json(report):
     """Comparisons against d: scipy's Wilcoxon of each system minus d, Holm over the 3."""
-    rows = [r for r in csv.DictReader(io.StringIO(report.render("csv")["statistics.csv"])) if r["baseline"] == "d"]
+    rows = [r for r in csv.DictReader(io.StringIO(render(report, "csv")["statistics.csv"])) if r["baseline"] == "d"]
     assert len(rows) == 3 * 2
-    data = json.loads(report.render("json")["report.json"])["statistics"]["by_baseline"]
+    data = json.loads(render(report, "json")["report.json"])["statistics"]["by_baseline"]
     v = report.results.values
     for f, label in enumerate(LABELS):
         p = [stats.wilcoxon(v[i, f] - v[3, f], method="exact").pvalue for i in range(3)]

@@ -15,6 +15,7 @@ import pytest
 
 from evalkit import Qrels, Results, Run, build_registry, evaluate, parse_flavour
 from evalkit.report import Report
+from evalkit.report.render import render
 from evalkit.sensitivity import JudgedAtK, judged_at_k, tie_bounds
 
 from conftest import shared_path
@@ -194,14 +195,14 @@ def test_tie_spread_and_judged_in_every_format(configured):
     lo = np.mean([_brute("q1", 3, False)[0], _brute("q2", 3, False)[0]])
     hi = np.mean([_brute("q1", 3, False)[1], _brute("q2", 3, False)[1]])
     judged = (1 + 2 / 3) / 2  # r: q1 d1 d2 d3 all judged; q2 d1 d2 judged, x not
-    rows = list(csv.DictReader(io.StringIO(rep.render("csv")["tie_spread.csv"])))
+    rows = list(csv.DictReader(io.StringIO(render(rep, "csv")["tie_spread.csv"])))
     (r,) = [x for x in rows if x["system"] == "r"]
     assert float(r["pessimistic"]) == pytest.approx(lo, abs=1e-12)
     assert float(r["optimistic"]) == pytest.approx(hi, abs=1e-12)
-    jrows = list(csv.DictReader(io.StringIO(rep.render("csv")["judged_at_k.csv"])))
+    jrows = list(csv.DictReader(io.StringIO(render(rep, "csv")["judged_at_k.csv"])))
     assert {(x["system"], x["qid"]): float(x["judged"]) for x in jrows} == pytest.approx(
         {("r", "q1"): 1.0, ("r", "q2"): 2 / 3, ("s", "q1"): 1.0, ("s", "q2"): 0.5})
-    data = json.loads(rep.render("json")["report.json"])
+    data = json.loads(render(rep, "json")["report.json"])
     assert data["tie_spread"]["r"]["lin@3"]["pessimistic"] == pytest.approx(lo, abs=1e-12)
     assert data["judged_at_k"]["mean"]["r"]["judged@3"] == pytest.approx(judged)
     cell4 = f"{lo:.4f}–{hi:.4f}"
@@ -223,7 +224,7 @@ def test_tie_dependent_comparison_is_marked(configured):
     lo = np.mean([_brute("q1", 3, False)[0], _brute("q2", 3, False)[0]]) - s.mean()
     hi = np.mean([_brute("q1", 3, False)[1], _brute("q2", 3, False)[1]]) - s.mean()
     expected = lo <= 0 <= hi and lo < hi
-    (row,) = list(csv.DictReader(io.StringIO(rep.render("csv")["statistics.csv"])))
+    (row,) = list(csv.DictReader(io.StringIO(render(rep, "csv")["statistics.csv"])))
     assert row["tie_dependent"] == str(expected).lower()
     assert ("‡" in to_markdown(rep)) == expected
     # issue 25: the HTML "Difference from the baseline" table keeps the mark and its legend
@@ -268,14 +269,14 @@ def test_sensitivity_off_computes_neither(tmp_path, registry, monkeypatch):
     for rep in (run_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path),
                 run_config(config, registry=registry, base_dir=tmp_path, sensitivity=False)):
         assert rep.tie_bounds is None and rep.judged is None
-        files = rep.render("csv")
+        files = render(rep, "csv")
         assert "tie_spread.csv" not in files and "judged_at_k.csv" not in files
-        data = json.loads(rep.render("json")["report.json"])
+        data = json.loads(render(rep, "json")["report.json"])
         assert data["tie_spread"] is None and data["judged_at_k"] is None
         s_q1 = _ndcg([2, 1], list(QRELS["q1"].values()), 3, False)
         s_q2 = _ndcg([2, 0], list(QRELS["q2"].values()), 3, False)
         assert rep.results.mean("s", 0) == pytest.approx((s_q1 + s_q2) / 2, abs=1e-12)
-        assert "‡" not in rep.render("markdown")["report.md"]
+        assert "‡" not in render(rep, "markdown")["report.md"]
     # the argument wins over the config: on, although the config says off
     monkeypatch.undo()
     rep = run_config({**config, "report": {"sensitivity": False}}, registry=registry, base_dir=tmp_path,

@@ -22,6 +22,7 @@ from evalkit import EvaluationError, FlavourError, InputFormatError, parse_flavo
 from evalkit.presets import expand_spec
 from evalkit.spark import RECOMMENDER, Columns
 from evalkit import spark as eks
+from evalkit.report import write_report
 
 from trec_eval_out import values as trec_eval_values
 
@@ -472,8 +473,8 @@ def test_config_engine_spark_report_has_tie_spread_and_judged(spark, trec_eval_d
     assert {q: row[i] for i, q in enumerate(got.judged.qids) if not np.isnan(row[i])} == pytest.approx(want, abs=1e-12)
     low, high = got.tie_bounds
     assert (high[1:] - low[1:] > 0.05).any() and np.all(low[~np.isnan(low)] <= high[~np.isnan(low)] + 1e-12)
-    local.write()
-    got.write()
+    write_report(local)
+    write_report(got)
     files = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "spark") for p in (tmp_path / "spark").rglob("*") if p.is_file())
     assert "tie_spread.csv" in {f.name for f in files} and "judged_at_k.csv" in {f.name for f in files}
