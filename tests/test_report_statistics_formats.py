@@ -18,8 +18,7 @@ from scipy import stats
 
 from evalkit import Results, build_registry, parse_flavour
 from evalkit.report import Report
-from evalkit.report.render import to_html, to_latex, to_markdown, to_text
-from evalkit.report.render import render
+from evalkit.report.render import render, to_html, to_latex, to_markdown, to_text
 
 SYSTEMS = ("a", "b", "c", "d")
 LABELS = ("F@5", "G@5")
