@@ -340,6 +340,11 @@ class Registry:
         comp = self._components[family].get(name)
         return getattr(comp, "same_as", None) is not None
 
+    def third_party(self, family: str) -> list[Any]:
+        """The components of ``family`` that third-party plugins registered (loaded when
+        the registry was built), in registration order; no built-in module is loaded."""
+        return [comp for comp in self._components[family].values() if comp.origin != BUILTIN_ORIGIN]
+
     def metric(self, name: str) -> Metric:
         return self.get("metric", name)
 

@@ -659,3 +659,26 @@ def test_stdout_redirection_is_restored_whatever_order_threads_leave_in():
         t.join(10)
     assert seen == [True, True]
     assert sys.stdout is original
+
+
+def test_checking_a_plugins_presets_loads_no_other_builtin_module(site):  # noqa: F811
+    """``disable_broken_presets`` (every command, when a plugin is installed) parses the
+    plugins' presets only: it leaves the built-in modules their specs do not name
+    unloaded (issue 27: ``evalkit eval -m ndcg_cut.10`` with a plugin installed imports
+    no other library's module). A preset that fails is the test above (an unknown name
+    loads every module, for the message's list of names)."""
+    from evalkit.cli.registry_args import disable_broken_presets
+
+    site.add("evalkit-goodpreset", """
+        @hookimpl
+        def evalkit_register_presets(register):
+            register(Preset(name="x.good", spec="ndcg(gain=exp2)@10"))
+    """, ep_name="goodpreset")
+    registry = build_registry()
+    disable_broken_presets(registry)
+    assert registry.plugins == {"goodpreset": "evalkit-goodpreset 1.0 (entry point 'goodpreset')"}
+    assert not registry.disabled
+    assert registry.find("preset", "x.good").spec == "ndcg(gain=exp2)@10"
+    pending = set(registry._builtins.modules)
+    assert {"evalkit.libraries.ranx", "evalkit.libraries.sklearn", "evalkit.libraries.trec_eval"} <= pending
+    assert "evalkit.builtins.gains" not in pending  # exp2, parsed

@@ -40,11 +40,10 @@ def disable_broken_presets(registry: Any) -> None:
     plugin_of = {origin: name for name, origin in registry.plugins.items()}
     if not plugin_of:
         return
-    table = registry.components["preset"]
-    for preset in list(table.values()):
+    for preset in registry.third_party("preset"):  # the built-in modules stay unloaded
         name = plugin_of.get(preset.origin)
-        if name is None or table.get(preset.name) is not preset:
-            continue  # built in, or gone with a plugin disabled above
+        if name is None or registry.find("preset", preset.name) is not preset:
+            continue  # gone with a plugin disabled above
         try:
             parse_flavour(preset.spec, registry)
         except FlavourError as exc:
