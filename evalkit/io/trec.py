@@ -45,13 +45,15 @@ SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 
 #: Inputs smaller than this many bytes are read without Arrow (a canonical file by
 #: :func:`_canonical_columns` or :func:`_canonical_tokens`, any other by the exact
-#: line-by-line reader): importing pyarrow costs more than its CSV reader saves on them.
-#: Measured (session 9, CPU in one process, reading one canonical run): 1.5 MB without
-#: Arrow 22-24 ms, with Arrow and its import 41-51 ms; 2.3 MB 35-38 against 48-70 ms;
-#: but once pyarrow is imported (by a large other file) Arrow reads 1.5 MB in 16 ms,
-#: and 2.7-4.6 MB files (over ``PLAIN_MAX`` rows, see :mod:`evalkit.engine.factorize`)
-#: are read several times faster by Arrow: the limit stays at 1 MiB.
-FAST_MIN_BYTES = 1 << 20
+#: line-by-line reader): importing pyarrow (40-55 ms) costs more than its CSV reader
+#: saves on them. A canonical file's docnos stay in NumPy buffers
+#: (:class:`evalkit.engine.factorize.Utf8Column`), which the engine hashes, compares
+#: and sorts without Arrow, so a Robust 2003 evaluation (2.7 MB qrels, 4.6 MB run,
+#: 100-130 k lines each) imports no pyarrow. Measured (session 9, one process, CPU):
+#: reading and indexing the 4.6 MB run 40-55 ms without Arrow against 35-45 ms with
+#: Arrow once imported; a 10.8 MB run (half of it 17-digit scores, which only
+#: ``float()`` parses exactly) 180-190 ms against 60-70 ms: the limit is 8 MiB.
+FAST_MIN_BYTES = 8 << 20
 #: Bytes per block of Arrow's CSV reader (each block is parsed on a thread and
 #: becomes one chunk of every column).
 BLOCK_SIZE = 1 << 22
@@ -351,8 +353,13 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
     :data:`_EXACT_DIGITS` digits and no exponent are parsed in NumPy (the digits as an
     integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), the
     others by ``float()``. One pass per character position (Horner's scheme) over the
-    values' bytes."""
+    values' bytes. A column whose values are mostly longer than 17 characters (full
+    precision scores such as ``49.19109429178723``) goes to ``float()`` at once: the
+    passes would find almost none exact (10 MB of such a run: 0.14 s, against 0.02 s)."""
     n = len(offset)
+    inexact = length > _EXACT_DIGITS + 2  # more than 15 digits: float() decides
+    if n and np.count_nonzero(inexact) * 4 > n:  # mostly full-precision scores (Terrier's)
+        return np.fromiter(map(float, text.split("\n")), dtype=np.float64, count=n)
     data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     width = min(int(length.max()), _EXACT_DIGITS + 2) if n else 0  # digits, a sign and a point
     mantissa = np.zeros(n, dtype=np.int64)  # at most 17 digits: below 2^63
@@ -376,8 +383,11 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
     exact = (length <= width) & (digits <= _EXACT_DIGITS) & ~exponent
     out = mantissa.astype(np.float64) / _POW10_FLOAT[np.minimum(fraction, 22)]
     np.negative(out, out=out, where=negative)
-    for i in np.flatnonzero(~exact).tolist():
-        out[i] = float(text[offset[i]: offset[i] + length[i]])
+    rows = np.flatnonzero(~exact)
+    if len(rows):
+        starts = offset[rows].tolist()
+        stops = (offset[rows] + length[rows]).tolist()
+        out[rows] = [float(text[a:b]) for a, b in zip(starts, stops)]
     return out
 
 
@@ -415,12 +425,30 @@ def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.repeat(head_codes, np.diff(np.append(heads, n))), vocab
 
 
+def _field_bytes(data: np.ndarray, ends: np.ndarray, column: int) -> Any:
+    """Column ``column`` of a canonical file (as :func:`_field_text` reads it) as a
+    :class:`evalkit.engine.factorize.Utf8Column`: the values' bytes gathered end to end
+    by NumPy, no Python object per value (the engine hashes and compares them in
+    place; ``str`` objects are made only if asked for)."""
+    from ..engine.factorize import Utf8Column, gather_bytes
+
+    stop = ends[:, column]
+    if column:
+        start = ends[:, column - 1] + 1
+    else:
+        start = np.empty_like(stop)
+        start[0] = 0
+        start[1:] = ends[:-1, -1] + 1
+    return Utf8Column(*gather_bytes(data, start, stop - start))
+
+
 def _canonical_columns(raw: bytes, n_fields: int,
-                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], list[str], np.ndarray, str] | None:
+                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], Any, np.ndarray, str] | None:
     """The columns of a small canonical file (see :func:`_canonical_tokens`) that the
     readers keep, without a Python object per field: ``(qid, docno, values, first
     line's field 6)``: ``qid`` as ``(codes, vocab)`` (:func:`_first_column_codes`) or,
-    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a ``list[str]`` (n,);
+    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a
+    :class:`~evalkit.engine.factorize.Utf8Column` (n,) (:func:`_field_bytes`);
     ``values`` ``float64`` (n,); the runid of a run (``""`` for qrels). Only the kept
     columns are gathered (NumPy gathers their bytes) and split, and the numbers are
     parsed in NumPy (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would
@@ -443,8 +471,7 @@ def _canonical_columns(raw: bytes, n_fields: int,
     if qid is None:
         qid = _field_text(data, ends, 0)[0].split("\n")
         qid.pop()  # the empty string after the last newline
-    docno = _field_text(data, ends, 2)[0].split("\n")
-    docno.pop()
+    docno = _field_bytes(data, ends, 2)
     runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
     return qid, docno, values, runid
 
