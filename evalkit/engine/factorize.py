@@ -105,7 +105,8 @@ def gather_bytes(data: np.ndarray, start: np.ndarray, length: np.ndarray) -> tup
     total = int(offsets[-1])
     if total == 0:
         return offsets, np.empty(0, dtype=np.uint8)
-    step = np.ones(total, dtype=np.int64)
+    # int32 positions when they fit: half the memory written and read
+    step = np.ones(total, dtype=np.int32 if len(data) < 1 << 31 else np.int64)
     nonempty = np.flatnonzero(length > 0)
     first = start[nonempty]
     at = offsets[nonempty]
