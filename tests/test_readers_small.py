@@ -216,6 +216,25 @@ def test_numpy_parsed_numbers_equal_float(values: list[str]) -> None:
     assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
 
 
+def test_full_precision_and_near_midpoint_scores_equal_float() -> None:
+    """Scores of 16-18 digits (full-precision float64 scores, read through ``long
+    double`` by :func:`trec._wide_decimals`) and decimals cut from the exact midpoint
+    between two neighbouring doubles (where a double rounding would go wrong; those go
+    to ``float()``) equal ``float()``, bit for bit; so do 19-21 digit values."""
+    rng = np.random.default_rng(7)
+    values = []
+    for v in rng.uniform(-1e4, 1e4, 3000) * 10.0 ** rng.integers(-6, 3, 3000):
+        values.append(f"{v:.17g}")
+        mid = (v + np.nextafter(v, np.inf)) / 2  # rounded, but its decimal digits sit next to a midpoint
+        values += [f"{mid:.30f}"[:k].rstrip(".") for k in (18, 19, 20, 21)]
+    values = [v for v in values if "e" not in v] + ["0.061885662275017239", "-10.031979740362001"]
+    text = "".join(v + "\n" for v in values)
+    length = np.array([len(v) for v in values], dtype=np.int64)
+    offset = np.cumsum(length + 1) - (length + 1)
+    got = trec._decimals(text, offset, length)
+    assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+
+
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 def test_query_ids_of_every_length(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, kind: str) -> None:
     """Query ids of 1 to 20 bytes (read as two 8-byte words up to 16 bytes, split

@@ -347,22 +347,24 @@ _POW10_FLOAT = np.array([10.0 ** k for k in range(23)])
 _EXACT_DIGITS = 15
 
 
+#: Digits (at most) of a decimal parsed in NumPy through ``long double`` (x87's 64-bit
+#: mantissa; see :func:`_wide_decimals`), as full-precision scores have (17 digits:
+#: ``10.031979740362001``, Terrier's and Lucene's float64 scores printed in full).
+_WIDE_DIGITS = 18
+
+
 def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
     """``float64`` of every value of a column text (:func:`_field_text`) that
     :data:`_NUMBER_LINES` accepted, equal to ``float()`` of each: values of at most
     :data:`_EXACT_DIGITS` digits and no exponent are parsed in NumPy (the digits as an
-    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), the
-    others by ``float()``. One pass per character position (Horner's scheme) over the
-    values' bytes. A column whose values are mostly longer than 17 characters (full
-    precision scores such as ``49.19109429178723``) goes to ``float()`` at once: the
-    passes would find almost none exact (10 MB of such a run: 0.14 s, against 0.02 s)."""
+    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), values of
+    up to :data:`_WIDE_DIGITS` digits through ``long double`` where that provably rounds
+    as ``float()`` does (:func:`_wide_decimals`), the others by ``float()``. One pass per
+    character position (Horner's scheme) over the values' bytes."""
     n = len(offset)
-    inexact = length > _EXACT_DIGITS + 2  # more than 15 digits: float() decides
-    if n and np.count_nonzero(inexact) * 4 > n:  # mostly full-precision scores (Terrier's)
-        return np.fromiter(map(float, text.split("\n")), dtype=np.float64, count=n)
     data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    width = min(int(length.max()), _EXACT_DIGITS + 2) if n else 0  # digits, a sign and a point
-    mantissa = np.zeros(n, dtype=np.int64)  # at most 17 digits: below 2^63
+    width = min(int(length.max()), _WIDE_DIGITS + 2) if n else 0  # digits, a sign and a point
+    mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
     fraction = np.zeros(n, dtype=np.int64)  # digits after the point
     digits = np.zeros(n, dtype=np.int64)
     point = np.zeros(n, dtype=bool)
@@ -373,15 +375,23 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
         c = data[np.minimum(offset + j, last)]
         inside = length > j
         digit = (c >= 48) & (c <= 57) & inside
-        mantissa = np.where(digit, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
+        # a 19th or 20th digit is counted (the value then goes to float()) but not added
+        kept = digit & (digits < _WIDE_DIGITS) if j >= _WIDE_DIGITS else digit
+        mantissa = np.where(kept, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
         digits += digit
-        fraction += digit & point
+        fraction += kept & point
         point |= (c == 46) & inside
         exponent |= ((c | 32) == 101) & inside
         if j == 0:
             negative = c == 45
-    exact = (length <= width) & (digits <= _EXACT_DIGITS) & ~exponent
+    plain = (length <= width) & ~exponent
+    exact = plain & (digits <= _EXACT_DIGITS)
     out = mantissa.astype(np.float64) / _POW10_FLOAT[np.minimum(fraction, 22)]
+    wide = np.flatnonzero(plain & ~exact & (digits <= _WIDE_DIGITS))
+    if len(wide):
+        values, ok = _wide_decimals(mantissa[wide], fraction[wide])
+        out[wide[ok]] = values[ok]
+        exact[wide[ok]] = True
     np.negative(out, out=out, where=negative)
     rows = np.flatnonzero(~exact)
     if len(rows):
@@ -389,6 +399,34 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
         stops = (offset[rows] + length[rows]).tolist()
         out[rows] = [float(text[a:b]) for a, b in zip(starts, stops)]
     return out
+
+
+def _wide_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``mantissa / 10**fraction`` (``int64`` below 10^18, ``fraction <= 18``) correctly
+    rounded to ``float64`` where it can be shown to be: ``(values float64, ok bool)``.
+
+    The quotient is taken in ``long double`` (64-bit mantissa: both operands exact, the
+    quotient ``q`` within 2^-64 relative of the true value ``v``), then rounded to
+    ``float64`` (``d``). ``d`` is the correctly rounded ``v`` unless a ``float64``
+    rounding midpoint lies within that error of ``q``: such values (distance from
+    ``|q - d|`` to half an ulp of ``d`` at most ``|q| 2^-61``, 8 times the bound), and
+    those whose ``d`` is a power of two (unequal ulps on either side) are not ``ok``
+    and go to ``float()``. Without an x87 ``long double`` nothing is ``ok``."""
+    ok = np.zeros(len(mantissa), dtype=bool)
+    if np.finfo(np.longdouble).nmant < 63:  # long double is float64 here (ARM, Windows)
+        return np.zeros(len(mantissa)), ok
+    q = mantissa.astype(np.longdouble) / _pow10_long()[fraction]
+    d = q.astype(np.float64)
+    off = np.abs(q - d.astype(np.longdouble))  # exact (Sterbenz): d is within a factor 2 of q
+    half = np.spacing(np.abs(d)).astype(np.longdouble) / 2
+    ok = np.abs(off - half) > np.abs(q) * np.longdouble(2.0 ** -61)
+    ok &= np.frexp(d)[0] != 0.5  # not a power of two (0.0 passes: its frexp is 0)
+    return d, ok
+
+
+def _pow10_long() -> np.ndarray:
+    """10^0 .. 10^18 as ``long double`` (exact: below 2^64)."""
+    return np.array([10 ** k for k in range(_WIDE_DIGITS + 1)], dtype=np.longdouble)
 
 
 #: ``_KEEP_LE[r]``: keeps the first ``r`` bytes of a little-endian 8-byte word (r = 0..8).
