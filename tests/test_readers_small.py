@@ -71,6 +71,7 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
         exact = attempt()
     with monkeypatch.context() as m:
         m.setattr(trec, "FAST_MIN_BYTES", 0)
+        m.setattr(trec, "CANONICAL_MAX_BYTES", 0)
         arrow = attempt()
     assert split_only == exact
     return small, exact, arrow, taken
@@ -176,6 +177,7 @@ def test_odd_numbers_read_as_the_exact_reader_reads_them(monkeypatch: pytest.Mon
 
 
 def test_large_files_are_left_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trec, "CANONICAL_MAX_BYTES", 0)
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", len(RUN))
     assert trec._canonical_tokens(RUN.encode(), 6) is None
     assert trec._canonical_columns(RUN.encode(), 6, 4) is None

@@ -41,22 +41,22 @@ def loaded_after(*argv: str, full: bool = False) -> tuple[set[str], str]:
 
 
 def test_large_eval_loads_numpy_pyarrow_and_evalkit_only(tmp_path):
-    """A run above ``FAST_MIN_BYTES`` (the Arrow reader) loads no module beyond what
+    """A run above ``CANONICAL_MAX_BYTES`` (the Arrow reader) loads no module beyond what
     ``import numpy, pyarrow.csv`` loads, evalkit's own and pluggy (its registry):
     no ``pyarrow.compute``, no ``numpy.ma`` (``np.unique`` imports it in NumPy 2)."""
-    from evalkit.io.trec import FAST_MIN_BYTES
+    from evalkit.io.trec import CANONICAL_MAX_BYTES
 
     qrels, run = [], []
     for q in range(60):  # even queries: the 10 relevant documents first (NDCG@10 = 1)
         for d in range(10):  # odd ones: at ranks 11-20 (NDCG@10 = 0)
             qrels.append(f"q{q} 0 rel{q}-{d} 1")
-        for r in range(3400):  # 8.7 MB: above FAST_MIN_BYTES (8 MiB)
+        for r in range(3400):  # 8.7 MB: above CANONICAL_MAX_BYTES (8 MiB)
             first = r < 10 if q % 2 == 0 else 10 <= r < 20
             doc = f"rel{q}-{r % 10}" if first else f"other-document-{q}-{r}"
             run.append(f"q{q} Q0 {doc} {r + 1} {1000 - r} system")
     (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
     (tmp_path / "run").write_text("\n".join(run) + "\n")
-    assert (tmp_path / "run").stat().st_size > FAST_MIN_BYTES
+    assert (tmp_path / "run").stat().st_size > CANONICAL_MAX_BYTES
     modules, out = loaded_after("eval", "-m", "trec_eval.ndcg_cut@10", "--format", "json",
                                 str(tmp_path / "qrels"), str(tmp_path / "run"), full=True)
     assert json.loads(out)["runs"]["system"]["all"]["trec_eval.ndcg_cut@10"] == 0.5
@@ -221,7 +221,7 @@ def test_numpy_path_equals_arrow_path(monkeypatch, columns):
 
 def test_utf8_column_equals_object_and_arrow_paths(monkeypatch, columns):
     """A :class:`~evalkit.engine.factorize.Utf8Column` (the readers' docno column of a
-    file under ``FAST_MIN_BYTES``) gives the codes, hashes, comparisons and byte orders
+    canonical file under ``CANONICAL_MAX_BYTES``) gives the codes, hashes, comparisons and byte orders
     of the same strings as an ``object`` array (NumPy's path) and as Arrow's path, also
     when sliced, gathered or mixed with an ``object`` array; strings longer than
     ``LONG_STRING`` included."""
@@ -260,14 +260,14 @@ def test_robust03_sized_eval_imports_no_pyarrow(tmp_path):
     """Canonical files of a few MB (2.0 MB qrels, 4.1 MB run: 100 k lines each, the
     size of Robust 2003's) are read and evaluated without importing pyarrow (issue
     27), and the duplicate check still names both lines."""
-    from evalkit.io.trec import FAST_MIN_BYTES
+    from evalkit.io.trec import CANONICAL_MAX_BYTES, FAST_MIN_BYTES
 
     qrels = "".join(f"{300 + q} 0 FBIS3-{q * 1000 + d} {d % 3}\n" for q in range(100) for d in range(1000))
     run = "".join(f"{300 + q} Q0 FBIS3-{q * 1000 + (d * 7) % 1000} {d + 1} {1000 - d}.5 sys\n"
                   for q in range(100) for d in range(1000))
     (tmp_path / "qrels").write_text(qrels)
     (tmp_path / "run").write_text(run)
-    assert 1 << 20 < (tmp_path / "qrels").stat().st_size < (tmp_path / "run").stat().st_size < FAST_MIN_BYTES
+    assert FAST_MIN_BYTES < (tmp_path / "qrels").stat().st_size < (tmp_path / "run").stat().st_size < CANONICAL_MAX_BYTES
     modules, out = loaded_after("eval", "-m", "ndcg_cut.10", "--format", "json",
                                 str(tmp_path / "qrels"), str(tmp_path / "run"), full=True)
     assert not {m for m in modules if m.split(".")[0] == "pyarrow"}

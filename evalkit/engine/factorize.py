@@ -27,7 +27,7 @@ PLAIN_MAX = 1 << 16
 
 #: A :class:`Utf8Column` of fewer rows than this is encoded (:func:`encode`,
 #: :func:`factorize`) through ``str`` objects in NumPy, without Arrow; the readers make
-#: such columns only for files under ``evalkit.io.trec.FAST_MIN_BYTES``.
+#: such columns only for files under ``evalkit.io.trec.CANONICAL_MAX_BYTES``.
 UTF8_ENCODE_MAX = 1 << 22
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

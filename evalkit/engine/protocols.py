@@ -40,7 +40,7 @@ class JoinColumns(Protocol):
         ``(n,)``, in row order; a column of fewer than
         :data:`evalkit.engine.factorize.PLAIN_MAX` rows may instead be an ``object``
         ndarray of ``str``, and a column a reader built from a file under
-        ``evalkit.io.trec.FAST_MIN_BYTES`` a :class:`evalkit.engine.factorize.Utf8Column`
+        ``evalkit.io.trec.CANONICAL_MAX_BYTES`` a :class:`evalkit.engine.factorize.Utf8Column`
         (the engine's string helpers take all three and give the same codes and hashes;
         the last two without importing pyarrow)."""
 

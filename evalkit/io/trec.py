@@ -45,15 +45,30 @@ SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 
 #: Inputs smaller than this many bytes are read without Arrow (a canonical file by
 #: :func:`_canonical_columns` or :func:`_canonical_tokens`, any other by the exact
-#: line-by-line reader): importing pyarrow (40-55 ms) costs more than its CSV reader
-#: saves on them. A canonical file's docnos stay in NumPy buffers
-#: (:class:`evalkit.engine.factorize.Utf8Column`), which the engine hashes, compares
-#: and sorts without Arrow, so a Robust 2003 evaluation (2.7 MB qrels, 4.6 MB run,
-#: 100-130 k lines each) imports no pyarrow. Measured (session 9, one process, CPU):
-#: reading and indexing the 4.6 MB run 40-55 ms without Arrow against 35-45 ms with
-#: Arrow once imported; a 10.8 MB run (half of it 17-digit scores, which only
-#: ``float()`` parses exactly) 180-190 ms against 60-70 ms: the limit is 8 MiB.
-FAST_MIN_BYTES = 8 << 20
+#: line-by-line reader): importing pyarrow costs more than its CSV reader saves on them.
+#: Measured (session 9, CPU in one process, reading one canonical run): 1.5 MB without
+#: Arrow 22-24 ms, with Arrow and its import 41-51 ms. Non-canonical files (comment
+#: lines, CRLF, tabs inside lines) of this size or more go to Arrow: the exact reader
+#: takes about 5 ms per 1,000 lines (Robust 2003's run with one comment line: 0.59 s
+#: against 0.37 s through Arrow).
+FAST_MIN_BYTES = 1 << 20
+#: *Canonical* files (:func:`_canonical_tokens` defines them) smaller than this many
+#: bytes are read by NumPy (:func:`_canonical_columns`) even above
+#: :data:`FAST_MIN_BYTES`: their docnos stay in NumPy buffers
+#: (:class:`evalkit.engine.factorize.Utf8Column`), which the engine hashes, compares and
+#: sorts without Arrow, so a Robust 2003 evaluation (2.7 MB qrels, 4-5.5 MB runs,
+#: 100-130 k lines each) imports no pyarrow. Measured (session 9, whole process, paired
+#: medians of 9): 0.34 -> 0.29 s with the 4.6 MB SABIR03BASE run, 0.325 -> 0.31 s with
+#: the 5 MB InexpC2 run (17-digit scores); inside one process a 10.8 MB run (half of
+#: it 17-digit scores) took 180-190 ms through NumPy against 60-70 ms through Arrow
+#: once imported, hence 8 MiB.
+CANONICAL_MAX_BYTES = 8 << 20
+
+
+def _numpy_max_bytes() -> int:
+    """Files of this many bytes or more are never read by :func:`_canonical_ends`'s
+    callers (:data:`FAST_MIN_BYTES`, :data:`CANONICAL_MAX_BYTES`)."""
+    return max(FAST_MIN_BYTES, CANONICAL_MAX_BYTES)
 #: Bytes per block of Arrow's CSV reader (each block is parsed on a thread and
 #: becomes one chunk of every column).
 BLOCK_SIZE = 1 << 22
@@ -291,8 +306,8 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     ``int64 (n_rows, n_fields)``, the offset in ``raw`` of the delimiter or newline
     after each field (``len(raw)`` for the last field of a last line without
     newline); a field runs from the previous end + 1 to its end and is never empty.
-    ``None`` for a file of :data:`FAST_MIN_BYTES` or more or one that is not canonical."""
-    if not raw or len(raw) >= FAST_MIN_BYTES:
+    ``None`` for a file of :func:`_numpy_max_bytes` or more or one that is not canonical."""
+    if not raw or len(raw) >= _numpy_max_bytes():
         return None
     scan = _scan_bytes(raw)
     if not scan.ok or scan.first is None or scan.last is None:
@@ -512,6 +527,18 @@ def _canonical_columns(raw: bytes, n_fields: int,
     docno = _field_bytes(data, ends, 2)
     runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
     return qid, docno, values, runid
+
+
+def _canonical_first(raw: bytes | Path, n_fields: int,
+                     number: int) -> tuple[tuple[Any, Any, np.ndarray, str] | None, bytes | Path]:
+    """:func:`_canonical_columns` of an input under :data:`CANONICAL_MAX_BYTES`, tried
+    before Arrow's reader: ``(columns or None, raw)``, ``raw`` the bytes (read once
+    from a path) or the path of a larger file, left to Arrow."""
+    size = raw.stat().st_size if isinstance(raw, Path) else len(raw)
+    if size >= CANONICAL_MAX_BYTES:
+        return None, raw
+    data = raw.read_bytes() if isinstance(raw, Path) else raw
+    return _canonical_columns(data, n_fields, number), data
 
 
 def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray] | None:
@@ -1024,18 +1051,21 @@ def read_qrels(source: Source) -> Qrels:
         if text.isascii():
             raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, QRELS_FIELDS, "grade")
-        if parsed is not None:
-            columns, _, line = _columns(parsed)
-            del parsed
-            grade = _fast_numbers(columns, "grade", integer=True)
-            if grade is not None:
-                qcodes, qvocab = _qid_codes(columns.pop("qid"))
-                docno = _docnos(columns)
-                return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
-            del columns
+        small, raw = _canonical_first(raw, 4, 3)
+        if small is None:
+            parsed = _fast_table(raw, QRELS_FIELDS, "grade")
+            if parsed is not None:
+                columns, _, line = _columns(parsed)
+                del parsed
+                grade = _fast_numbers(columns, "grade", integer=True)
+                if grade is not None:
+                    qcodes, qvocab = _qid_codes(columns.pop("qid"))
+                    docno = _docnos(columns)
+                    return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
+                del columns
         data = raw.read_bytes() if isinstance(raw, Path) else raw
-        small = _canonical_columns(data, 4, 3)
+        if small is None and len(data) >= CANONICAL_MAX_BYTES:
+            small = _canonical_columns(data, 4, 3)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, grade, _ = small
             codes = qid if isinstance(qid, tuple) else None
@@ -1092,7 +1122,8 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         if text.isascii():
             raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
+        small, raw = (None, raw) if keep_rank else _canonical_first(raw, 6, 4)
+        parsed = None if small is not None else _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         if parsed is not None:
             columns, first_line, line = _columns(parsed)
             del parsed
@@ -1115,7 +1146,8 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
             del columns, docno
         data = raw.read_bytes() if isinstance(raw, Path) else raw
-        small = None if keep_rank else _canonical_columns(data, 6, 4)
+        if small is None and not keep_rank and len(data) >= CANONICAL_MAX_BYTES:
+            small = _canonical_columns(data, 6, 4)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, score, runid = small
             codes = qid if isinstance(qid, tuple) else None
