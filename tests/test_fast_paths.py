@@ -49,6 +49,7 @@ def _read_both(monkeypatch, reader, source):
             return ("error", str(exc))
     with monkeypatch.context() as m:
         m.setattr(trec, "FAST_MIN_BYTES", 0)
+        m.setattr(trec, "CANONICAL_MAX_BYTES", 0)
         fast = attempt()
         # small CSV blocks: every column in many chunks, combined chunk by chunk
         m.setattr(trec, "BLOCK_SIZE", 48 if isinstance(source, str) else 1 << 16)
@@ -135,6 +136,7 @@ def test_csv_reader_allocates_from_one_pool_and_restores_the_default(monkeypatch
 
     monkeypatch.setattr(pcsv, "read_csv", spy)
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(trec, "CANONICAL_MAX_BYTES", 0)
     before = pa.default_memory_pool().backend_name
     assert evalkit.read_run(RUN_TEXTS["plain"]).docno.tolist() == ["d1", "d2", "d1", "x"]
     assert seen[-1][0] == seen[-1][1] and pa.default_memory_pool().backend_name == before

@@ -15,6 +15,13 @@ from evalkit.io.trec import atol
 
 from reference_programs import ReferenceUnavailable, parse_trec_eval_q, run_trec_eval
 
+
+@pytest.fixture(autouse=True)
+def _arrow_from_one_mib(monkeypatch):
+    """The "big" files below (``FAST_MIN_BYTES`` or more) go to Arrow's reader even when
+    canonical (not to NumPy's, see ``CANONICAL_MAX_BYTES``)."""
+    monkeypatch.setattr(trec, "CANONICAL_MAX_BYTES", 0)
+
 RUN = "1 Q0 a 1 5 r\n1 Q0 b 2 4 r\n1 Q0 c 3 3 r\n"
 
 

@@ -71,6 +71,7 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
         exact = attempt()
     with monkeypatch.context() as m:
         m.setattr(trec, "FAST_MIN_BYTES", 0)
+        m.setattr(trec, "CANONICAL_MAX_BYTES", 0)
         arrow = attempt()
     assert split_only == exact
     return small, exact, arrow, taken
@@ -176,6 +177,7 @@ def test_odd_numbers_read_as_the_exact_reader_reads_them(monkeypatch: pytest.Mon
 
 
 def test_large_files_are_left_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trec, "CANONICAL_MAX_BYTES", 0)
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", len(RUN))
     assert trec._canonical_tokens(RUN.encode(), 6) is None
     assert trec._canonical_columns(RUN.encode(), 6, 4) is None
@@ -209,6 +211,25 @@ NUMBER = st.builds(
 def test_numpy_parsed_numbers_equal_float(values: list[str]) -> None:
     """:func:`trec._decimals` (digits as an integer over a power of ten where that is
     exact, ``float()`` elsewhere) gives ``float()`` of every token, bit for bit."""
+    text = "".join(v + "\n" for v in values)
+    length = np.array([len(v) for v in values], dtype=np.int64)
+    offset = np.cumsum(length + 1) - (length + 1)
+    got = trec._decimals(text, offset, length)
+    assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+
+
+def test_full_precision_and_near_midpoint_scores_equal_float() -> None:
+    """Scores of 16-18 digits (full-precision float64 scores, read through ``long
+    double`` by :func:`trec._wide_decimals`) and decimals cut from the exact midpoint
+    between two neighbouring doubles (where a double rounding would go wrong; those go
+    to ``float()``) equal ``float()``, bit for bit; so do 19-21 digit values."""
+    rng = np.random.default_rng(7)
+    values = []
+    for v in rng.uniform(-1e4, 1e4, 3000) * 10.0 ** rng.integers(-6, 3, 3000):
+        values.append(f"{v:.17g}")
+        mid = (v + np.nextafter(v, np.inf)) / 2  # rounded, but its decimal digits sit next to a midpoint
+        values += [f"{mid:.30f}"[:k].rstrip(".") for k in (18, 19, 20, 21)]
+    values = [v for v in values if "e" not in v] + ["0.061885662275017239", "-10.031979740362001"]
     text = "".join(v + "\n" for v in values)
     length = np.array([len(v) for v in values], dtype=np.int64)
     offset = np.cumsum(length + 1) - (length + 1)

@@ -41,22 +41,22 @@ def loaded_after(*argv: str, full: bool = False) -> tuple[set[str], str]:
 
 
 def test_large_eval_loads_numpy_pyarrow_and_evalkit_only(tmp_path):
-    """A run above ``FAST_MIN_BYTES`` (the Arrow reader) loads no module beyond what
+    """A run above ``CANONICAL_MAX_BYTES`` (the Arrow reader) loads no module beyond what
     ``import numpy, pyarrow.csv`` loads, evalkit's own and pluggy (its registry):
     no ``pyarrow.compute``, no ``numpy.ma`` (``np.unique`` imports it in NumPy 2)."""
-    from evalkit.io.trec import FAST_MIN_BYTES
+    from evalkit.io.trec import CANONICAL_MAX_BYTES
 
     qrels, run = [], []
     for q in range(60):  # even queries: the 10 relevant documents first (NDCG@10 = 1)
         for d in range(10):  # odd ones: at ranks 11-20 (NDCG@10 = 0)
             qrels.append(f"q{q} 0 rel{q}-{d} 1")
-        for r in range(450):
+        for r in range(3400):  # 8.7 MB: above CANONICAL_MAX_BYTES (8 MiB)
             first = r < 10 if q % 2 == 0 else 10 <= r < 20
             doc = f"rel{q}-{r % 10}" if first else f"other-document-{q}-{r}"
             run.append(f"q{q} Q0 {doc} {r + 1} {1000 - r} system")
     (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
     (tmp_path / "run").write_text("\n".join(run) + "\n")
-    assert (tmp_path / "run").stat().st_size > FAST_MIN_BYTES
+    assert (tmp_path / "run").stat().st_size > CANONICAL_MAX_BYTES
     modules, out = loaded_after("eval", "-m", "trec_eval.ndcg_cut@10", "--format", "json",
                                 str(tmp_path / "qrels"), str(tmp_path / "run"), full=True)
     assert json.loads(out)["runs"]["system"]["all"]["trec_eval.ndcg_cut@10"] == 0.5
@@ -217,6 +217,71 @@ def test_numpy_path_equals_arrow_path(monkeypatch, columns):
     assert list(plain[1]) == list(arrow[1]) == sorted(set(a) | set(b))
     for p, q in zip(plain[0], arrow[0]):
         np.testing.assert_array_equal(p, q)
+
+
+def test_utf8_column_equals_object_and_arrow_paths(monkeypatch, columns):
+    """A :class:`~evalkit.engine.factorize.Utf8Column` (the readers' docno column of a
+    canonical file under ``CANONICAL_MAX_BYTES``) gives the codes, hashes, comparisons and byte orders
+    of the same strings as an ``object`` array (NumPy's path) and as Arrow's path, also
+    when sliced, gathered or mixed with an ``object`` array; strings longer than
+    ``LONG_STRING`` included."""
+    a, b = columns
+    a = np.concatenate([a, np.array(["y" * 300, "x" * 300, "y" * 300], dtype=object)])
+    ua, ub = fz.as_utf8(a), fz.as_utf8(b)
+    assert isinstance(ua, fz.Utf8Column) and len(ua) == len(a)
+    assert list(ua.to_objects()) == list(a) and list(fz.to_objects(ua[5:40])) == list(a[5:40])
+    rows = np.array([3, 0, 302, 7, 7, 301])
+    assert list(fz.take(ua, rows).to_objects()) == list(a[rows])
+    for final_mix in (True, False):
+        plain, arrow = _both(monkeypatch, lambda: fz.string_hash(a, final_mix=final_mix))
+        np.testing.assert_array_equal(fz.string_hash(ua, final_mix=final_mix), plain)
+        np.testing.assert_array_equal(fz.string_hash(ua[10:50], final_mix=final_mix), plain[10:50])
+    rows_a, rows_b = np.arange(300) % len(a), np.arange(300) % len(b)
+    expected = [a[i] == b[j] for i, j in zip(rows_a, rows_b)]
+    for x, y in ((ua, ub), (ua, b), (a, ub)):
+        np.testing.assert_array_equal(fz.strings_equal(x, rows_a, y, rows_b), expected)
+    for rows in (np.arange(0, 300, 3), np.arange(len(a))):  # without and with long strings
+        ranks = fz.byte_order_ranks(ua, rows)
+        np.testing.assert_array_equal(ranks, [sorted(set(a[rows])).index(s) for s in a[rows]])
+        block = np.repeat(np.arange(3), [len(rows) // 3, len(rows) // 3, len(rows) - 2 * (len(rows) // 3)])
+        for descending in (False, True):
+            expected_order = np.lexsort((-ranks if descending else ranks, block))
+            np.testing.assert_array_equal(fz.byte_order_sort(ua, rows, block, descending), expected_order)
+    codes, vocab = fz.encode(ua)
+    assert list(vocab) == sorted(set(a)) and list(vocab[codes]) == list(a)
+    (ca, cb), vocab = fz.factorize(ua, b)
+    assert list(vocab) == sorted(set(a) | set(b))
+    assert list(vocab[ca]) == list(a) and list(vocab[cb]) == list(b)
+    if importlib.util.find_spec("pyarrow") is not None:
+        assert fz.as_arrow(ua[2:9]).to_pylist() == list(a[2:9])
+
+
+def test_robust03_sized_eval_imports_no_pyarrow(tmp_path):
+    """Canonical files of a few MB (2.0 MB qrels, 4.1 MB run: 100 k lines each, the
+    size of Robust 2003's) are read and evaluated without importing pyarrow (issue
+    27), and the duplicate check still names both lines."""
+    from evalkit.io.trec import CANONICAL_MAX_BYTES, FAST_MIN_BYTES
+
+    qrels = "".join(f"{300 + q} 0 FBIS3-{q * 1000 + d} {d % 3}\n" for q in range(100) for d in range(1000))
+    run = "".join(f"{300 + q} Q0 FBIS3-{q * 1000 + (d * 7) % 1000} {d + 1} {1000 - d}.5 sys\n"
+                  for q in range(100) for d in range(1000))
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    assert FAST_MIN_BYTES < (tmp_path / "qrels").stat().st_size < (tmp_path / "run").stat().st_size < CANONICAL_MAX_BYTES
+    modules, out = loaded_after("eval", "-m", "ndcg_cut.10", "--format", "json",
+                                str(tmp_path / "qrels"), str(tmp_path / "run"), full=True)
+    assert not {m for m in modules if m.split(".")[0] == "pyarrow"}
+    import evalkit
+
+    q, r = evalkit.read_qrels(tmp_path / "qrels"), evalkit.read_run(tmp_path / "run")
+    assert isinstance(r._docno_arrow(), fz.Utf8Column) and isinstance(q._docno_arrow(), fz.Utf8Column)
+    expected = evalkit.evaluate(q, r, ["ndcg_cut.10"]).values
+    assert json.loads(out)["runs"]["sys"]["all"]["ndcg_cut.10"] == pytest.approx(float(expected.mean()), abs=1e-15)
+    (tmp_path / "dup").write_text(run + "301 Q0 FBIS3-1005 1001 0.5 sys\n")
+    with pytest.raises(evalkit.errors.InputFormatError,
+                       match=r":100001: field 'docno'.*duplicate document for query '301', document 'FBIS3-1005' "
+                             r"\(first seen at line 1716\)"):
+        evalkit.read_run(tmp_path / "dup")
 
 
 def test_small_and_large_inputs_join_alike(monkeypatch, registry):

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 #: Both paths give identical results (codes, hashes, comparisons).
 PLAIN_MAX = 1 << 16
 
+#: A :class:`Utf8Column` of fewer rows than this is encoded (:func:`encode`,
+#: :func:`factorize`) through ``str`` objects in NumPy, without Arrow; the readers make
+#: such columns only for files under ``evalkit.io.trec.CANONICAL_MAX_BYTES``.
+UTF8_ENCODE_MAX = 1 << 22
+
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -35,6 +40,98 @@ _KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
 def _plain(*values: Any) -> bool:
     """Every column is a small ``object`` ndarray (of ``str``): the NumPy-only path."""
     return all(isinstance(v, np.ndarray) and v.dtype == object and len(v) < PLAIN_MAX for v in values)
+
+
+class Utf8Column:
+    """Strings held by NumPy in the layout of an Arrow ``large_string`` array: value
+    ``i`` is ``data[offsets[i]: offsets[i + 1]]`` (UTF-8 bytes). The readers build it
+    from a file's bytes without a Python object per value, and the engine's hashing,
+    exact comparison and byte-order sorts read it as they read Arrow's buffers, so a
+    file of a few MB is evaluated without importing pyarrow (issue 27).
+
+    :param offsets: ``int64`` ``(n + 1,)``, non-decreasing (need not start at 0).
+    :param data: ``uint8``, the bytes the offsets point into.
+    """
+
+    __slots__ = ("offsets", "data")
+
+    def __init__(self, offsets: np.ndarray, data: np.ndarray) -> None:
+        self.offsets = offsets
+        self.data = data
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, item: Any) -> "Utf8Column":
+        """A slice (step 1; a view) or an integer index array (a gathered copy)."""
+        if isinstance(item, slice):
+            start, stop, step = item.indices(len(self))
+            if step != 1:
+                raise ValueError("Utf8Column slices take step 1")
+            return Utf8Column(self.offsets[start: max(start, stop) + 1], self.data)
+        return self.take(np.asarray(item, dtype=np.int64))
+
+    def take(self, rows: np.ndarray) -> "Utf8Column":
+        """The strings at ``rows`` (``int64``), gathered into new buffers."""
+        start = self.offsets[rows].astype(np.int64)
+        length = self.offsets[rows + 1] - start
+        offsets, picked = gather_bytes(self.data, start, length)
+        return Utf8Column(offsets, picked)
+
+    def to_objects(self) -> np.ndarray:
+        """``object`` array of ``str`` (decoded as UTF-8)."""
+        n = len(self)
+        out = np.empty(n, dtype=object)
+        if n == 0:
+            return out
+        lo, hi = int(self.offsets[0]), int(self.offsets[-1])
+        raw = self.data[lo:hi].tobytes()
+        bounds = (self.offsets - lo).tolist()
+        if raw.isascii():  # byte offsets are character offsets
+            text = raw.decode("ascii")
+            out[:] = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        else:
+            out[:] = [raw[a:b].decode("utf-8") for a, b in zip(bounds, bounds[1:])]
+        return out
+
+
+def gather_bytes(data: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The byte ranges ``data[start[i]: start[i] + length[i]]`` laid end to end:
+    ``(offsets int64 (n + 1,), bytes uint8)`` (one vectorised gather: an index array
+    that steps by 1 inside a range and jumps to the next range's start)."""
+    n = len(start)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(length, out=offsets[1:])
+    total = int(offsets[-1])
+    if total == 0:
+        return offsets, np.empty(0, dtype=np.uint8)
+    # int32 positions when they fit: half the memory written and read
+    step = np.ones(total, dtype=np.int32 if len(data) < 1 << 31 else np.int64)
+    nonempty = np.flatnonzero(length > 0)
+    first = start[nonempty]
+    at = offsets[nonempty]
+    step[at[0]] = first[0]
+    # at the first byte of each later range: jump from the previous range's last byte
+    prev_end = (first[:-1] + length[nonempty[:-1]] - 1)
+    step[at[1:]] = first[1:] - prev_end
+    return offsets, data[np.cumsum(step, out=step)]
+
+
+def _utf8(values: Any) -> bool:
+    return isinstance(values, Utf8Column)
+
+
+def _numpy_strings(*values: Any) -> bool:
+    """Every column is a :class:`Utf8Column` or a small ``object`` ndarray (and at least
+    one is a :class:`Utf8Column`): the engine reads them in NumPy, without Arrow."""
+    return any(map(_utf8, values)) and all(_utf8(v) or _plain(v) for v in values)
+
+
+def as_utf8(values: Any) -> Utf8Column:
+    """A :class:`Utf8Column` of a :class:`Utf8Column` or an ``object`` array of ``str``."""
+    if isinstance(values, Utf8Column):
+        return values
+    return Utf8Column(*_utf8_buffers(values))
 
 
 def _utf8_buffers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +188,7 @@ def numpy_view(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
     """``arr[rows]`` for a NumPy index array (an ``object`` ndarray stays one)."""
-    if isinstance(arr, np.ndarray):
+    if isinstance(arr, (np.ndarray, Utf8Column)):
         return arr[rows]
     return arr.take(arrow_indices(rows))
 
@@ -126,6 +223,11 @@ def as_arrow(values: Any, chunked_ok: bool = False) -> pa.Array:
         (no copy into one array).
     """
     import pyarrow as pa
+    if isinstance(values, Utf8Column):  # zero-copy: the same layout
+        lo = values.offsets[0]
+        return pa.Array.from_buffers(pa.large_string(), len(values),
+                                     [None, pa.py_buffer(np.ascontiguousarray(values.offsets - lo)),
+                                      pa.py_buffer(values.data[lo:])])
     if isinstance(values, pa.ChunkedArray) and chunked_ok:
         if values.num_chunks == 1:
             values = values.chunk(0)
@@ -184,6 +286,8 @@ def combine_strings(chunks: list) -> pa.Array:
 
 def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """``(offsets, data)`` of a string array: ``int64`` ``(n + 1,)`` and ``uint8``."""
+    if isinstance(arr, Utf8Column):
+        return arr.offsets, arr.data
     import pyarrow as pa
     bufs = arr.buffers()
     off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
@@ -229,6 +333,8 @@ def string_hash(values: Any, final_mix: bool = True) -> np.ndarray:
     if _plain(values):  # the same hashes, from buffers built in NumPy
         offsets, data = _utf8_buffers(values)
         return _hash_buffers(offsets, data, len(values), final_mix)
+    if isinstance(values, Utf8Column):
+        return _hash_buffers(values.offsets, values.data, len(values), final_mix)
     import pyarrow as pa
     arr = as_arrow(values, chunked_ok=True)
     out = np.empty(len(arr), dtype=np.uint64)
@@ -362,17 +468,20 @@ def strings_equal(a: Any, rows_a: np.ndarray, b: Any, rows_b: np.ndarray) -> np.
     if _plain(a, b):
         return np.asarray(a[np.asarray(rows_a, dtype=np.int64)] == b[np.asarray(rows_b, dtype=np.int64)],
                           dtype=bool).reshape(-1)
-    import pyarrow as pa
     if len(rows_a) == 0:
         return np.zeros(0, dtype=bool)
-    x, y = as_arrow(a, chunked_ok=True), as_arrow(b, chunked_ok=True)
-    if isinstance(x, pa.ChunkedArray) or isinstance(y, pa.ChunkedArray):
-        import pyarrow.compute as pc  # only here: importing it costs 0.1-0.3 s
+    if _numpy_strings(a, b):  # NumPy buffers (a small object array converted): no Arrow
+        x, y = as_utf8(a), as_utf8(b)
+    else:
+        import pyarrow as pa
+        x, y = as_arrow(a, chunked_ok=True), as_arrow(b, chunked_ok=True)
+        if isinstance(x, pa.ChunkedArray) or isinstance(y, pa.ChunkedArray):
+            import pyarrow.compute as pc  # only here: importing it costs 0.1-0.3 s
 
-        x, y = take(x, rows_a), take(y, rows_b)
-        if x.type != y.type:
-            x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
-        return numpy_view(pc.equal(x, y))
+            x, y = take(x, rows_a), take(y, rows_b)
+            if x.type != y.type:
+                x, y = x.cast(pa.large_string()), y.cast(pa.large_string())
+            return numpy_view(pc.equal(x, y))
     rows_a, rows_b = np.asarray(rows_a, dtype=np.int64), np.asarray(rows_b, dtype=np.int64)
     off_a, data_a = _buffers(x)
     off_b, data_b = _buffers(y)
@@ -415,12 +524,17 @@ def byte_order_ranks(values: Any, rows: np.ndarray) -> np.ndarray:
         if len(rows) == 0:
             return np.zeros(0, dtype=np.int64)
         return np.unique(values[rows], return_inverse=True)[1].astype(np.int64).reshape(-1)
-    import pyarrow as pa
     rows = np.asarray(rows, dtype=np.int64)
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    arr = as_arrow(values, chunked_ok=True)
-    if isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING:
+    if isinstance(values, Utf8Column):
+        if _longest(values, rows) > LONG_STRING:  # few long strings: Python's str order
+            return np.unique(values.take(rows).to_objects(), return_inverse=True)[1].astype(np.int64).reshape(-1)
+        arr = values
+    else:
+        import pyarrow as pa
+        arr = as_arrow(values, chunked_ok=True)
+    if not isinstance(arr, Utf8Column) and (isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING):
         # Arrow's rank compares strings bytewise; the word loop below would make one
         # pass over every row per 8 bytes of the longest string
         import pyarrow.compute as pc  # only here: importing it costs 0.1-0.3 s
@@ -481,10 +595,15 @@ def byte_order_sort(values: Any, rows: np.ndarray, block: np.ndarray,
     block = np.asarray(block)
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    arr = None if _plain(values) else as_arrow(values, chunked_ok=True)
-    if arr is not None:
-        import pyarrow as pa
-    if arr is None or isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING:
+    if isinstance(values, Utf8Column):
+        arr = None if _longest(values, rows) > LONG_STRING else values
+    else:
+        arr = None if _plain(values) else as_arrow(values, chunked_ok=True)
+        if arr is not None:
+            import pyarrow as pa
+            if isinstance(arr, pa.ChunkedArray) or _longest(arr, rows) > LONG_STRING:
+                arr = None
+    if arr is None:
         ranks = byte_order_ranks(values, rows)
         return _by_block_then_value(block, -ranks if descending else ranks)
     start, length, read_word = _word_source(arr, rows)
@@ -566,6 +685,8 @@ def to_objects(values: Any) -> np.ndarray:
     """``object`` array of ``str`` from an Arrow string array (or pass through)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         return values
+    if isinstance(values, Utf8Column):
+        return values.to_objects()
     arr = as_arrow(values, chunked_ok=True)
     out = np.empty(len(arr), dtype=object)
     out[:] = arr.to_pylist()
@@ -583,6 +704,8 @@ def encode(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     if _plain(values):
         return _encode_plain(values)
+    if isinstance(values, Utf8Column) and len(values) < UTF8_ENCODE_MAX:
+        return _encode_plain(values.to_objects())
     import pyarrow.compute as pc
     arr = as_arrow(values)
     n = len(arr)
@@ -683,8 +806,8 @@ def factorize(*columns: Any) -> tuple[list[np.ndarray], np.ndarray]:
     sizes = [len(c) for c in columns]
     if sum(sizes) == 0:
         return [np.empty(0, np.int64) for _ in columns], np.empty(0, dtype=object)
-    if _plain(*columns) and sum(sizes) < PLAIN_MAX:
-        inverse, vocab = encode(np.concatenate([np.asarray(c, dtype=object) for c in columns]))
+    if _plain(*columns) and sum(sizes) < PLAIN_MAX or _numpy_strings(*columns) and sum(sizes) < UTF8_ENCODE_MAX:
+        inverse, vocab = _encode_plain(np.concatenate([to_objects(c) for c in columns]))
         return list(np.split(inverse, np.cumsum(sizes)[:-1])), vocab
     import pyarrow as pa
     arrays = [as_arrow(c) for c in columns if len(c)]

@@ -39,8 +39,10 @@ class JoinColumns(Protocol):
         """The docno column as an Arrow string array (``pa.Array`` or ``pa.ChunkedArray``),
         ``(n,)``, in row order; a column of fewer than
         :data:`evalkit.engine.factorize.PLAIN_MAX` rows may instead be an ``object``
-        ndarray of ``str`` (the engine's string helpers take both and give the same
-        codes and hashes, without importing pyarrow)."""
+        ndarray of ``str``, and a column a reader built from a file under
+        ``evalkit.io.trec.CANONICAL_MAX_BYTES`` a :class:`evalkit.engine.factorize.Utf8Column`
+        (the engine's string helpers take all three and give the same codes and hashes;
+        the last two without importing pyarrow)."""
 
     def _pair_hashes(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """``uint64`` hashes of the ``(qid, docno)`` pairs of rows ``start:stop``;

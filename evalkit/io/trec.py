@@ -47,11 +47,28 @@ SUBTOPIC_FIELDS = ("topic", "subtopic", "docno", "grade")
 #: :func:`_canonical_columns` or :func:`_canonical_tokens`, any other by the exact
 #: line-by-line reader): importing pyarrow costs more than its CSV reader saves on them.
 #: Measured (session 9, CPU in one process, reading one canonical run): 1.5 MB without
-#: Arrow 22-24 ms, with Arrow and its import 41-51 ms; 2.3 MB 35-38 against 48-70 ms;
-#: but once pyarrow is imported (by a large other file) Arrow reads 1.5 MB in 16 ms,
-#: and 2.7-4.6 MB files (over ``PLAIN_MAX`` rows, see :mod:`evalkit.engine.factorize`)
-#: are read several times faster by Arrow: the limit stays at 1 MiB.
+#: Arrow 22-24 ms, with Arrow and its import 41-51 ms. Non-canonical files (comment
+#: lines, CRLF, tabs inside lines) of this size or more go to Arrow: the exact reader
+#: takes about 5 ms per 1,000 lines (Robust 2003's run with one comment line: 0.59 s
+#: against 0.37 s through Arrow).
 FAST_MIN_BYTES = 1 << 20
+#: *Canonical* files (:func:`_canonical_tokens` defines them) smaller than this many
+#: bytes are read by NumPy (:func:`_canonical_columns`) even above
+#: :data:`FAST_MIN_BYTES`: their docnos stay in NumPy buffers
+#: (:class:`evalkit.engine.factorize.Utf8Column`), which the engine hashes, compares and
+#: sorts without Arrow, so a Robust 2003 evaluation (2.7 MB qrels, 4-5.5 MB runs,
+#: 100-130 k lines each) imports no pyarrow. Measured (session 9, whole process, paired
+#: medians of 9): 0.34 -> 0.29 s with the 4.6 MB SABIR03BASE run, 0.325 -> 0.31 s with
+#: the 5 MB InexpC2 run (17-digit scores); inside one process a 10.8 MB run (half of
+#: it 17-digit scores) took 180-190 ms through NumPy against 60-70 ms through Arrow
+#: once imported, hence 8 MiB.
+CANONICAL_MAX_BYTES = 8 << 20
+
+
+def _numpy_max_bytes() -> int:
+    """Files of this many bytes or more are never read by :func:`_canonical_ends`'s
+    callers (:data:`FAST_MIN_BYTES`, :data:`CANONICAL_MAX_BYTES`)."""
+    return max(FAST_MIN_BYTES, CANONICAL_MAX_BYTES)
 #: Bytes per block of Arrow's CSV reader (each block is parsed on a thread and
 #: becomes one chunk of every column).
 BLOCK_SIZE = 1 << 22
@@ -289,8 +306,8 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     ``int64 (n_rows, n_fields)``, the offset in ``raw`` of the delimiter or newline
     after each field (``len(raw)`` for the last field of a last line without
     newline); a field runs from the previous end + 1 to its end and is never empty.
-    ``None`` for a file of :data:`FAST_MIN_BYTES` or more or one that is not canonical."""
-    if not raw or len(raw) >= FAST_MIN_BYTES:
+    ``None`` for a file of :func:`_numpy_max_bytes` or more or one that is not canonical."""
+    if not raw or len(raw) >= _numpy_max_bytes():
         return None
     scan = _scan_bytes(raw)
     if not scan.ok or scan.first is None or scan.last is None:
@@ -345,17 +362,24 @@ _POW10_FLOAT = np.array([10.0 ** k for k in range(23)])
 _EXACT_DIGITS = 15
 
 
+#: Digits (at most) of a decimal parsed in NumPy through ``long double`` (x87's 64-bit
+#: mantissa; see :func:`_wide_decimals`), as full-precision scores have (17 digits:
+#: ``10.031979740362001``, Terrier's and Lucene's float64 scores printed in full).
+_WIDE_DIGITS = 18
+
+
 def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
     """``float64`` of every value of a column text (:func:`_field_text`) that
     :data:`_NUMBER_LINES` accepted, equal to ``float()`` of each: values of at most
     :data:`_EXACT_DIGITS` digits and no exponent are parsed in NumPy (the digits as an
-    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), the
-    others by ``float()``. One pass per character position (Horner's scheme) over the
-    values' bytes."""
+    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), values of
+    up to :data:`_WIDE_DIGITS` digits through ``long double`` where that provably rounds
+    as ``float()`` does (:func:`_wide_decimals`), the others by ``float()``. One pass per
+    character position (Horner's scheme) over the values' bytes."""
     n = len(offset)
     data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    width = min(int(length.max()), _EXACT_DIGITS + 2) if n else 0  # digits, a sign and a point
-    mantissa = np.zeros(n, dtype=np.int64)  # at most 17 digits: below 2^63
+    width = min(int(length.max()), _WIDE_DIGITS + 2) if n else 0  # digits, a sign and a point
+    mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
     fraction = np.zeros(n, dtype=np.int64)  # digits after the point
     digits = np.zeros(n, dtype=np.int64)
     point = np.zeros(n, dtype=bool)
@@ -366,19 +390,58 @@ def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
         c = data[np.minimum(offset + j, last)]
         inside = length > j
         digit = (c >= 48) & (c <= 57) & inside
-        mantissa = np.where(digit, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
+        # a 19th or 20th digit is counted (the value then goes to float()) but not added
+        kept = digit & (digits < _WIDE_DIGITS) if j >= _WIDE_DIGITS else digit
+        mantissa = np.where(kept, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
         digits += digit
-        fraction += digit & point
+        fraction += kept & point
         point |= (c == 46) & inside
         exponent |= ((c | 32) == 101) & inside
         if j == 0:
             negative = c == 45
-    exact = (length <= width) & (digits <= _EXACT_DIGITS) & ~exponent
+    plain = (length <= width) & ~exponent
+    exact = plain & (digits <= _EXACT_DIGITS)
     out = mantissa.astype(np.float64) / _POW10_FLOAT[np.minimum(fraction, 22)]
+    wide = np.flatnonzero(plain & ~exact & (digits <= _WIDE_DIGITS))
+    if len(wide):
+        values, ok = _wide_decimals(mantissa[wide], fraction[wide])
+        out[wide[ok]] = values[ok]
+        exact[wide[ok]] = True
     np.negative(out, out=out, where=negative)
-    for i in np.flatnonzero(~exact).tolist():
-        out[i] = float(text[offset[i]: offset[i] + length[i]])
+    rows = np.flatnonzero(~exact)
+    if len(rows):
+        starts = offset[rows].tolist()
+        stops = (offset[rows] + length[rows]).tolist()
+        out[rows] = [float(text[a:b]) for a, b in zip(starts, stops)]
     return out
+
+
+def _wide_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``mantissa / 10**fraction`` (``int64`` below 10^18, ``fraction <= 18``) correctly
+    rounded to ``float64`` where it can be shown to be: ``(values float64, ok bool)``.
+
+    The quotient is taken in ``long double`` (64-bit mantissa: both operands exact, the
+    quotient ``q`` within 2^-64 relative of the true value ``v``), then rounded to
+    ``float64`` (``d``). ``d`` is the correctly rounded ``v`` unless a ``float64``
+    rounding midpoint lies within that error of ``q``: such values (distance from
+    ``|q - d|`` to half an ulp of ``d`` at most ``|q| 2^-61``, 8 times the bound), and
+    those whose ``d`` is a power of two (unequal ulps on either side) are not ``ok``
+    and go to ``float()``. Without an x87 ``long double`` nothing is ``ok``."""
+    ok = np.zeros(len(mantissa), dtype=bool)
+    if np.finfo(np.longdouble).nmant < 63:  # long double is float64 here (ARM, Windows)
+        return np.zeros(len(mantissa)), ok
+    q = mantissa.astype(np.longdouble) / _pow10_long()[fraction]
+    d = q.astype(np.float64)
+    off = np.abs(q - d.astype(np.longdouble))  # exact (Sterbenz): d is within a factor 2 of q
+    half = np.spacing(np.abs(d)).astype(np.longdouble) / 2
+    ok = np.abs(off - half) > np.abs(q) * np.longdouble(2.0 ** -61)
+    ok &= np.frexp(d)[0] != 0.5  # not a power of two (0.0 passes: its frexp is 0)
+    return d, ok
+
+
+def _pow10_long() -> np.ndarray:
+    """10^0 .. 10^18 as ``long double`` (exact: below 2^64)."""
+    return np.array([10 ** k for k in range(_WIDE_DIGITS + 1)], dtype=np.longdouble)
 
 
 #: ``_KEEP_LE[r]``: keeps the first ``r`` bytes of a little-endian 8-byte word (r = 0..8).
@@ -415,12 +478,30 @@ def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.repeat(head_codes, np.diff(np.append(heads, n))), vocab
 
 
+def _field_bytes(data: np.ndarray, ends: np.ndarray, column: int) -> Any:
+    """Column ``column`` of a canonical file (as :func:`_field_text` reads it) as a
+    :class:`evalkit.engine.factorize.Utf8Column`: the values' bytes gathered end to end
+    by NumPy, no Python object per value (the engine hashes and compares them in
+    place; ``str`` objects are made only if asked for)."""
+    from ..engine.factorize import Utf8Column, gather_bytes
+
+    stop = ends[:, column]
+    if column:
+        start = ends[:, column - 1] + 1
+    else:
+        start = np.empty_like(stop)
+        start[0] = 0
+        start[1:] = ends[:-1, -1] + 1
+    return Utf8Column(*gather_bytes(data, start, stop - start))
+
+
 def _canonical_columns(raw: bytes, n_fields: int,
-                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], list[str], np.ndarray, str] | None:
+                       number: int) -> tuple[list[str] | tuple[np.ndarray, np.ndarray], Any, np.ndarray, str] | None:
     """The columns of a small canonical file (see :func:`_canonical_tokens`) that the
     readers keep, without a Python object per field: ``(qid, docno, values, first
     line's field 6)``: ``qid`` as ``(codes, vocab)`` (:func:`_first_column_codes`) or,
-    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a ``list[str]`` (n,);
+    for ids over 16 bytes, a ``list[str]`` (n,); ``docno`` a
+    :class:`~evalkit.engine.factorize.Utf8Column` (n,) (:func:`_field_bytes`);
     ``values`` ``float64`` (n,); the runid of a run (``""`` for qrels). Only the kept
     columns are gathered (NumPy gathers their bytes) and split, and the numbers are
     parsed in NumPy (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would
@@ -443,10 +524,21 @@ def _canonical_columns(raw: bytes, n_fields: int,
     if qid is None:
         qid = _field_text(data, ends, 0)[0].split("\n")
         qid.pop()  # the empty string after the last newline
-    docno = _field_text(data, ends, 2)[0].split("\n")
-    docno.pop()
+    docno = _field_bytes(data, ends, 2)
     runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
     return qid, docno, values, runid
+
+
+def _canonical_first(raw: bytes | Path, n_fields: int,
+                     number: int) -> tuple[tuple[Any, Any, np.ndarray, str] | None, bytes | Path]:
+    """:func:`_canonical_columns` of an input under :data:`CANONICAL_MAX_BYTES`, tried
+    before Arrow's reader: ``(columns or None, raw)``, ``raw`` the bytes (read once
+    from a path) or the path of a larger file, left to Arrow."""
+    size = raw.stat().st_size if isinstance(raw, Path) else len(raw)
+    if size >= CANONICAL_MAX_BYTES:
+        return None, raw
+    data = raw.read_bytes() if isinstance(raw, Path) else raw
+    return _canonical_columns(data, n_fields, number), data
 
 
 def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray] | None:
@@ -959,18 +1051,21 @@ def read_qrels(source: Source) -> Qrels:
         if text.isascii():
             raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, QRELS_FIELDS, "grade")
-        if parsed is not None:
-            columns, _, line = _columns(parsed)
-            del parsed
-            grade = _fast_numbers(columns, "grade", integer=True)
-            if grade is not None:
-                qcodes, qvocab = _qid_codes(columns.pop("qid"))
-                docno = _docnos(columns)
-                return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
-            del columns
+        small, raw = _canonical_first(raw, 4, 3)
+        if small is None:
+            parsed = _fast_table(raw, QRELS_FIELDS, "grade")
+            if parsed is not None:
+                columns, _, line = _columns(parsed)
+                del parsed
+                grade = _fast_numbers(columns, "grade", integer=True)
+                if grade is not None:
+                    qcodes, qvocab = _qid_codes(columns.pop("qid"))
+                    docno = _docnos(columns)
+                    return Qrels._from_codes(qcodes, qvocab, docno, grade, source=name, line=line)
+                del columns
         data = raw.read_bytes() if isinstance(raw, Path) else raw
-        small = _canonical_columns(data, 4, 3)
+        if small is None and len(data) >= CANONICAL_MAX_BYTES:
+            small = _canonical_columns(data, 4, 3)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, grade, _ = small
             codes = qid if isinstance(qid, tuple) else None
@@ -1027,7 +1122,8 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
         if text.isascii():
             raw = text.encode("ascii")
     if raw is not None:
-        parsed = _fast_table(raw, RUN_FIELDS, "score", keep_rank)
+        small, raw = (None, raw) if keep_rank else _canonical_first(raw, 6, 4)
+        parsed = None if small is not None else _fast_table(raw, RUN_FIELDS, "score", keep_rank)
         if parsed is not None:
             columns, first_line, line = _columns(parsed)
             del parsed
@@ -1050,7 +1146,8 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
                 return Run._from_codes(qcodes, qvocab, docno, score, name=name, source=src, rank=rank, line=line)
             del columns, docno
         data = raw.read_bytes() if isinstance(raw, Path) else raw
-        small = None if keep_rank else _canonical_columns(data, 6, 4)
+        if small is None and not keep_rank and len(data) >= CANONICAL_MAX_BYTES:
+            small = _canonical_columns(data, 6, 4)
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, score, runid = small
             codes = qid if isinstance(qid, tuple) else None
