@@ -59,3 +59,46 @@ class Record:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r} of {type(self).__name__}")
+
+
+class ByFields:
+    """The ``__repr__``, ``==`` and ``hash`` that ``dataclasses`` generates for a frozen
+    dataclass (``repr=True, eq=True``), for one declared with ``init=False, repr=False,
+    eq=False`` that writes its own ``__init__`` (issue 27: every generated method is
+    compiled with ``exec`` when its module is imported). Fields in declaration order, as
+    :func:`dataclasses.fields` gives them: ``repr`` is ``Name(field=value, ...)``; ``==``
+    compares two instances of the same class as tuples of their fields (another class:
+    ``NotImplemented``); ``hash`` is that tuple's. A class whose fields all compare, hash
+    and show (no ``field(compare=False, ...)``) only; it may define a faster
+    :meth:`_key` giving the same tuple. ``tests/test_startup.py`` compares each user
+    with the dataclass ``dataclasses`` would make."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in _field_names(type(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _field_names(type(self)))
+        return f"{type(self).__qualname__}({shown})"
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """``cls``'s dataclass field names in declaration order (cached per class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        import dataclasses
+
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names

@@ -34,6 +34,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from ._record import ByFields
+
 if TYPE_CHECKING:  # pragma: no cover
     from .registry import Registry
     from .results import Results
@@ -43,8 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_BACKEND = "columnar"
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
-class EngineOption:
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ below, the rest from ByFields
+class EngineOption(ByFields):
     """A setting of a backend.
 
     :param key: its name under a config's ``engine:`` and in ``--engine-option KEY=VALUE``.
@@ -62,8 +64,8 @@ class EngineOption:
     default: Any = None
     repeat: bool = False
 
-    # the methods dataclasses would generate, written out: generated ones are compiled
-    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    # the __init__ dataclasses would generate, written out (a generated one is compiled
+    # with exec at every import, issue 27); __repr__, == and hash from ByFields
     def __init__(self, key: str, flag: str = "", help: str = "", metavar: str = "VALUE", default: Any = None,
                  repeat: bool = False) -> None:
         object.__setattr__(self, "key", key)
@@ -72,21 +74,6 @@ class EngineOption:
         object.__setattr__(self, "metavar", metavar)
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "repeat", repeat)
-
-    def _key(self) -> tuple:
-        return (self.key, self.flag, self.help, self.metavar, self.default, self.repeat)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(key={self.key!r}, flag={self.flag!r}, help={self.help!r}, "
-                f"metavar={self.metavar!r}, default={self.default!r}, repeat={self.repeat!r})")
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
 
 #: the settings of the Spark backend (a config's ``engine: {name: spark, ...}``)

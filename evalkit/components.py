@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
+from ._record import ByFields
 from .errors import FlavourError
 
 if TYPE_CHECKING:
@@ -78,8 +79,8 @@ __all__ = [
 _same_fields = dataclass(frozen=True, repr=False, eq=False)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
-class Param:
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ below, the rest from ByFields
+class Param(ByFields):
     """A declared parameter of a component.
 
     :param name: identifier used in flavour strings (``base`` in ``jarvelin(base=2)``).
@@ -102,8 +103,8 @@ class Param:
     maximum: float | None = None
     exclusive_maximum: bool = False
 
-    # the methods dataclasses would generate, written out: generated ones are compiled
-    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    # the __init__ dataclasses would generate, written out (a generated one is compiled
+    # with exec at every import, issue 27); __repr__, == and hash from ByFields
     def __init__(self, name: str, kind: str = "float", default: Any = None, description: str = "",
                  choices: tuple[str, ...] | None = None, minimum: float | None = None,
                  exclusive_minimum: bool = False, maximum: float | None = None,
@@ -118,24 +119,6 @@ class Param:
         setattr_(self, "exclusive_minimum", exclusive_minimum)
         setattr_(self, "maximum", maximum)
         setattr_(self, "exclusive_maximum", exclusive_maximum)
-
-    def _key(self) -> tuple:
-        return (self.name, self.kind, self.default, self.description, self.choices, self.minimum,
-                self.exclusive_minimum, self.maximum, self.exclusive_maximum)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(name={self.name!r}, kind={self.kind!r}, default={self.default!r}, "
-                f"description={self.description!r}, choices={self.choices!r}, minimum={self.minimum!r}, "
-                f"exclusive_minimum={self.exclusive_minimum!r}, maximum={self.maximum!r}, "
-                f"exclusive_maximum={self.exclusive_maximum!r})")
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def coerce(self, value: Any, owner: str) -> Any:
         """Validate and convert ``value``; raise :class:`FlavourError` naming ``owner``."""
@@ -362,8 +345,8 @@ class TiePolicy(_Component):
                  "``int64`` ``(n,)`` permutation grouping rows by query, rank 1 first.")
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (as evalkit.flavour.ComponentRef's)
-class MetricOutput:
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ below, the rest from ByFields
+class MetricOutput(ByFields):
     """What a metric kernel returns.
 
     :param values: ``float64`` of shape ``(q,)``, one value per evaluated query.
@@ -375,22 +358,11 @@ class MetricOutput:
     values: np.ndarray
     defined: np.ndarray
 
-    # the methods dataclasses would generate, written out: generated ones are compiled
-    # with exec at every import (issue 27; tests/test_startup.py compares them)
+    # the __init__ dataclasses would generate, written out (a generated one is compiled
+    # with exec at every import, issue 27); __repr__, == and hash from ByFields
     def __init__(self, values: np.ndarray, defined: np.ndarray) -> None:
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "defined", defined)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(values={self.values!r}, defined={self.defined!r})"
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.values, self.defined) == (other.values, other.defined)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.values, self.defined))
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ Strings are parsed by a small tokenizer; nothing is ever ``eval``-ed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -74,6 +75,7 @@ from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
+from ._record import ByFields
 from .components import STAGE_FAMILIES, Param, format_float
 from .errors import FlavourError
 from .registry import registry_or_default
@@ -197,14 +199,14 @@ Params = tuple[tuple[str, Any], ...]
 
 
 # ComponentRef and Flavour are frozen dataclasses (``dataclasses.fields`` / ``replace``,
-# immutability) whose ``__init__``, ``__repr__``, comparisons and ``__hash__`` are
-# written below instead of generated: ``dataclasses`` compiles each generated method
-# with ``exec`` when this module is imported (~0.1 ms each, issue 27). They are the
-# methods it would generate (tests/test_startup.py compares them with generated ones):
-# fields in declaration order, compared and hashed as a tuple, ``NotImplemented`` for
-# another class.
+# immutability) whose ``__init__`` is written below and whose ``__repr__``, ``==`` and
+# ``hash`` come from :class:`evalkit._record.ByFields` instead of being generated:
+# ``dataclasses`` compiles each generated method with ``exec`` when this module is
+# imported (~0.1 ms each, issue 27). tests/test_startup.py compares them with the
+# methods it would generate.
+@functools.total_ordering  # the other comparisons from __lt__ and ==, as order=True gives them
 @dataclass(frozen=True, init=False, repr=False, eq=False)
-class ComponentRef:
+class ComponentRef(ByFields):
     """A component by name with its non-default parameters (hashable, ordered by
     ``(name, params)``)."""
 
@@ -215,35 +217,12 @@ class ComponentRef:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "params", params)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(name={self.name!r}, params={self.params!r})"
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.name, self.params) == (other.name, other.params)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.params))
+    def _key(self) -> tuple:
+        return (self.name, self.params)
 
     def __lt__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.name, self.params) < (other.name, other.params)
-        return NotImplemented
-
-    def __le__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.name, self.params) <= (other.name, other.params)
-        return NotImplemented
-
-    def __gt__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.name, self.params) > (other.name, other.params)
-        return NotImplemented
-
-    def __ge__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return (self.name, self.params) >= (other.name, other.params)
+            return self._key() < other._key()
         return NotImplemented
 
     def __str__(self) -> str:
@@ -252,8 +231,8 @@ class ComponentRef:
         return f"{self.name}({_fmt_args(self.params)})"
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # its own methods below (see ComponentRef)
-class Flavour:
+@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ and __repr__ below (see ComponentRef)
+class Flavour(ByFields):
     """An NDCG-family flavour: a canonical, validated, immutable value.
 
     Every way of building one (this constructor, :meth:`Flavour.of`,
@@ -320,17 +299,10 @@ class Flavour:
         self.__post_init__()
 
     def _key(self) -> tuple:
-        """The fields in declaration order: what ``==`` and ``hash`` compare."""
+        """The fields in declaration order: what ``==`` and ``hash`` compare
+        (:class:`~evalkit._record.ByFields`; written out, flavours are dict keys)."""
         return (self.metric, self.k, self.gain, self.discount, self.idcg, self.ties, self.params, self.conventions,
                 self.negative, self.grades, self.run_filter, self.outcome, self.aggregate)
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __post_init__(self) -> None:
         registry = _REGISTRY.get()

@@ -330,18 +330,25 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     return at.reshape(-1, n_fields)
 
 
+def _field_bounds(ends: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where column ``column``'s values start and stop (the delimiter or newline after
+    each) in a canonical file whose field ends are ``ends`` (:func:`_canonical_ends`,
+    ``(n, n_fields)``): two ``(n,)`` arrays of byte offsets."""
+    stop = ends[:, column]
+    if column:
+        return ends[:, column - 1] + 1, stop
+    start = np.empty_like(stop)
+    start[0] = 0
+    start[1:] = ends[:-1, -1] + 1
+    return start, stop
+
+
 def _field_text(data: np.ndarray, ends: np.ndarray, column: int) -> tuple[str, np.ndarray, np.ndarray]:
     """Column ``column`` of a canonical file (``ends`` from :func:`_canonical_ends`;
     ``data`` its bytes, with a newline appended if it has none at the end) as one text,
     every value followed by ``"\\n"`` (the bytes gathered by NumPy, decoded once), with
     the offset of each value in that text and its length (``int64 (n,)`` each)."""
-    stop = ends[:, column]
-    if column:
-        start = ends[:, column - 1] + 1
-    else:
-        start = np.empty_like(stop)
-        start[0] = 0
-        start[1:] = ends[:-1, -1] + 1
+    start, stop = _field_bounds(ends, column)
     length = stop - start
     size = length + 1  # the value and the byte after it (a delimiter or newline)
     after = np.cumsum(size)  # offset of the next value in the text
@@ -456,10 +463,7 @@ def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.nd
     bytes, then zeros: a field holds no byte <= 32, so equal words are equal values);
     runs of equal neighbours are found on the words and only their first values
     become ``str``. ``None`` for longer values (the caller splits the column)."""
-    stop = ends[:, 0]
-    start = np.empty_like(stop)
-    start[0] = 0
-    start[1:] = ends[:-1, -1] + 1
+    start, stop = _field_bounds(ends, 0)
     length = stop - start
     if int(length.max()) > 16:
         return None
@@ -485,13 +489,7 @@ def _field_bytes(data: np.ndarray, ends: np.ndarray, column: int) -> Any:
     place; ``str`` objects are made only if asked for)."""
     from ..engine.factorize import Utf8Column, gather_bytes
 
-    stop = ends[:, column]
-    if column:
-        start = ends[:, column - 1] + 1
-    else:
-        start = np.empty_like(stop)
-        start[0] = 0
-        start[1:] = ends[:-1, -1] + 1
+    start, stop = _field_bounds(ends, column)
     return Utf8Column(*gather_bytes(data, start, stop - start))
 
 
