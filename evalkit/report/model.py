@@ -365,17 +365,14 @@ class Report:
         (``None`` without :attr:`tie_bounds`)."""
         if self.tie_bounds is None:
             return None
-        included = ~np.isnan(self.results.values)
-        n = included.sum(axis=2)
+        from .unjudged import bound_means  # the same means as the unjudged bounds'
+
         out = []
         for bound in self.tie_bounds:
             b = np.asarray(bound, dtype=np.float64)
             if b.shape != self.results.values.shape:
                 raise ReportError(f"tie_bounds have shape {b.shape}, expected {self.results.values.shape}")
-            m = np.full(n.shape, np.nan)
-            np.divide(np.where(included, b, 0.0).sum(axis=2), n, out=m,
-                      where=(n > 0) & ~np.isnan(np.where(included, b, 0.0)).any(axis=2))
-            out.append(m)
+            out.append(bound_means(self.results.values, b))
         return out[0], out[1]
 
     @cached_property
@@ -388,19 +385,10 @@ class Report:
         :attr:`tie_bounds`."""
         if self.tie_bounds is None:
             return None
+        from .unjudged import paired_dependent  # the same test as for the unjudged bounds
+
         low, high = (np.asarray(b, dtype=np.float64) for b in self.tie_bounds)
-        ok = ~np.isnan(self.results.values) & ~np.isnan(low) & ~np.isnan(high)  # (s, f, q)
-        m = ok.astype(np.float64).transpose(1, 0, 2)                              # (f, s, q)
-        lo0 = np.where(ok, low, 0.0).transpose(1, 0, 2)
-        hi0 = np.where(ok, high, 0.0).transpose(1, 0, 2)
-        n = m @ m.transpose(0, 2, 1)                                             # (f, s, s) paired queries
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lo = (lo0 @ m.transpose(0, 2, 1) - m @ hi0.transpose(0, 2, 1)) / n
-            hi = (hi0 @ m.transpose(0, 2, 1) - m @ lo0.transpose(0, 2, 1)) / n
-        lo, hi = np.round(lo, ORDER_DECIMALS), np.round(hi, ORDER_DECIMALS)
-        dep = (n > 0) & (lo <= 0) & (hi >= 0) & (lo < hi)
-        dep[:, np.arange(dep.shape[1]), np.arange(dep.shape[1])] = False  # a system against itself
-        return dep.transpose(1, 2, 0)
+        return paired_dependent(self.results.values, low, high, ORDER_DECIMALS)
 
     @cached_property
     def unjudged_spread(self) -> tuple[np.ndarray, np.ndarray] | None:
