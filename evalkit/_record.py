@@ -1,5 +1,7 @@
-"""A base for evalkit's private records: frozen, with ``__slots__``, compared and
-hashed by their fields like a frozen dataclass, and created without ``dataclasses``.
+"""Field-wise ``__repr__``, ``==`` and ``hash`` written once (:class:`ByFields`) for
+dataclasses that write their ``__init__``, and a base for evalkit's private records
+(:class:`Record`): frozen, with ``__slots__``, compared and hashed by their fields like
+a frozen dataclass, and created without ``dataclasses``.
 
 A ``@dataclass`` compiles its ``__init__``, ``__eq__``, ``__hash__`` and
 ``__repr__`` (and, frozen, ``__setattr__``/``__delattr__``) with ``exec`` when its
@@ -12,53 +14,6 @@ what a plain class costs (issue 27). For records evalkit keeps to itself (no
 from __future__ import annotations
 
 from typing import Any
-
-
-class Record:
-    """Fields are the ``__slots__`` of the subclasses, in declaration order (base
-    first). ``==`` compares records of the same class field by field (another class:
-    ``NotImplemented``), ``hash`` is the fields' tuple's, ``repr`` is
-    ``Name(field=value, ...)``; setting or deleting an attribute raises
-    :class:`AttributeError` (``__init__`` sets fields through ``_set``). ``pickle`` and
-    :mod:`copy` rebuild a record by calling its class with the fields in order (each
-    subclass's ``__init__`` takes them so)."""
-
-    __slots__ = ()
-
-    @classmethod
-    def _fields(cls) -> tuple[str, ...]:
-        names: list[str] = []
-        for klass in reversed(cls.__mro__):
-            names.extend(klass.__dict__.get("__slots__", ()))
-        return tuple(names)
-
-    def _set(self, **values: Any) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._fields())
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
-        return f"{type(self).__qualname__}({args})"
-
-    def __reduce__(self) -> tuple[type, tuple]:
-        return type(self), self._values()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of {type(self).__name__}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of {type(self).__name__}")
 
 
 class ByFields:
@@ -95,10 +50,45 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
-    """``cls``'s dataclass field names in declaration order (cached per class)."""
+    """``cls``'s fields in declaration order (cached per class): a dataclass's
+    :func:`dataclasses.fields`, else (a :class:`Record`) the ``__slots__`` of its
+    classes, base first."""
     names = _FIELD_NAMES.get(cls)
     if names is None:
-        import dataclasses
+        if hasattr(cls, "__dataclass_fields__"):
+            import dataclasses
 
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+            names = tuple(f.name for f in dataclasses.fields(cls))
+        else:
+            names = tuple(name for klass in reversed(cls.__mro__) for name in klass.__dict__.get("__slots__", ()))
+        _FIELD_NAMES[cls] = names
     return names
+
+
+class Record(ByFields):
+    """Fields are the ``__slots__`` of the subclasses, in declaration order (base
+    first). ``==``, ``hash`` and ``repr`` are :class:`ByFields`'s over them (records of
+    the same class compared field by field; another class: ``NotImplemented``);
+    setting or deleting an attribute raises :class:`AttributeError` (``__init__`` sets
+    fields through ``_set``). ``pickle`` and :mod:`copy` rebuild a record by calling its
+    class with the fields in order (each subclass's ``__init__`` takes them so)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _fields(cls) -> tuple[str, ...]:
+        """The field names, in order (what ``__init__`` takes)."""
+        return _field_names(cls)
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return type(self), self._key()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of {type(self).__name__}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of {type(self).__name__}")
