@@ -31,7 +31,6 @@ it uses; third-party plugins are loaded, registered and probed at build.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import re
@@ -637,7 +636,7 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
 
     Finding them means reading every installed distribution's metadata (and importing
     :mod:`importlib.metadata`): tens of milliseconds at every start. The result is kept
-    in a JSON file under :func:`_cache_dir` (one per interpreter prefix, group and
+    in a text file under :func:`_cache_dir` (:func:`read_cache`; one per interpreter prefix, group and
     ``sys.path``; the :data:`CACHE_FILES` most recent are kept) with
     :func:`installed_state`, and read back while that state is unchanged (a folder of
     ``sys.path`` is listed again only when its modification time changed); otherwise
@@ -652,16 +651,11 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
         import importlib.metadata
 
         return list(importlib.metadata.entry_points(group=group))
-    path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}.json")
+    path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}{CACHE_SUFFIX}")
     taken = time.time_ns()  # before the listing: a change while it runs is seen next time
-    cached: Any = None
-    try:
-        with open(path, encoding="utf-8") as f:
-            cached = json.load(f)
-        if not isinstance(cached, dict) or cached.get("group") != group:
-            cached = None
-    except (OSError, ValueError):
-        pass  # no cache yet, or an unreadable one: read the distributions
+    cached = read_cache(path)
+    if cached is not None and cached.get("group") != group:
+        cached = None
     state, folders = _scan(cached)
     if cached is not None:
         try:
@@ -688,13 +682,122 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     return found_eps
 
 
+#: the entry-point cache's file name ends so (the JSON files of earlier versions, ``.json``,
+#: are neither read nor pruned) and its first line is :data:`CACHE_HEADER`
+CACHE_SUFFIX = ".txt"
+CACHE_HEADER = "evalkit entry-point cache 1"
+
+_ESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def _escape(field: str) -> str:
+    """``field`` with no tab, newline or carriage return (``\\t``, ``\\n``, ``\\r``; ``\\\\``)."""
+    return field.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unescape(field: str) -> str:
+    """The inverse of :func:`_escape`; :raises KeyError, IndexError: an invalid escape."""
+    if "\\" not in field:
+        return field
+    out = []
+    start = 0
+    while (at := field.find("\\", start)) >= 0:
+        out += (field[start:at], _ESCAPES[field[at + 1]])
+        start = at + 2
+    out.append(field[start:])
+    return "".join(out)
+
+
+def _cache_text(data: Mapping[str, Any]) -> str:
+    """The cache file's text (:func:`read_cache` reads it back): one record a line,
+    fields separated by tabs (:func:`_escape`), after :data:`CACHE_HEADER`::
+
+        group <group>                   taken <ns>
+        folder <sys.path entry> <ns>    (the ``folders`` mapping, in order)
+        missing <entry>                 (a ``state`` row: no such entry)
+        file <entry> <ns>               (a ``state`` row: a file, by its time)
+        listed <entry>                  (a ``state`` row: a folder, then its entries)
+        entry <name> <ns> <0|1>         (one of them: its time, whether a folder)
+        ep <name> <value> [<distribution> <version>]
+        end
+    """
+    lines = [CACHE_HEADER, f"group\t{_escape(data['group'])}", f"taken\t{int(data['taken'])}"]
+    lines += [f"folder\t{_escape(entry)}\t{int(mtime)}" for entry, mtime in data["folders"].items()]
+    for entry, *rest in data["state"]:
+        if rest == [None]:
+            lines.append(f"missing\t{_escape(entry)}")
+        elif len(rest) == 1 and not isinstance(rest[0], list):
+            lines.append(f"file\t{_escape(entry)}\t{int(rest[0])}")
+        else:
+            lines.append(f"listed\t{_escape(entry)}")
+            lines += [f"entry\t{_escape(name)}\t{int(mtime)}\t{int(is_dir)}" for name, mtime, is_dir in rest]
+    for name, value, dist in data["entry_points"]:
+        tail = "" if dist is None else f"\t{_escape(dist[0])}\t{_escape(dist[1])}"
+        lines.append(f"ep\t{_escape(name)}\t{_escape(value)}{tail}")
+    lines.append("end\n")
+    return "\n".join(lines)
+
+
+def read_cache(path: str) -> dict[str, Any] | None:
+    """The entry-point cache file at ``path`` (written by :func:`cached_entry_points`)
+    as ``{"group", "taken", "folders", "state", "entry_points"}``, or ``None`` when it
+    is missing, unreadable, of another version (its first line is not
+    :data:`CACHE_HEADER`), truncated (no ``end`` line) or malformed in any way: then
+    the distributions are read again and the file rewritten. Parsed with string
+    methods (no :mod:`json`, whose import and patterns cost a start-up)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogatepass", newline="") as f:
+            text = f.read()
+    except (OSError, ValueError):
+        return None
+    lines = text.split("\n")  # not splitlines(): a path may hold \x0b, \x1c, \u2028 ...
+    if len(lines) < 4 or lines[0] != CACHE_HEADER or lines[-2:] != ["end", ""]:
+        return None
+    folders: dict[str, int] = {}
+    state: list[list[Any]] = []
+    entry_points: list[list[Any]] = []
+    found: dict[str, Any] = {"folders": folders, "state": state, "entry_points": entry_points}
+    try:
+        for line in lines[1:-2]:
+            tag, *fields = line.split("\t")
+            if tag == "entry" and len(fields) == 3 and fields[2] in ("0", "1") and state and state[-1][-1] is not _FILE:
+                state[-1].append([_unescape(fields[0]), int(fields[1]), fields[2] == "1"])
+            elif tag == "folder" and len(fields) == 2:
+                folders[_unescape(fields[0])] = int(fields[1])
+            elif tag == "listed" and len(fields) == 1:
+                state.append([_unescape(fields[0])])
+            elif tag == "file" and len(fields) == 2:
+                state.append([_unescape(fields[0]), int(fields[1]), _FILE])
+            elif tag == "missing" and len(fields) == 1:
+                state.append([_unescape(fields[0]), None, _FILE])
+            elif tag == "ep" and len(fields) in (2, 4):
+                name, value, *dist = map(_unescape, fields)
+                entry_points.append([name, value, dist or None])
+            elif tag in ("group", "taken") and len(fields) == 1 and tag not in found:
+                found[tag] = _unescape(fields[0]) if tag == "group" else int(fields[0])
+            else:
+                return None
+    except (ValueError, KeyError, IndexError):
+        return None
+    if "group" not in found or "taken" not in found:
+        return None
+    for row in state:
+        if row[-1] is _FILE:
+            del row[-1]
+    return found
+
+
+#: marks a ``file`` or ``missing`` row of :func:`read_cache` while it reads (no ``entry`` follows)
+_FILE: Any = object()
+
+
 def _write_cache(folder: str, path: str, data: dict[str, Any]) -> None:
     """Write the cache file atomically; a cache that cannot be written is skipped."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+        with open(tmp, "w", encoding="utf-8", errors="surrogatepass", newline="\n") as f:
+            f.write(_cache_text(data))
         os.replace(tmp, path)
         _prune(folder)
     except OSError:
@@ -708,7 +811,7 @@ CACHE_FILES = 16
 def _prune(folder: str) -> None:
     """Remove all but the :data:`CACHE_FILES` most recently written cache files."""
     files = [os.path.join(folder, n) for n in os.listdir(folder)
-             if n.startswith("entry-points-") and n.endswith(".json")]
+             if n.startswith("entry-points-") and n.endswith(CACHE_SUFFIX)]
     if len(files) <= CACHE_FILES:
         return
     files.sort(key=_mtime, reverse=True)
@@ -957,6 +1060,8 @@ def builtin_index_source() -> str:
             diverging[preset.name] = (module_of["preset", preset.name], metric)
 
     def lit(value: Any) -> str:  # double quotes, as the code
+        import json
+
         return f"({', '.join(map(lit, value))})" if isinstance(value, tuple) else json.dumps(value)
 
     def block(value: dict[str, Any], indent: str) -> str:

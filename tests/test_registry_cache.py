@@ -116,9 +116,9 @@ def test_a_cache_that_cannot_be_written_or_read_is_skipped(site: Path, monkeypat
     monkeypatch.setenv(CACHE_ENV, str(site.parent / "cache"))
     cached_entry_points(ENTRY_POINT_GROUP)
     (cache_file,) = (site.parent / "cache").iterdir()
-    cache_file.write_text("{not json")
+    cache_file.write_text("{not a cache")
     assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == truth()
-    assert json.loads(cache_file.read_text())["group"] == ENTRY_POINT_GROUP  # rewritten
+    assert registry_mod.read_cache(str(cache_file))["group"] == ENTRY_POINT_GROUP  # rewritten
 
 
 def test_a_warm_start_does_not_read_distribution_metadata(tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ def test_a_change_in_the_same_clock_tick_as_the_cache_is_seen(site: Path) -> Non
     listing cache is keyed by the same modification time.)"""
     cached_entry_points(ENTRY_POINT_GROUP)  # the folder was modified just now
     (cache_file,) = (site.parent / "cache").iterdir()
-    cache = json.loads(cache_file.read_text())
+    cache = registry_mod.read_cache(str(cache_file))
     before = os.stat(site).st_mtime_ns
     assert cache["folders"][str(site)] == before
     write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
@@ -245,3 +245,46 @@ def test_a_folder_changed_without_its_distributions_keeps_the_cache(site: Path,
     monkeypatch.setattr(md, "entry_points", lambda **kw: reads.append(kw["group"]) or real(**kw))
     assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == listed(real(group=ENTRY_POINT_GROUP))
     assert reads == []
+
+
+def test_a_corrupt_truncated_or_foreign_cache_is_read_again_and_rewritten(site: Path) -> None:
+    """The cache is a text file read with string methods (no :mod:`json` at start-up);
+    a file that is not exactly what this version writes -- another version's header,
+    an earlier version's JSON, a truncated, garbled or non-UTF-8 file -- is not trusted:
+    the distributions are read again (the same entry points) and the file rewritten."""
+    write_dist(site, "evalkit-cached-flat", "evk_cache_plugin")
+    cached_entry_points(ENTRY_POINT_GROUP)
+    (cache_file,) = (site.parent / "cache").iterdir()
+    good = cache_file.read_bytes()
+    assert good.startswith(registry_mod.CACHE_HEADER.encode() + b"\n") and good.endswith(b"\nend\n")
+    assert b"ep\tflat\tevk_cache_plugin\tevalkit-cached-flat\t1.0\n" in good
+    legacy = json.dumps({"group": ENTRY_POINT_GROUP, "state": [], "folders": {}, "taken": 0,
+                         "entry_points": [["flat", "elsewhere", ["evalkit-fake", "9.9"]]]})
+    bad = [b"", b"\xff\xfe\x00", legacy.encode(), good[:-4], good.replace(b"cache 1", b"cache 2"),
+           good.replace(b"\ttaken\t", b"\ttaken\tx").replace(b"\ntaken\t", b"\ntaken\tx"),
+           good.replace(b"\nep\tflat\tevk_cache_plugin\t", b"\nep\tflat\t\\q\t"),
+           good.replace(b"\nep\t", b"\nentry\t", 1), good.replace(b"\nend\n", b"\nend\nep\tx\ty\n")]
+    for text in bad:
+        cache_file.write_bytes(text)
+        assert registry_mod.read_cache(str(cache_file)) is None, text
+        reads: list[str] = []
+        real, expected = md.entry_points, truth()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(md, "entry_points", lambda **kw: reads.append(kw["group"]) or real(**kw))
+            assert listed(cached_entry_points(ENTRY_POINT_GROUP)) == expected
+        assert reads == [ENTRY_POINT_GROUP], text  # read again ...
+        assert cache_file.read_bytes().endswith(b"\nend\n")  # ... and rewritten
+        assert registry_mod.read_cache(str(cache_file))["group"] == ENTRY_POINT_GROUP
+
+
+def test_paths_with_tabs_newlines_and_undecodable_bytes_round_trip(tmp_path: Path) -> None:
+    """Every string the cache holds (``sys.path`` entries, file names, entry points) is
+    read back as written, whatever characters it holds."""
+    odd = ["/a\tb\\n", "x\u2028y\x1c\x0b\udc80", "c\r\nd\\", "\\t"]
+    data = {"group": "evalkit", "taken": 123, "folders": {odd[0]: 5, odd[1]: -7},
+            "state": [[odd[0], [odd[2], 3, True], ["z.pth", -1, False]], [odd[3], 9], ["gone", None], [odd[1]]],
+            "entry_points": [["a", "m:x", None], [odd[3], odd[2], [odd[1], "1.0"]]]}
+    path = tmp_path / "entry-points-test.txt"
+    registry_mod._write_cache(str(tmp_path), str(path), data)
+    assert registry_mod.read_cache(str(path)) == data
+    assert path.read_bytes().count(b"\n") == 14  # 14 records, one a line: no raw newline inside a field

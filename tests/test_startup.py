@@ -26,11 +26,13 @@ def loaded_after(*argv: str, full: bool = False) -> tuple[set[str], str]:
     """Top-level packages (every module if ``full``) imported by ``evalkit ARGV`` in a
     fresh interpreter, and its output."""
     name = "m" if full else "m.split('.')[0]"
-    code = ("import sys, io, json, contextlib; from evalkit.cli import main\n"
+    code = ("import sys, io, contextlib; from evalkit.cli import main\n"
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
             "    code = main(sys.argv[1:])\n"
-            f"print(json.dumps([code, sorted({{{name} for m in sys.modules}}), out.getvalue()]))")
+            f"modules = sorted({{{name} for m in sys.modules}})\n"
+            "import json\n"  # after the command: whether it imported json is part of the answer
+            "print(json.dumps([code, modules, out.getvalue()]))")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=300)
@@ -107,7 +109,7 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
 def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkeypatch):
     """``evalkit eval`` on the quick start (no subtopic qrels, no ``irds:``, no error,
     ``--format table``) does not import the intent-aware engine, the ecosystem layer,
-    :mod:`html`, :mod:`traceback` or :mod:`threading` (issue 27); ``--format json``
+    :mod:`html`, :mod:`traceback`, :mod:`threading` or :mod:`json` (issue 27); ``--format json``
     imports :mod:`json` for its output, and a subtopic metric the intent-aware engine
     (its values: tests/test_diversity*)."""
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))
@@ -116,7 +118,7 @@ def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkey
     modules, out = loaded_after(*argv, full=True)
     assert out.splitlines()[2].split() == ["system_a", "0.7749"]
     unused = {"evalkit.engine.intents", "evalkit.ecosystem", "evalkit.ecosystem.ir_datasets", "html", "traceback",
-              "threading"}
+              "threading", "json"}  # json: the entry-point cache is plain text (read_cache)
     assert not modules & unused, modules & unused
     modules, out = loaded_after(*argv, "--format", "json", full=True)
     assert json.loads(out)["runs"]["system_a"]["all"]["ndcg_cut.10"] == pytest.approx(0.7749, abs=5e-5)
