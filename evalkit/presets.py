@@ -4,18 +4,33 @@ ir_measures (:mod:`evalkit.measure_names`)."""
 
 from __future__ import annotations
 
-import re
-
 from .errors import FlavourError, RegistryError
 from .flavour import Flavour, parse_flavour
 from .registry import registry_or_default
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
     from .registry import Registry
     from .components import Preset
 
-_PRESET = re.compile(r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$")
+#: a preset name with an optional cutoff (``trec_eval.ndcg_cut@10``): what this pattern
+#: matches, read with string methods (:func:`_preset_spec`; no pattern compiled at start-up)
+PRESET_SPEC_PATTERN = r"^\s*(?P<name>[A-Za-z_][\w\-]*\.[\w.\-]*?)(?:@(?P<k>\d+))?\s*$"
+
+
+def _preset_spec(spec: str) -> tuple[str, str | None] | None:
+    """``(name, k or None)`` when ``spec`` matches :data:`PRESET_SPEC_PATTERN`, else
+    ``None``: an ASCII letter or ``_``, then word characters (Unicode's, as ``\\w``),
+    ``-`` and ``.`` with at least one ``.``, optionally ``@`` and decimal digits
+    (Unicode's, as ``\\d``), with white space around."""
+    name, at, k = spec.strip().partition("@")
+    if at and not k.isdecimal():
+        return None
+    head = name[:1]
+    if not (head == "_" or (head.isascii() and head.isalpha())) or "." not in name \
+            or not name.replace("-", "a").replace(".", "a").replace("_", "a").isalnum():
+        return None
+    return name, (k if at else None)
 
 
 def expand_labelled(spec: str | Flavour, registry: Registry | None = None, cutoffs: Iterable[int] | None = None) -> list[tuple[str, Preset | None, Flavour]]:
@@ -65,13 +80,13 @@ def expand_labelled(spec: str | Flavour, registry: Registry | None = None, cutof
 
 
 def _expand_flavour_or_preset(spec: str, registry: Registry, cutoffs: Iterable[int] | None) -> list[tuple[str, Preset | None, Flavour]]:
-    m = _PRESET.match(spec) if "(" not in spec else None
+    m = _preset_spec(spec) if "(" not in spec else None
     preset = None
     if m:
-        preset = registry.preset(m.group("name"))
+        preset = registry.preset(m[0])
         base = _preset_base(preset, registry)
-        if m.group("k"):
-            ks = [int(m.group("k"))]
+        if m[1]:
+            ks = [int(m[1])]
         elif preset.requires_cutoff:
             if not preset.default_cutoffs and not cutoffs:
                 raise FlavourError(f"preset '{preset.name}' needs a cutoff: {preset.name}@k")

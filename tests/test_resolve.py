@@ -94,3 +94,26 @@ def test_public_evaluate_resolves_the_engine_takes_flavours():
     assert custom.flavour_index("trec_eval.ndcg_cut@10") == 0
     with pytest.raises(FlavourError, match="looks like a preset name"):
         engine_evaluate(qrels, run, ["trec_eval.ndcg_cut@10"])
+
+
+def _same_as_preset_spec_pattern(text: str) -> None:
+    import re
+
+    m = re.match(evalkit.presets.PRESET_SPEC_PATTERN, text)
+    assert evalkit.presets._preset_spec(text) == (None if m is None else (m.group("name"), m.group("k"))), text
+
+
+@pytest.mark.parametrize("spec", ["trec_eval.ndcg_cut@10", "trec_eval.ndcg_cut", " a.b@5 \n", "a.@1", "a.b@", "a.b@@1",
+                                  "a..b", "ndcg@10", "xgboost.ndcg-", "a.b\n\n", "_.x", "1a.b", "a-b.c@٥", "é.b",
+                                  "a.é²", "a .b", "a.b @1", "a.b@1 2", ""])
+def test_preset_spec_is_read_as_its_pattern_reads_it(spec):
+    """``_preset_spec`` (string methods, no pattern compiled at start-up, issue 27)
+    accepts what :data:`evalkit.presets.PRESET_SPEC_PATTERN` matches, with the same
+    name and cutoff (Unicode word characters and digits included, as ``\\w`` and ``\\d``)."""
+    _same_as_preset_spec_pattern(spec)
+
+
+def test_preset_spec_agrees_with_its_pattern_on_drawn_text():
+    from hypothesis import given, strategies as st
+
+    given(st.text(alphabet="aZ_-.@19٥５ \n\t\u00a0éßǅ²Ⅻ\u2028(x", max_size=10))(_same_as_preset_spec_pattern)()
