@@ -712,12 +712,13 @@ def _cache_text(data: Mapping[str, Any]) -> str:
     """The cache file's text (:func:`read_cache` reads it back): one record a line,
     fields separated by tabs (:func:`_escape`), after :data:`CACHE_HEADER`::
 
-        group <group>                   taken <ns>
+        group <group>
+        taken <ns>
         folder <sys.path entry> <ns>    (the ``folders`` mapping, in order)
         missing <entry>                 (a ``state`` row: no such entry)
         file <entry> <ns>               (a ``state`` row: a file, by its time)
-        listed <entry>                  (a ``state`` row: a folder, then its entries)
-        entry <name> <ns> <0|1>         (one of them: its time, whether a folder)
+        listed <entry> [<name> <ns> <0|1>]...   (a ``state`` row: a folder's entries,
+                                        each with its time and whether it is a folder)
         ep <name> <value> [<distribution> <version>]
         end
     """
@@ -729,13 +730,16 @@ def _cache_text(data: Mapping[str, Any]) -> str:
         elif len(rest) == 1 and not isinstance(rest[0], list):
             lines.append(f"file\t{_escape(entry)}\t{int(rest[0])}")
         else:
-            lines.append(f"listed\t{_escape(entry)}")
-            lines += [f"entry\t{_escape(name)}\t{int(mtime)}\t{int(is_dir)}" for name, mtime, is_dir in rest]
+            lines.append("\t".join(["listed", _escape(entry), *[f"{_escape(name)}\t{int(mtime)}\t{int(is_dir)}"
+                                                               for name, mtime, is_dir in rest]]))
     for name, value, dist in data["entry_points"]:
         tail = "" if dist is None else f"\t{_escape(dist[0])}\t{_escape(dist[1])}"
         lines.append(f"ep\t{_escape(name)}\t{_escape(value)}{tail}")
     lines.append("end\n")
     return "\n".join(lines)
+
+
+_IS_DIR = {"0": False, "1": True}
 
 
 def read_cache(path: str) -> dict[str, Any] | None:
@@ -751,44 +755,37 @@ def read_cache(path: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     lines = text.split("\n")  # not splitlines(): a path may hold \x0b, \x1c, \u2028 ...
-    if len(lines) < 4 or lines[0] != CACHE_HEADER or lines[-2:] != ["end", ""]:
+    if len(lines) < 5 or lines[0] != CACHE_HEADER or lines[-2:] != ["end", ""]:
         return None
+    unescape = _unescape if "\\" in text else str  # str(field) is field
     folders: dict[str, int] = {}
     state: list[list[Any]] = []
     entry_points: list[list[Any]] = []
-    found: dict[str, Any] = {"folders": folders, "state": state, "entry_points": entry_points}
     try:
-        for line in lines[1:-2]:
+        group, taken = lines[1].split("\t"), lines[2].split("\t")
+        if group[0] != "group" or taken[0] != "taken" or len(group) != 2 or len(taken) != 2:
+            return None
+        found = {"group": unescape(group[1]), "taken": int(taken[1]), "folders": folders, "state": state,
+                 "entry_points": entry_points}
+        for line in lines[3:-2]:
             tag, *fields = line.split("\t")
-            if tag == "entry" and len(fields) == 3 and fields[2] in ("0", "1") and state and state[-1][-1] is not _FILE:
-                state[-1].append([_unescape(fields[0]), int(fields[1]), fields[2] == "1"])
+            if tag == "listed" and len(fields) % 3 == 1:
+                state.append([unescape(fields[0]), *[[unescape(fields[i]), int(fields[i + 1]), _IS_DIR[fields[i + 2]]]
+                                                     for i in range(1, len(fields), 3)]])
             elif tag == "folder" and len(fields) == 2:
-                folders[_unescape(fields[0])] = int(fields[1])
-            elif tag == "listed" and len(fields) == 1:
-                state.append([_unescape(fields[0])])
+                folders[unescape(fields[0])] = int(fields[1])
             elif tag == "file" and len(fields) == 2:
-                state.append([_unescape(fields[0]), int(fields[1]), _FILE])
+                state.append([unescape(fields[0]), int(fields[1])])
             elif tag == "missing" and len(fields) == 1:
-                state.append([_unescape(fields[0]), None, _FILE])
+                state.append([unescape(fields[0]), None])
             elif tag == "ep" and len(fields) in (2, 4):
-                name, value, *dist = map(_unescape, fields)
+                name, value, *dist = map(unescape, fields)
                 entry_points.append([name, value, dist or None])
-            elif tag in ("group", "taken") and len(fields) == 1 and tag not in found:
-                found[tag] = _unescape(fields[0]) if tag == "group" else int(fields[0])
             else:
                 return None
     except (ValueError, KeyError, IndexError):
         return None
-    if "group" not in found or "taken" not in found:
-        return None
-    for row in state:
-        if row[-1] is _FILE:
-            del row[-1]
     return found
-
-
-#: marks a ``file`` or ``missing`` row of :func:`read_cache` while it reads (no ``entry`` follows)
-_FILE: Any = object()
 
 
 def _write_cache(folder: str, path: str, data: dict[str, Any]) -> None:
