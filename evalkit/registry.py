@@ -25,7 +25,10 @@ error, so nothing a plugin prints reaches machine-readable output.
 evalkit's own modules (:data:`DEFAULT_PLUGINS`) are imported and registered when a
 name of theirs is first asked for (:class:`Registry`; :mod:`evalkit.builtin_index`
 says which module holds each name), so a command imports only the library modules
-it uses; third-party plugins are loaded, registered and probed at build.
+it uses, registering it directly (its ``@hookimpl`` functions called as pluggy calls
+them; pluggy's manager registers every built-in module in ``build_registry(lazy=False)``,
+which the tests compare with); third-party plugins are loaded, registered (pluggy's
+``PluginManager``, made only when there is one) and probed at build.
 """
 
 from __future__ import annotations
@@ -166,8 +169,8 @@ class Registry:
 
     A registry from :func:`build_registry` loads evalkit's built-in modules
     (:data:`DEFAULT_PLUGINS`) when they are first needed: :meth:`get`, :meth:`find`,
-    :meth:`is_alias` and :meth:`add` import and register (``pm.register`` and its hooks,
-    as at build) only the module that holds the name asked for
+    :meth:`is_alias` and :meth:`add` import and register (its hook implementations
+    called as at build, :class:`_PendingBuiltins`) only the module that holds the name asked for
     (:mod:`evalkit.builtin_index`, generated from the eagerly built registry and pinned
     by ``tests/test_builtin_index.py``); ``components``, ``alias_names``,
     :meth:`names`, :meth:`aliases`, an unknown name and pickling load every one first,
@@ -417,13 +420,20 @@ class Registry:
 
 
 class _PendingBuiltins:
-    """The built-in modules a lazily built :class:`Registry` has not loaded yet, and the
-    plugin manager that registers them (``pm.register`` and their hooks, as at build)."""
+    """The built-in modules a lazily built :class:`Registry` has not loaded yet.
 
-    def __init__(self, pm: pluggy.PluginManager, modules: Iterable[str]) -> None:
+    A built-in module is registered directly: its hook implementations are its
+    ``evalkit_register_*`` functions (pluggy's ``@hookimpl``), called as
+    :func:`build_registry` calls every plugin's, without a plugin manager (adding the
+    hook specifications and ``pm.register`` inspecting each module cost a start-up
+    more than its registration). ``tests/test_builtin_index.py`` checks that pluggy's
+    manager finds exactly these implementations, with these arguments, and that a
+    registry loaded so equals one whose built-ins pluggy registered
+    (``build_registry(lazy=False)``)."""
+
+    def __init__(self, modules: Iterable[str]) -> None:
         import _thread
 
-        self.pm = pm
         self.modules = dict.fromkeys(modules)  # an ordered set
         self.lock = _thread.RLock()  # two threads asking for one module register it once (what
         # threading.RLock() returns; called directly, evaluating imports no threading)
@@ -439,25 +449,40 @@ class _PendingBuiltins:
         return module if module in self.modules else None
 
     def load(self, registry: Registry, modname: str) -> None:
-        """Import ``modname``, register it with the plugin manager and call its hooks
-        (family by family, as :func:`build_registry` calls every plugin's)."""
+        """Import ``modname`` and call its hook implementations (:func:`builtin_hookimpls`),
+        family by family, as :func:`build_registry` calls every plugin's."""
         import importlib
 
         del self.modules[modname]
         module = importlib.import_module(modname)
-        self.pm.register(module, name=modname)
-        try:
-            self.pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            raise RegistryError(f"{BUILTIN_ORIGIN} implements an unknown hook: {exc}") from exc
-        callers = {caller.name: caller for caller in self.pm.get_hookcallers(module) or ()}
-        for family, hook_name in _HOOK_FOR_FAMILY.items():
-            caller = callers.get(hook_name)
-            if caller is None:
-                continue
-            for impl in caller.get_hookimpls():
-                if impl.plugin is module:
-                    _call_registration(registry, family, hook_name, impl, BUILTIN_ORIGIN)
+        for family, hook_name, impl in builtin_hookimpls(module):
+            _call_registration(registry, family, hook_name, impl, BUILTIN_ORIGIN)
+
+
+class _BuiltinImpl:
+    """What :func:`_call_registration` reads of a pluggy ``HookImpl``, for a built-in's
+    plain hook implementation."""
+
+    __slots__ = ("function", "argnames")
+    hookwrapper = wrapper = False
+
+    def __init__(self, function: Any, argnames: tuple[str, ...]) -> None:
+        self.function = function
+        self.argnames = argnames
+
+
+def builtin_hookimpls(module: Any) -> list[tuple[str, str, Any]]:
+    """``(family, hook name, implementation)`` of each hook a built-in module implements,
+    in :data:`_HOOK_FOR_FAMILY` order: its function named after the hook, called with
+    its positional parameters without a default (as pluggy calls a hook implementation)."""
+    found = []
+    for family, hook_name in _HOOK_FOR_FAMILY.items():
+        function = getattr(module, hook_name, None)
+        if function is not None:
+            code = function.__code__
+            argnames = code.co_varnames[:code.co_argcount - len(function.__defaults__ or ())]
+            found.append((family, hook_name, _BuiltinImpl(function, argnames)))
+    return found
 
 
 def registry_or_default(registry: Registry | None) -> Registry:
@@ -699,7 +724,7 @@ def _unescape(field: str) -> str:
     """The inverse of :func:`_escape`; :raises KeyError, IndexError: an invalid escape."""
     if "\\" not in field:
         return field
-    out = []
+    out: list[str] = []
     start = 0
     while (at := field.find("\\", start)) >= 0:
         out += (field[start:at], _ESCAPES[field[at + 1]])
@@ -845,17 +870,27 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     """
     disable_plugins = _normalise_disable(disable_plugins)
 
-    pm = PluginManager(hookspecs.PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
+    # pluggy's manager, made when a plugin is registered (lazily built, the built-ins are
+    # registered directly: _PendingBuiltins; a start with no third-party plugin needs none)
+    pm: PluginManager | None = None
+
+    def manager() -> PluginManager:
+        nonlocal pm
+        if pm is None:
+            pm = PluginManager(hookspecs.PROJECT_NAME)
+            pm.add_hookspecs(hookspecs)
+        return pm
+
     origins: dict[int, str] = {}
     ep_names: dict[str, str] = {}  # origin -> entry-point name, for third-party plugins
 
     registry = Registry()
     if lazy:
-        registry._builtins = _PendingBuiltins(pm, DEFAULT_PLUGINS)
+        registry._builtins = _PendingBuiltins(DEFAULT_PLUGINS)
     else:
         import importlib
 
+        pm = manager()
         for modname in DEFAULT_PLUGINS:
             module = importlib.import_module(modname)
             pm.register(module, name=modname)
@@ -871,12 +906,12 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     if disable_plugins is not True:
         blocked: frozenset[str] | set[str] = disable_plugins or set()
         for ep in _entry_points():
-            if ep.name in blocked or pm.is_blocked(ep.name):
+            if ep.name in blocked or (pm is not None and pm.is_blocked(ep.name)):
                 continue
             dist = getattr(ep, "dist", None)
             dist_label = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
             origin = f"{dist_label} (entry point '{ep.name}')"
-            if pm.has_plugin(ep.name) or (lazy and ep.name in _BUILTIN_MODULES):
+            if (pm is not None and pm.has_plugin(ep.name)) or (lazy and ep.name in _BUILTIN_MODULES):
                 # Two distributions declare the same entry-point name: loading only
                 # one of them would silently drop the other's components.
                 first = registry.plugins.get(ep.name, ep.name)
@@ -898,7 +933,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
                 fail(ep.name, origin, error, f"it failed to import ({ep.value}): {_describe(exc)}")
                 continue
             try:
-                pm.register(plugin, name=ep.name)
+                manager().register(plugin, name=ep.name)
             except pluggy.PluginValidationError as exc:
                 error = RegistryError(f"{origin}: invalid plugin: {exc}")
                 error.__cause__ = exc
@@ -907,7 +942,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             origins[id(plugin)] = origin
             ep_names[origin] = ep.name
             registry.plugins[ep.name] = origin
-    while True:
+    while pm is not None:
         try:
             pm.check_pending()
             break
@@ -923,11 +958,10 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     # Call each implementation once, individually, so that every component is
     # attributed to the plugin that registered it.
     failed: set[str] = set()
-    for family, hook_name in _HOOK_FOR_FAMILY.items():
-        hook = getattr(pm.hook, hook_name)
-        for impl in hook.get_hookimpls():  # in registration order
-            if lazy and impl.plugin_name in _BUILTIN_MODULES:
-                continue  # a built-in loaded by a plugin's name check: registered by its loading
+    hooks = pm.hook if pm is not None else None
+    for family, hook_name in _HOOK_FOR_FAMILY.items() if hooks is not None else ():
+        hook = getattr(hooks, hook_name)
+        for impl in hook.get_hookimpls():  # in registration order (the built-ins' first when eager)
             origin = origins.get(id(impl.plugin), impl.plugin_name)
             if origin in failed:
                 continue
@@ -1040,10 +1074,8 @@ def builtin_index_source() -> str:
     eager = build_registry(disable_plugins=True, lazy=False)
     module_of: dict[tuple[str, str], str] = {}
     for modname in DEFAULT_PLUGINS:  # each module's own hooks, alone
-        pm = PluginManager(hookspecs.PROJECT_NAME)
-        pm.add_hookspecs(hookspecs)
         alone = Registry()
-        _PendingBuiltins(pm, (modname,)).load(alone, modname)
+        _PendingBuiltins((modname,)).load(alone, modname)
         for family, table in alone._components.items():
             module_of.update({(family, name): modname for name in table})
     names = {family: {name: module_of[family, name] for name in table}

@@ -253,3 +253,45 @@ def test_builtin_hook_implementations_are_their_evalkit_functions():
             found.append(sorted((caller.name, impl.function.__name__) for caller in manager.get_hookcallers(module)
                                 for impl in caller.get_hookimpls() if impl.plugin is module))
         assert found[0] == found[1] and found[0], modname
+
+
+def test_builtins_registered_directly_are_what_pluggy_registers():
+    """A lazily built registry registers a built-in module without a plugin manager
+    (:func:`evalkit.registry.builtin_hookimpls`): the same functions, in the same hook
+    order, called with the same arguments as pluggy's manager registers (plain
+    implementations: no wrapper, which the registry refuses), and pluggy finds no
+    unknown hook in any built-in module (``check_pending``)."""
+    import importlib
+
+    from evalkit import hookspecs
+
+    for modname in DEFAULT_PLUGINS:
+        module = importlib.import_module(modname)
+        manager = registry_mod.PluginManager(hookspecs.PROJECT_NAME)
+        manager.add_hookspecs(hookspecs)
+        manager.register(module, name=modname)
+        manager.check_pending()
+        by_pluggy = {caller.name: impl for caller in manager.get_hookcallers(module)
+                     for impl in caller.get_hookimpls() if impl.plugin is module}
+        direct = registry_mod.builtin_hookimpls(module)
+        assert [hook for _, hook, _ in direct] == [h for h in registry_mod._HOOK_FOR_FAMILY.values() if h in by_pluggy]
+        for family, hook, impl in direct:
+            theirs = by_pluggy[hook]
+            assert (impl.function, impl.argnames) == (theirs.function, theirs.argnames), (modname, hook)
+            assert not (theirs.hookwrapper or theirs.wrapper or theirs.tryfirst or theirs.trylast), (modname, hook)
+            assert registry_mod._HOOK_FOR_FAMILY[family] == hook
+
+
+def test_a_start_without_plugins_makes_no_plugin_manager(monkeypatch):
+    """No third-party plugin to load: no pluggy ``PluginManager`` is made (its hook
+    specifications are not read); the built-ins load directly, as the eager registry
+    that pluggy's manager fills has them."""
+    made = []
+    real = registry_mod.PluginManager
+    monkeypatch.setattr(registry_mod, "PluginManager", lambda *a: made.append(a) or real(*a))
+    lazy = build_registry(disable_plugins=True)
+    assert lazy.get("preset", "trec_eval.ndcg_cut").origin == BUILTIN_ORIGIN and made == []
+    monkeypatch.setattr(registry_mod, "_entry_points", lambda: [])
+    assert build_registry(disable_plugins=False).names("gain") and made == []
+    build_registry(disable_plugins=True, lazy=False)
+    assert made == [("evalkit",)]
