@@ -47,7 +47,6 @@ from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
 from .errors import DISABLE_ENV, DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
 from .isolation import stdout_to_stderr
-from .probe import probe_registry
 
 if TYPE_CHECKING:  # pragma: no cover
     import importlib.metadata as md
@@ -668,7 +667,6 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     (or when the file cannot be read) the distributions are read again and the file
     rewritten (atomically; a cache that cannot be written is skipped silently)."""
     import time
-    import zlib
 
     where = "\0".join([sys.prefix, group, *sys.path]).encode("utf-8", "surrogatepass")
     folder = _cache_dir()
@@ -676,7 +674,7 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
         import importlib.metadata
 
         return list(importlib.metadata.entry_points(group=group))
-    path = os.path.join(folder, f"entry-points-{zlib.crc32(where):08x}{CACHE_SUFFIX}")
+    path = os.path.join(folder, f"entry-points-{_fnv1a(where):016x}{CACHE_SUFFIX}")
     taken = time.time_ns()  # before the listing: a change while it runs is seen next time
     cached = read_cache(path)
     if cached is not None and cached.get("group") != group:
@@ -705,6 +703,17 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     _write_cache(folder, path, {"group": group, "state": state, "folders": folders, "taken": taken,
                                 "entry_points": rows})
     return found_eps
+
+
+def _fnv1a(data: bytes) -> int:
+    """The 64-bit FNV-1a hash of ``data``: the cache file's name, without importing
+    :mod:`zlib` (an extension module) for a checksum of a few hundred bytes. Two
+    ``sys.path`` settings of one name share the file and rewrite it in turn (the state
+    it holds names every folder)."""
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
 
 
 #: the entry-point cache's file name ends so (the JSON files of earlier versions, ``.json``,
@@ -982,8 +991,12 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
             raise exc
         fail(ep_names[comp.origin], comp.origin, exc, f"{exc}".replace(f"{comp.origin}: ", "", 1))
 
-    # built-ins: in the tests; only the loaded components (the plugins') are probed
-    probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN, tables=registry._components)
+    # built-ins: in the tests; only the loaded components (the plugins') are probed, and
+    # without a plugin there is nothing to probe (evalkit.probe is not imported)
+    if registry.plugins:
+        from .probe import probe_registry
+
+        probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN, tables=registry._components)
     return registry
 
 

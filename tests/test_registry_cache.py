@@ -288,3 +288,16 @@ def test_paths_with_tabs_newlines_and_undecodable_bytes_round_trip(tmp_path: Pat
     registry_mod._write_cache(str(tmp_path), str(path), data)
     assert registry_mod.read_cache(str(path)) == data
     assert path.read_bytes().count(b"\n") == 12  # 12 records, one a line: no raw newline inside a field
+
+
+def test_reading_the_cache_imports_neither_json_nor_zlib(tmp_path: Path) -> None:
+    """Finding the entry points from the cache (issue 27) imports no :mod:`json` (the
+    file is plain text) and no :mod:`zlib` (its name is a 64-bit FNV-1a hash)."""
+    code = ("import sys; from evalkit.registry import cached_entry_points as c\n"
+            "c('evalkit'); before = {'json', 'zlib'} & set(sys.modules); eps = c('evalkit')\n"
+            "print(sorted({'json', 'zlib', 'importlib.metadata'} & set(sys.modules)), sorted(before))")
+    env = {**os.environ, "PYTHONPATH": str(REPO), CACHE_ENV: str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                           timeout=300).stdout.split("\n")[0] for _ in range(2)]
+    assert runs[1] == "[] []"  # the second process reads the cache the first one wrote
+    assert registry_mod._fnv1a(b"") == 0xCBF29CE484222325 and registry_mod._fnv1a(b"a") == 0xAF63DC4C8601EC8C
