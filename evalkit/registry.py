@@ -39,7 +39,7 @@ import sys
 import re
 import stat
 import warnings
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pluggy
 
@@ -51,6 +51,7 @@ from .isolation import stdout_to_stderr
 if TYPE_CHECKING:  # pragma: no cover
     import importlib.metadata as md
 
+    from ._cached_entry_point import CachedEntryPoint
     from ._disabled_plugin import DisabledPlugin
 
 ENTRY_POINT_GROUP = "evalkit"
@@ -526,38 +527,9 @@ CACHE_ENV = "EVALKIT_CACHE_DIR"
 _METADATA_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
 
 
-#: importlib.metadata's ``EntryPoint.pattern`` (compiled when a plugin is loaded)
-_ENTRY_POINT_VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
-
-
-class CachedDistribution(NamedTuple):  # a named tuple: a tenth of a dataclass's cost at every start
-    """The two fields of an :class:`importlib.metadata.Distribution` the registry reads."""
-
-    name: str
-    version: str
-
-
-class CachedEntryPoint(NamedTuple):
-    """An entry point read back from the cache: what the registry reads of an
-    :class:`importlib.metadata.EntryPoint` (``name``, ``value``, ``group``, ``dist``)
-    and :meth:`load`, which imports it as ``EntryPoint.load`` does."""
-
-    name: str
-    value: str
-    group: str
-    dist: CachedDistribution | None
-
-    def load(self) -> Any:
-        """The object ``value`` names (``module`` or ``module:attr.attr``), imported."""
-        import importlib
-
-        match = re.match(_ENTRY_POINT_VALUE, self.value)
-        if match is None:
-            raise ValueError(f"invalid entry point value {self.value!r}")
-        obj: Any = importlib.import_module(match.group("module"))
-        for attr in filter(None, (match.group("attr") or "").split(".")):
-            obj = getattr(obj, attr)
-        return obj
+# CachedEntryPoint and CachedDistribution (the entry points read back from the cache) are
+# defined in evalkit._cached_entry_point, imported when the cache holds one (PEP 562
+# __getattr__ below).
 
 
 def _cache_dir() -> str | None:
@@ -683,9 +655,12 @@ def cached_entry_points(group: str) -> list[md.EntryPoint | CachedEntryPoint]:
     if cached is not None:
         try:
             if cached["state"] == state:
-                found: list[md.EntryPoint | CachedEntryPoint] = [
-                    CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
-                    for name, value, dist in cached["entry_points"]]
+                found: list[md.EntryPoint | CachedEntryPoint] = []
+                if cached["entry_points"]:
+                    from ._cached_entry_point import CachedDistribution, CachedEntryPoint
+
+                    found = [CachedEntryPoint(name, value, group, None if dist is None else CachedDistribution(*dist))
+                             for name, value, dist in cached["entry_points"]]
                 if cached.get("folders") != folders or (_racy(folders, int(cached["taken"]))
                                                         and not _racy(folders, taken)):
                     # a folder changed, not its distributions, or is no longer recent: note it
@@ -1138,14 +1113,21 @@ def builtin_index_source() -> str:
 
 def __getattr__(name: str) -> Any:
     """:class:`DisabledPlugin` (:mod:`evalkit._disabled_plugin`), defined on first use
-    (PEP 562, issue 27): a command whose plugins all load does not create it."""
+    (PEP 562, issue 27): a command whose plugins all load does not create it; so are
+    :class:`CachedEntryPoint` and :class:`CachedDistribution`
+    (:mod:`evalkit._cached_entry_point`), which a start with no plugin installed does not need."""
     if name == "DisabledPlugin":
         from ._disabled_plugin import DisabledPlugin
 
         globals()[name] = DisabledPlugin  # later lookups skip __getattr__
         return DisabledPlugin
+    if name in ("CachedEntryPoint", "CachedDistribution"):  # likewise, for a cache holding entry points
+        from . import _cached_entry_point
+
+        globals()[name] = value = getattr(_cached_entry_point, name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"DisabledPlugin"})
+    return sorted(set(globals()) | {"DisabledPlugin", "CachedEntryPoint", "CachedDistribution"})
