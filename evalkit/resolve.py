@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from typing import Any, Callable, Iterable, NamedTuple, TYPE_CHECKING
+from typing import Any, Callable, Iterable, TYPE_CHECKING
 
 from .errors import ArgumentError, FlavourError
 from .flavour import Flavour
@@ -28,23 +28,13 @@ from .presets import expand_labelled, expand_spec
 from .registry import registry_or_default
 
 if TYPE_CHECKING:
+    from ._resolved_measure import ResolvedMeasure
     from .components import Preset
     from .registry import Registry
 
 
-class ResolvedMeasure(NamedTuple):
-    """One measure as resolved from a spec.
-
-    :param label: the display name: the spec as written when it gives one flavour,
-        ``preset@k`` (``name.k`` for a trec_eval list) per cutoff otherwise.
-    :param preset: the :class:`~evalkit.components.Preset` the spec named, or ``None``
-        (a flavour string or :class:`Flavour`).
-    :param flavour: the resolved :class:`Flavour`.
-    """
-
-    label: str
-    preset: Preset | None
-    flavour: Flavour
+# ResolvedMeasure (a named tuple) is defined in evalkit._resolved_measure, when first
+# used (PEP 562 __getattr__ below); so is ``evaluate``.
 
 
 def resolve_measures(specs: Flavour | str | Iterable[Flavour | str], registry: Registry | None = None,
@@ -65,14 +55,22 @@ def resolve_measures(specs: Flavour | str | Iterable[Flavour | str], registry: R
     :raises RegistryError: a preset's own spec is not a valid flavour (the message names
         the preset and the plugin that registered it).
     """
+    from ._resolved_measure import ResolvedMeasure
+
+    return [ResolvedMeasure(*triple) for triple in resolve_labelled(specs, registry, cutoffs)]
+
+
+def resolve_labelled(specs: Flavour | str | Iterable[Flavour | str], registry: Registry | None = None,
+                     cutoffs: Iterable[int] | None = None) -> list[tuple[str, Preset | None, Flavour]]:
+    """:func:`resolve_measures` as plain ``(label, preset or None, flavour)`` tuples
+    (what the command line reads; the same values, order and errors)."""
     registry = registry_or_default(registry)
     if isinstance(specs, (str, Flavour)):
         specs = [specs]
     elif not isinstance(specs, Iterable):
         raise ArgumentError(f"flavours must be a flavour string, a Flavour or a list of them, "
                             f"got {type(specs).__name__}")
-    return [ResolvedMeasure(label, preset, fl)
-            for spec in specs for label, preset, fl in expand_labelled(spec, registry, cutoffs)]
+    return [triple for spec in specs for triple in expand_labelled(spec, registry, cutoffs)]
 
 
 def resolve_flavour(spec: Flavour | str, registry: Registry | None = None) -> Flavour:
@@ -122,8 +120,8 @@ def _engine_evaluate() -> Any:
     return evaluate
 
 
-#: :func:`evalkit.evaluate`: the local engine's evaluate, taking specs (resolved here, once).
-evaluate = resolving(_engine_evaluate())
+# ``evaluate`` (:func:`evalkit.evaluate`: the local engine's evaluate, taking specs, resolved
+# here once) is made when first used (__getattr__ below): the command line does not call it.
 
 
 def _flavours_of_spec(text: str) -> list[Flavour]:
@@ -138,3 +136,24 @@ def _install_results_lookup() -> None:
 
 
 _install_results_lookup()
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`ResolvedMeasure` (:mod:`evalkit._resolved_measure`) and ``evaluate``
+    (:func:`resolving` over the local engine's evaluate), made on first use (PEP 562,
+    issue 27): ``evalkit eval`` needs neither."""
+    value: Any
+    if name == "ResolvedMeasure":
+        from . import _resolved_measure
+
+        value = _resolved_measure.ResolvedMeasure
+    elif name == "evaluate":
+        value = resolving(_engine_evaluate())
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"ResolvedMeasure", "evaluate"})

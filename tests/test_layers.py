@@ -99,6 +99,7 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
 DYNAMIC_IMPORTS = {
     "cli": "its COMMANDS: edges to evalkit.cli.<command>",
     "registry": "its DEFAULT_PLUGINS and entry points: plugin discovery, not edges",
+    "_cached_entry_point": "an entry point read from the registry's cache (its load): plugin discovery, not edges",
     "ecosystem": "third-party libraries only (require(module, extra))",
 }
 

@@ -387,7 +387,7 @@ def test_quickstart_eval_creates_no_dataclass_it_does_not_use(tmp_path):
     status, out, made, generated, modules = json.loads(proc.stdout.strip().splitlines()[-1])
     assert status == 0 and out.splitlines()[2].split() == ["system_a", "0.7749"]
     assert "evalkit.flavour.Flavour" in made and not NOT_CREATED & set(made), NOT_CREATED & set(made)
-    assert not {"evalkit._refusal", "evalkit._disabled_plugin", "evalkit._ideal_ranking",
+    assert not {"evalkit._refusal", "evalkit._disabled_plugin", "evalkit._ideal_ranking", "evalkit._resolved_measure",
                 "evalkit._cached_entry_point"} & set(modules)  # (no plugin installed in the test environment)
     for cls in ("evalkit.flavour.Flavour", "evalkit.flavour.ComponentRef", "evalkit.backends.EngineOption",
                 "evalkit.components.MetricOutput", "evalkit.components.Param",
@@ -401,9 +401,13 @@ def test_quickstart_eval_creates_no_dataclass_it_does_not_use(tmp_path):
     for module, name in ((components, "Refusal"), (registry, "DisabledPlugin"), (kernel, "IdealRanking")):
         cls = getattr(module, name)
         assert cls.__module__ == module.__name__ and dataclasses.is_dataclass(cls) and name in dir(module)
-    for name in ("CachedEntryPoint", "CachedDistribution"):  # named tuples, also defined on first use
-        cls = getattr(registry, name)
-        assert cls.__module__ == "evalkit.registry" and issubclass(cls, tuple) and name in dir(registry)
+    from evalkit import resolve
+
+    for module, name in ((registry, "CachedEntryPoint"), (registry, "CachedDistribution"),
+                         (resolve, "ResolvedMeasure")):  # named tuples, also defined on first use
+        cls = getattr(module, name)
+        assert cls.__module__ == module.__name__ and issubclass(cls, tuple) and name in dir(module)
+    assert "evaluate" in dir(resolve) and resolve.evaluate.__name__ == "evaluate"
     assert plugin.Refusal is components.Refusal
     record = registry.DisabledPlugin("broken", "dist 1.0 (entry point 'broken')", "ImportError: x")
     assert repr(record) == ("DisabledPlugin(name='broken', origin=\"dist 1.0 (entry point 'broken')\", "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .._record import Record
 from ..flavour import Flavour
-from ..resolve import resolve_measures
+from ..resolve import resolve_labelled
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -56,14 +56,14 @@ def native_name(preset: Any, flavour: Flavour) -> str:
 
 def expand_measure(spec: str, registry: Registry) -> list[Measure]:
     """Expand one ``-m`` SPEC into measures (trec_eval's and ir_measures' names included),
-    through :func:`evalkit.resolve.resolve_measures`: the command's one resolution of its
-    specs (the engine then takes the flavours).
+    through :func:`evalkit.resolve.resolve_labelled` (:func:`~evalkit.resolve.resolve_measures`
+    as plain tuples): the command's one resolution of its specs (the engine then takes the flavours).
 
     :raises FlavourError: unknown name (with the closest known ones), component or parameter.
     :raises RegistryError: the spec names a preset whose own spec is broken (naming the
         preset and its plugin).
     """
-    out = [Measure(label, native_name(preset, fl), fl) for label, preset, fl in resolve_measures(spec, registry)]
+    out = [Measure(label, native_name(preset, fl), fl) for label, preset, fl in resolve_labelled(spec, registry)]
     from ..trec_eval_compat import parse_name  # trec_eval's printed names (iprec_at_recall_0.10)
 
     named = parse_name(spec) if isinstance(spec, str) else None
