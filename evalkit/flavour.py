@@ -605,12 +605,59 @@ def _fmt_args(params: Params) -> str:
 
 # ----------------------------------------------------------------------------- parsing
 
-_TOKEN = re.compile(
-    r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)"
-    r"|(?P<punct>[(),=@]))",
-    re.ASCII,  # ASCII digits only: int() would read '٥' (ARABIC-INDIC FIVE) or '５' as 5
-)
+#: a token of a flavour string (compiled with ``re.ASCII``: ASCII digits only, int() would
+#: read '٥' (ARABIC-INDIC FIVE) or '５' as 5): what :func:`_token` reads with string
+#: methods (no pattern compiled at start-up, issue 27; tests/test_flavour.py compares them)
+TOKEN_PATTERN = (r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)"
+                 r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)"
+                 r"|(?P<punct>[(),=@]))")
+_SPACE = frozenset(" \t\n\r\f\v")
+_DIGIT = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_PART = _NAME_START | _DIGIT | {".", "-"}
+
+
+def _digits_end(text: str, pos: int) -> int:
+    """The end of the run of ASCII digits starting at ``pos``."""
+    end = len(text)
+    while pos < end and text[pos] in _DIGIT:
+        pos += 1
+    return pos
+
+
+def _token(text: str, pos: int) -> tuple[str, int, int] | None:
+    """``(kind, start, end)`` of the token :data:`TOKEN_PATTERN` matches at ``pos``
+    (after ASCII white space), or ``None`` where it matches none."""
+    size = len(text)
+    while pos < size and text[pos] in _SPACE:
+        pos += 1
+    if pos == size:
+        return None
+    at = pos + 1 if text[pos] in "+-" else pos
+    whole = _digits_end(text, at)
+    end = -1
+    if whole < size and text[whole] == ".":  # digits '.' digits*, or '.' digits+
+        fraction = _digits_end(text, whole + 1)
+        if whole > at or fraction > whole + 1:
+            end = fraction
+    elif whole > at:
+        end = whole
+    if end >= 0:
+        if end < size and text[end] in "eE":  # an exponent, if digits follow
+            sign = end + 2 if end + 1 < size and text[end + 1] in "+-" else end + 1
+            exponent = _digits_end(text, sign)
+            if exponent > sign:
+                end = exponent
+        return "num", pos, end
+    char = text[pos]
+    if char in _NAME_START:
+        end = pos + 1
+        while end < size and text[end] in _NAME_PART:
+            end += 1
+        return "name", pos, end
+    if char in "(),=@":
+        return "punct", pos, pos + 1
+    return None
 
 
 class _Parser:
@@ -629,13 +676,11 @@ class _Parser:
         pos = 0
         text_s = text.rstrip()
         while pos < len(text_s):
-            m = _TOKEN.match(text_s, pos)
-            if not m or m.end() == pos:
+            token = _token(text_s, pos)
+            if token is None:
                 raise self.error(f"unexpected character {text_s[pos]!r}", pos)
-            kind = m.lastgroup
-            assert kind is not None  # the match is one of the named alternatives
-            self.tokens.append((kind, m.group(kind), m.start(kind)))
-            pos = m.end()
+            kind, start, pos = token
+            self.tokens.append((kind, text_s[start:pos], start))
         self.i = 0
 
     def error(self, msg: str, pos: int | None = None) -> FlavourError:

@@ -414,3 +414,31 @@ def test_canonical_floats_are_shortest_round_trip_not_hundreds_of_digits():
     assert parse_flavour(str(fl), reg) == fl and fl.gain.params == (("threshold", -1e308),)
     assert str(parse_flavour("ndcg(gain=map(1e20=3,2=9.5))")) == \
         "ndcg(gain=map(2=9.5,1e+20=3),discount=log2,idcg=judged,ties=trec_eval)"
+
+
+def _token_as_its_pattern_reads_it(text: str) -> None:
+    import re
+
+    import evalkit.flavour as flavour_mod
+
+    pattern = re.compile(flavour_mod.TOKEN_PATTERN, re.ASCII)
+    for pos in range(len(text) + 1):
+        m = pattern.match(text, pos)
+        expected = None if m is None else (m.lastgroup, m.start(m.lastgroup), m.end())
+        assert flavour_mod._token(text, pos) == expected, (text, pos)
+
+
+@pytest.mark.parametrize("text", ["ndcg(gain=linear,discount=log2,idcg=judged,ties=trec_eval,missing=error)@10",
+                                  "1.e5", "-.5e-3x", "+.", "-", ".", "12.", "1e", "1e+", "3E+7.5", "٥", "５",
+                                  " \t\x0b\x0c\r\n(a.b-c_9)", "\u00a0x", "x\u2028", "gain=map(1e20=3,2=9.5)", ""])
+def test_flavour_tokens_are_read_as_their_pattern_reads_them(text):
+    """The flavour parser's tokens are read with string methods (``_token``; no pattern
+    compiled at start-up, issue 27): at every position, the token (kind, start and end)
+    that :data:`evalkit.flavour.TOKEN_PATTERN` matches with ``re.ASCII``, or none."""
+    _token_as_its_pattern_reads_it(text)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="aZ_9.-+eE0(),=@ \t\n٥５\u00a0x", max_size=14))
+def test_flavour_tokens_agree_with_their_pattern_on_drawn_text(text):
+    _token_as_its_pattern_reads_it(text)
