@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .backends import SPARK_OPTIONS
-from .hookspecs import hookimpl
+from ._builtin_hookimpl import hookimpl
 
 
 def columnar(qrels: Any, runs: Any, flavours: Any, **options: Any) -> Any:

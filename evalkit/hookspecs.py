@@ -192,3 +192,14 @@ def evalkit_register_divergences(
     """Register divergences (:class:`~evalkit.components.Divergence`): inputs on which a
     library computes something other than its preset, named by presets in
     ``Preset.diverges``."""
+
+
+def _mark_builtins() -> None:
+    """Mark with :data:`hookimpl` the built-in hook implementations decorated before this
+    module was imported (:mod:`evalkit._builtin_hookimpl`)."""
+    from ._builtin_hookimpl import mark_pending
+
+    mark_pending(hookimpl)
+
+
+_mark_builtins()

@@ -41,9 +41,6 @@ import stat
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import pluggy
-
-from . import hookspecs
 from .components import FAMILIES, Metric, Preset, replace_origin
 from .errors import DISABLE_ENV, DisabledPluginError, FlavourError, PluginDisabledWarning, RegistryError
 from .isolation import stdout_to_stderr
@@ -51,7 +48,10 @@ from .isolation import stdout_to_stderr
 if TYPE_CHECKING:  # pragma: no cover
     import importlib.metadata as md
 
+    from pluggy import PluginValidationError
+
     from ._cached_entry_point import CachedEntryPoint
+    from ._plugin_manager import PluginManager
     from ._disabled_plugin import DisabledPlugin
 
 ENTRY_POINT_GROUP = "evalkit"
@@ -90,18 +90,10 @@ _BUILTIN_MODULES = frozenset(DEFAULT_PLUGINS)
 
 
 
-class PluginManager(pluggy.PluginManager):
-    """pluggy's plugin manager, reading only the ``evalkit_*`` attributes of evalkit's
-    built-in modules (their hook implementations; ``tests/test_builtin_index.py`` checks
-    that pluggy finds no other): pluggy reads every attribute of a plugin with
-    :func:`inspect.getattr_static`, a tenth of a millisecond per built-in module.
-    Third-party plugins are read as pluggy reads them (a hook implementation may have
-    another name, ``@hookimpl(specname=...)``)."""
-
-    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        if not name.startswith("evalkit_") and getattr(plugin, "__name__", None) in _BUILTIN_MODULES:
-            return None
-        return super().parse_hookimpl_opts(plugin, name)
+# PluginManager (pluggy's, reading only the evalkit_* attributes of a built-in module) is
+# defined in evalkit._plugin_manager when a registry first needs pluggy (PEP 562
+# __getattr__ below): a start with no third-party plugin imports neither pluggy nor
+# evalkit.hookspecs.
 
 
 _HOOK_FOR_FAMILY = {
@@ -861,7 +853,9 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
     def manager() -> PluginManager:
         nonlocal pm
         if pm is None:
-            pm = PluginManager(hookspecs.PROJECT_NAME)
+            from . import hookspecs
+
+            pm = sys.modules[__name__].PluginManager(hookspecs.PROJECT_NAME)  # through __getattr__
             pm.add_hookspecs(hookspecs)
         return pm
 
@@ -918,7 +912,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
                 continue
             try:
                 manager().register(plugin, name=ep.name)
-            except pluggy.PluginValidationError as exc:
+            except _validation_error() as exc:
                 error = RegistryError(f"{origin}: invalid plugin: {exc}")
                 error.__cause__ = exc
                 fail(ep.name, origin, error, f"invalid plugin: {exc}")
@@ -930,7 +924,7 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
         try:
             pm.check_pending()
             break
-        except pluggy.PluginValidationError as exc:
+        except _validation_error() as exc:
             who = origins.get(id(exc.plugin), getattr(exc.plugin, "__name__", repr(exc.plugin)))
             error = RegistryError(f"{who} implements an unknown hook: {exc}")
             error.__cause__ = exc
@@ -973,6 +967,13 @@ def build_registry(disable_plugins: bool | Iterable[str] | None = None, *, stric
 
         probe_registry(registry, on_failure=probe_failed, skip_origin=BUILTIN_ORIGIN, tables=registry._components)
     return registry
+
+
+def _validation_error() -> type[PluginValidationError]:
+    """pluggy's ``PluginValidationError`` (pluggy is imported once a plugin is registered)."""
+    from ._plugin_manager import PluginValidationError
+
+    return PluginValidationError
 
 
 def _call_registration(registry: Registry, family: str, hook_name: str, impl: Any, origin: str) -> None:
@@ -1115,7 +1116,9 @@ def __getattr__(name: str) -> Any:
     """:class:`DisabledPlugin` (:mod:`evalkit._disabled_plugin`), defined on first use
     (PEP 562, issue 27): a command whose plugins all load does not create it; so are
     :class:`CachedEntryPoint` and :class:`CachedDistribution`
-    (:mod:`evalkit._cached_entry_point`), which a start with no plugin installed does not need."""
+    (:mod:`evalkit._cached_entry_point`), which a start with no plugin installed does not
+    need, and :class:`PluginManager` (:mod:`evalkit._plugin_manager`, importing pluggy),
+    which only a third-party plugin or ``build_registry(lazy=False)`` needs."""
     if name == "DisabledPlugin":
         from ._disabled_plugin import DisabledPlugin
 
@@ -1126,8 +1129,14 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = value = getattr(_cached_entry_point, name)
         return value
+    if name == "PluginManager":  # likewise, for a plugin or an eager build (pluggy, evalkit.hookspecs)
+        from ._plugin_manager import PluginManager
+
+        PluginManager.builtin_modules = _BUILTIN_MODULES
+        globals()[name] = PluginManager
+        return PluginManager
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"DisabledPlugin", "CachedEntryPoint", "CachedDistribution"})
+    return sorted(set(globals()) | {"DisabledPlugin", "CachedEntryPoint", "CachedDistribution", "PluginManager"})

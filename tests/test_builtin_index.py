@@ -295,3 +295,38 @@ def test_a_start_without_plugins_makes_no_plugin_manager(monkeypatch):
     assert build_registry(disable_plugins=False).names("gain") and made == []
     build_registry(disable_plugins=True, lazy=False)
     assert made == [("evalkit",)]
+
+
+def test_builtins_imported_before_pluggy_are_marked_when_it_is():
+    """A built-in module imported while pluggy is not (a start with no plugin) gets
+    pluggy's ``@hookimpl`` marks once :mod:`evalkit.hookspecs` is imported: pluggy's own
+    manager then finds in it the implementations the registry calls directly, and an
+    eager registry (every built-in through pluggy) equals the lazy one."""
+    import subprocess
+    import sys
+
+    code = textwrap.dedent("""
+        import importlib, sys
+        import evalkit.registry as r
+        modules = [importlib.import_module(m) for m in r.DEFAULT_PLUGINS]
+        assert "pluggy" not in sys.modules and "evalkit.hookspecs" not in sys.modules
+        lazy = r.build_registry(disable_plugins=True)
+        lazy_names = {f: list(t) for f, t in lazy.components.items()}
+        assert "pluggy" not in sys.modules
+        import pluggy
+        from evalkit import hookspecs
+        for module in modules:
+            pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+            pm.add_hookspecs(hookspecs)
+            pm.register(module)
+            pm.check_pending()
+            found = sorted((c.name, i.function.__name__) for c in pm.get_hookcallers(module) for i in c.get_hookimpls())
+            direct = sorted((hook, impl.function.__name__) for _, hook, impl in r.builtin_hookimpls(module))
+            assert found == direct and found, (module.__name__, found, direct)
+        eager = r.build_registry(disable_plugins=True, lazy=False)
+        assert {f: list(t) for f, t in eager.components.items()} == lazy_names
+        print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

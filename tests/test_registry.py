@@ -624,7 +624,10 @@ def test_no_plugin_manager_during_evaluation(site, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("pluggy used during evaluation")
 
-    monkeypatch.setattr(registry_mod.pluggy, "PluginManager", forbidden)
+    import pluggy
+
+    monkeypatch.setattr(pluggy, "PluginManager", forbidden)
+    monkeypatch.setattr(registry_mod, "PluginManager", forbidden)
     monkeypatch.setattr(registry_mod, "build_registry", forbidden)
     res = evaluate(*_many_queries(50), ["dcg(discount=flat)@10", "trec_eval.ndcg_cut@10"], registry=reg)
     assert res.values.shape == (1, 2, 50)

@@ -119,7 +119,8 @@ def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkey
     assert out.splitlines()[2].split() == ["system_a", "0.7749"]
     unused = {"evalkit.engine.intents", "evalkit.ecosystem", "evalkit.ecosystem.ir_datasets", "html", "traceback",
               "threading", "json",  # json: the entry-point cache is plain text (read_cache)
-              "evalkit.probe"}  # only a third-party plugin's components are probed at start-up
+              "evalkit.probe",  # only a third-party plugin's components are probed at start-up
+              "pluggy", "evalkit.hookspecs", "evalkit._plugin_manager"}  # no plugin: built-ins registered directly
     assert not modules & unused, modules & unused
     modules, out = loaded_after(*argv, "--format", "json", full=True)
     assert json.loads(out)["runs"]["system_a"]["all"]["ndcg_cut.10"] == pytest.approx(0.7749, abs=5e-5)

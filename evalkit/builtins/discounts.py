@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Discount, Param, declared, discount
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 

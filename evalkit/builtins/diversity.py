@@ -54,7 +54,7 @@ import numpy as np
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..data import Qrels, SubtopicQrels
 from ..kernel import MetricInput, factorize, segment_cumsum, segment_ids, segment_sum
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Gain, Param, declared, gain
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 

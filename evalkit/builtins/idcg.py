@@ -7,7 +7,7 @@ import numpy as np
 from ..components import IdcgStrategy, declared, idcg_strategy
 from ..kernel import IdealContext, ideal_dcg, listed_dcg
 from ..errors import FlavourError
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
 from ..kernel import MetricInput, intent_aware, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 _NDCG_USES = frozenset({"gain", "discount", "idcg"})

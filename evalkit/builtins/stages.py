@@ -13,7 +13,7 @@ import numpy as np
 from ..components import (Aggregate, GradeRule, NegativeRule, Outcome, Param, Refusal, RunFilter, RunFilterInput,
                           aggregate, declared, grade_rule, negative_rule, outcome, run_filter)
 from ..errors import NegativeGradeError
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..rounding import round_decimals, round_means
 from typing import Any
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..components import Param, TiePolicy, declared, tie_policy
 from ..float32 import scores_as_float32
 from ..kernel import SortKeys
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 def _score_precision(float32_user: str) -> Param:

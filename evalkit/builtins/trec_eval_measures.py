@@ -34,7 +34,7 @@ from typing import Callable, TypeVar
 import numpy as np
 
 from ..components import Metric, MetricOutput, Param, declared, metric
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
 from typing import Any, cast
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Preset, RunFilter, RunFilterInput, declared, run_filter
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ the grade rule ``grades=gdeval`` (integers up to 4) is a flavour convention."""
 from __future__ import annotations
 
 from ..components import Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ scored 0. The names users type (``nDCG@10``, ``AP``) are mapped to these presets
 from __future__ import annotations
 
 from ..components import Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from .ndeval import PYNDEVAL_INTERLEAVED
 from .trec_eval import TREC_EVAL_CUTOFFS
 from typing import Any, TYPE_CHECKING

@@ -47,7 +47,7 @@ import numpy as np
 from ..components import GradeRule, Refusal, declared, grade_rule
 from ..errors import InvalidGradeError
 from ..float32 import scores_as_float32
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any
 
 _LIGHTGBM = "microsoft/LightGBM v4.7.0 src/metric/dcg_calculator.cpp:155-171 CheckLabel"

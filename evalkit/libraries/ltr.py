@@ -34,7 +34,7 @@ import numpy as np
 
 from ..components import Metric, MetricOutput, Preset, declared, metric
 from ..float32 import scores_as_float32
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted
 from ..kernel import gain_floor
 from typing import Any, TYPE_CHECKING

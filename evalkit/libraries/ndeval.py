@@ -10,7 +10,7 @@ from typing import Any, TYPE_CHECKING
 import numpy as np
 
 from ..components import Divergence, Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 
 if TYPE_CHECKING:
     from ..hookspecs import Register

@@ -4,7 +4,7 @@ Burges et al.'s exponential gain."""
 from __future__ import annotations
 
 from ..components import Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:

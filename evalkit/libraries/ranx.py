@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Param, Preset, TiePolicy, declared, tie_policy
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import SortKeys
 from typing import Any, TYPE_CHECKING
 

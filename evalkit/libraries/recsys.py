@@ -27,7 +27,7 @@ import numpy as np
 
 from ..components import Gain, Param, Preset, declared
 from ..components import gain as gain_component  # 'gain' is a loop variable below
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import IdcgStrategy, Preset, declared, idcg_strategy
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import IdealContext, ideal_dcg, offsets_from_sorted, segment_ids
 from typing import Any, TYPE_CHECKING
 

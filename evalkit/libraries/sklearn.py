@@ -9,7 +9,7 @@ import numpy as np
 
 from ..columnar import distinct
 from ..components import Preset, TiePolicy, declared, tie_policy
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import SortKeys
 from typing import Any, TYPE_CHECKING
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import Metric, MetricOutput, Preset, declared, metric
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from ..kernel import MetricInput, offsets_from_sorted, segment_ids, segment_sum
 from typing import Any, TYPE_CHECKING
 

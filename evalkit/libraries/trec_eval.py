@@ -22,7 +22,7 @@ import dataclasses
 import re
 
 from ..components import Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:

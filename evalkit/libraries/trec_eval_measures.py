@@ -13,7 +13,7 @@ import dataclasses
 
 from .._record import Record
 from ..components import Preset
-from ..hookspecs import hookimpl
+from .._builtin_hookimpl import hookimpl
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
