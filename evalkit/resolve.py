@@ -18,7 +18,6 @@ plugin when it is asked for, and every other command works
 from __future__ import annotations
 
 import functools
-import inspect
 import warnings
 from typing import Any, Callable, Iterable, TYPE_CHECKING
 
@@ -91,6 +90,8 @@ def resolving(fn: Callable) -> Callable:
     specs: its ``flavours`` are resolved once with :func:`resolve_measures`, and its
     ``labels`` default to the specs as written (``preset@k`` per expanded cutoff).
     The signature and docstring are ``fn``'s."""
+    import inspect  # only where a public function is wrapped (evalkit.evaluate, the Spark engine's)
+
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
