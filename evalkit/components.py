@@ -358,8 +358,8 @@ class TiePolicy(_Component):
                  averaged: bool = False, needs_rank: bool = False) -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'averaged', averaged)
-        object.__setattr__(self, 'needs_rank', needs_rank)
+        object.__setattr__(self, "averaged", averaged)
+        object.__setattr__(self, "needs_rank", needs_rank)
 
 
 @lean_dataclass
@@ -405,9 +405,9 @@ class Metric(_Component):
                  needs_subtopics: bool = False) -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'uses', uses)
-        object.__setattr__(self, 'supports_averaged_ties', supports_averaged_ties)
-        object.__setattr__(self, 'needs_subtopics', needs_subtopics)
+        object.__setattr__(self, "uses", uses)
+        object.__setattr__(self, "supports_averaged_ties", supports_averaged_ties)
+        object.__setattr__(self, "needs_subtopics", needs_subtopics)
 
 
 # ---------------------------------------------------------------------- stage families
@@ -454,11 +454,11 @@ class _Judgment(_Component):
                  negative_gain: bool = False, reads_grades: bool = False, note: str = "") -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'check', check)
-        object.__setattr__(self, 'drops', drops)
-        object.__setattr__(self, 'negative_gain', negative_gain)
-        object.__setattr__(self, 'reads_grades', reads_grades)
-        object.__setattr__(self, 'note', note)
+        object.__setattr__(self, "check", check)
+        object.__setattr__(self, "drops", drops)
+        object.__setattr__(self, "negative_gain", negative_gain)
+        object.__setattr__(self, "reads_grades", reads_grades)
+        object.__setattr__(self, "note", note)
 
 
 @lean_dataclass  # its base's __init__, under its own name
@@ -546,8 +546,8 @@ class RunFilter(_Component):
                  empties_query: bool = False, note: str = "") -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'empties_query', empties_query)
-        object.__setattr__(self, 'note', note)
+        object.__setattr__(self, "empties_query", empties_query)
+        object.__setattr__(self, "note", note)
 
 
 @lean_dataclass
@@ -570,7 +570,7 @@ class Outcome(_Component):
                  note: str = "") -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'note', note)
+        object.__setattr__(self, "note", note)
 
 
 @lean_dataclass
@@ -675,7 +675,7 @@ class Divergence(_Component):
                  message: str = "{topics}") -> None:
         _Component.__init__(self, name, fn, params, formula, source, description, numeric_keys, same_as,
                             tried_by_identify, origin)
-        object.__setattr__(self, 'message', message)
+        object.__setattr__(self, "message", message)
 
 
 @lean_dataclass
