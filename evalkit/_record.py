@@ -114,12 +114,12 @@ def _frozen_here(cls: type, name: str) -> bool:
 # (its __setattr__/__delattr__: the only methods generated), and of a plain one.
 @dataclasses.dataclass(frozen=True, init=False, repr=False, eq=False)
 class _FrozenTemplate:
-    pass
+    """(A docstring: without one, @dataclass writes one from ``inspect.signature``.)"""
 
 
 @dataclasses.dataclass(init=False, repr=False, eq=False)
 class _ThawedTemplate:
-    pass
+    """(See :class:`_FrozenTemplate`.)"""
 
 
 _FROZEN = _FrozenTemplate.__dataclass_params__  # type: ignore[attr-defined]
