@@ -1,5 +1,5 @@
 """Field-wise ``__repr__``, ``==`` and ``hash`` written once (:class:`ByFields`),
-frozen dataclasses declared without generated code (:func:`lean_dataclass`), and a
+dataclasses declared without generated code (:func:`lean_dataclass`), and a
 base for evalkit's private records (:class:`Record`): frozen, with ``__slots__``,
 compared and hashed by their fields like a frozen dataclass, and created without
 ``dataclasses``.
@@ -9,7 +9,8 @@ A ``@dataclass`` compiles its ``__init__``, ``__eq__``, ``__hash__`` and
 module is imported: 0.1-0.9 ms a class, paid by every command (issue 27). The public
 types (components, flavours, results) stay dataclasses: :func:`lean_dataclass`
 gives them what ``dataclasses`` would generate from methods written once here and an
-``__init__`` written in their source (compiled once into the ``.pyc``). Records
+``__init__`` written in their source (compiled once into the ``.pyc``); only
+``dataclasses``' collection of their fields remains (~0.07 ms a class). Records
 evalkit keeps to itself (no ``dataclasses.fields``/``replace``) are :class:`Record`.
 """
 
