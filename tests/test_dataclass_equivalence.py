@@ -26,6 +26,7 @@ from evalkit.flavour import ComponentRef, Flavour, parse_flavour
 from evalkit.kernel import MetricInput
 from evalkit.results import Results
 
+
 def _fn(x: Any) -> Any:
     return x
 
