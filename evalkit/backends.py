@@ -31,10 +31,9 @@ module imports nothing but the standard library at import time.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from ._record import ByFields
+from ._record import FrozenFields, lean_dataclass
 
 if TYPE_CHECKING:  # pragma: no cover
     from .registry import Registry
@@ -45,8 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_BACKEND = "columnar"
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ below, the rest from ByFields
-class EngineOption(ByFields):
+@lean_dataclass  # its __init__ below, the rest from FrozenFields (issue 27: nothing generated)
+class EngineOption(FrozenFields):
     """A setting of a backend.
 
     :param key: its name under a config's ``engine:`` and in ``--engine-option KEY=VALUE``.
@@ -64,8 +63,6 @@ class EngineOption(ByFields):
     default: Any = None
     repeat: bool = False
 
-    # the __init__ dataclasses would generate, written out (a generated one is compiled
-    # with exec at every import, issue 27); __repr__, == and hash from ByFields
     def __init__(self, key: str, flag: str = "", help: str = "", metavar: str = "VALUE", default: Any = None,
                  repeat: bool = False) -> None:
         object.__setattr__(self, "key", key)

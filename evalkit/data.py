@@ -23,11 +23,11 @@ import functools
 import os
 import re
 import sys
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ._record import FrozenFields, lean_dataclass
 from .errors import InputFormatError
 
 
@@ -420,8 +420,8 @@ class Qrels(_Columns):
         return out
 
 
-@dataclass(frozen=True, eq=False)
-class SubtopicQrels:
+@lean_dataclass(eq=False)  # its __init__ below, the rest from FrozenFields (issue 27: nothing generated)
+class SubtopicQrels(FrozenFields):
     """Subtopic (intent) judgments ``topic subtopic docno grade`` (ndeval format).
 
     :param weights: optional ``{(topic, subtopic): probability}``; intents of a topic
@@ -435,6 +435,18 @@ class SubtopicQrels:
     line: np.ndarray
     source: str = "<memory>"
     weights: Mapping[tuple[str, str], float] | None = None
+
+    def __init__(self, qid: np.ndarray, subtopic: np.ndarray, docno: np.ndarray, grade: np.ndarray,
+                 line: np.ndarray, source: str = "<memory>",
+                 weights: Mapping[tuple[str, str], float] | None = None) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "qid", qid)
+        setattr_(self, "subtopic", subtopic)
+        setattr_(self, "docno", docno)
+        setattr_(self, "grade", grade)
+        setattr_(self, "line", line)
+        setattr_(self, "source", source)
+        setattr_(self, "weights", weights)
 
     def __len__(self) -> int:
         return len(self.qid)

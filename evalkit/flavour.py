@@ -70,12 +70,11 @@ import functools
 import re
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
-from ._record import ByFields
+from ._record import FrozenFields, lean_dataclass
 from .components import STAGE_FAMILIES, Param, format_float
 from .errors import FlavourError
 from .registry import registry_or_default
@@ -199,14 +198,14 @@ Params = tuple[tuple[str, Any], ...]
 
 
 # ComponentRef and Flavour are frozen dataclasses (``dataclasses.fields`` / ``replace``,
-# immutability) whose ``__init__`` is written below and whose ``__repr__``, ``==`` and
-# ``hash`` come from :class:`evalkit._record.ByFields` instead of being generated:
+# immutability) declared with :func:`evalkit._record.lean_dataclass`: ``__init__``
+# written below, the rest from :class:`evalkit._record.FrozenFields`, not generated:
 # ``dataclasses`` compiles each generated method with ``exec`` when this module is
 # imported (~0.1 ms each, issue 27). tests/test_startup.py compares them with the
 # methods it would generate.
 @functools.total_ordering  # the other comparisons from __lt__ and ==, as order=True gives them
-@dataclass(frozen=True, init=False, repr=False, eq=False)
-class ComponentRef(ByFields):
+@lean_dataclass
+class ComponentRef(FrozenFields):
     """A component by name with its non-default parameters (hashable, ordered by
     ``(name, params)``)."""
 
@@ -231,8 +230,8 @@ class ComponentRef(ByFields):
         return f"{self.name}({_fmt_args(self.params)})"
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # its __init__ and __repr__ below (see ComponentRef)
-class Flavour(ByFields):
+@lean_dataclass  # its __init__ and __repr__ below (see ComponentRef)
+class Flavour(FrozenFields):
     """An NDCG-family flavour: a canonical, validated, immutable value.
 
     Every way of building one (this constructor, :meth:`Flavour.of`,

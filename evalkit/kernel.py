@@ -35,11 +35,12 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
+from ._record import ByFields, lean_dataclass
 from .columnar import concat_ranges, offsets_from_sorted, segment_cumsum, segment_ids, segment_sum
 from .components import MetricOutput, declare, declared, discount, gain, idcg_strategy, metric, tie_policy
 from .engine.factorize import factorize
@@ -365,8 +366,8 @@ class IdealContext:
         return self._judged_gain
 
 
-@dataclass
-class MetricInput:
+@lean_dataclass(frozen=False)  # its __init__ below, repr and == from ByFields (issue 27: nothing generated)
+class MetricInput(ByFields):
     """Everything a metric kernel needs, for all queries of one run.
 
     :param ranked: the run sorted under the flavour's tie policy.
@@ -404,11 +405,33 @@ class MetricInput:
     # engine-private: the dict shared by every flavour evaluated on the same run (the
     # engine passes Problem._cache) and hashable identities of ``gain`` / ``discount``
     # (the flavour's component references) under which their values are shared;
-    # ``_shared=None``: nothing is shared, values are cached per input in ``_cache``
+    # ``_shared=None``: nothing is shared, values are cached per input in ``_cache`` (a
+    # new dict for each input, not an argument)
     _shared: dict | None = field(default=None, repr=False)
     _gain_key: object = field(default=None, repr=False)
     _discount_key: object = field(default=None, repr=False)
-    _cache: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, init=False, repr=False)
+
+    def __init__(self, ranked: RankedList, judged_grade: np.ndarray, judged_offsets: np.ndarray, k: int | None,
+                 gain: Callable[[np.ndarray], np.ndarray] | None = None,
+                 discount: Callable[[np.ndarray], np.ndarray] | None = None,
+                 idcg: Callable[[IdealContext], np.ndarray] | None = None, subtopics: object | None = None,
+                 min_grade: float = 0.0, negative: str = "zero", _shared: dict | None = None,
+                 _gain_key: object = None, _discount_key: object = None) -> None:
+        self.ranked = ranked
+        self.judged_grade = judged_grade
+        self.judged_offsets = judged_offsets
+        self.k = k
+        self.gain = gain
+        self.discount = discount
+        self.idcg = idcg
+        self.subtopics = subtopics
+        self.min_grade = min_grade
+        self.negative = negative
+        self._shared = _shared
+        self._gain_key = _gain_key
+        self._discount_key = _discount_key
+        self._cache = {}
 
     @property
     def n_queries(self) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
+from ._record import FrozenFields, lean_dataclass
 from .errors import ArgumentError, UnknownNameError
 from .flavour import ComponentRef, Flavour
 
@@ -27,8 +27,8 @@ def set_spec_resolver(resolver: Any) -> None:
     _SPEC_RESOLVER = resolver
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)  # the methods below (see evalkit.flavour.ComponentRef)
-class Results:
+@lean_dataclass(eq=False)  # its __init__ below, the rest from FrozenFields (issue 27: nothing generated)
+class Results(FrozenFields):
     """Per-query values of ``systems`` x ``flavours`` over ``qids``.
 
     :param qids: evaluated query ids, ``object`` ``(q,)`` (the qrels' queries).
@@ -48,8 +48,6 @@ class Results:
     labels: tuple[str, ...]
     values: np.ndarray
 
-    # the methods dataclasses would generate, written out: generated ones are compiled
-    # with exec at every import (issue 27; tests/test_startup.py compares them)
     def __init__(self, qids: np.ndarray, systems: tuple[str, ...], flavours: tuple[Flavour, ...],
                  labels: tuple[str, ...], values: np.ndarray) -> None:
         object.__setattr__(self, "qids", qids)
@@ -57,10 +55,6 @@ class Results:
         object.__setattr__(self, "flavours", flavours)
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "values", values)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(qids={self.qids!r}, systems={self.systems!r}, "
-                f"flavours={self.flavours!r}, labels={self.labels!r}, values={self.values!r})")
 
     # ----------------------------------------------------------------- lookup
     def system_index(self, system: str | int) -> int:

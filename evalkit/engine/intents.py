@@ -118,8 +118,7 @@ def intent_aware(inp: Any, kernel: Any) -> Any:
         judged_grade=ip.judged_grade,
         judged_offsets=ip.judged_offsets,
         subtopics=None,
-        _cache={},
-    )
+    )  # (its _cache a new dict: replace does not copy a field with init=False)
     out = kernel(sub)
     nq = inp.n_queries
     # an intent with no relevant judgment contributes 0 (its NDCG is undefined)
