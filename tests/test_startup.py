@@ -107,7 +107,9 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
 def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkeypatch):
     """``evalkit eval`` on the quick start (no subtopic qrels, no ``irds:``, no error,
     ``--format table``) does not import the intent-aware engine, the ecosystem layer,
-    :mod:`html`, :mod:`traceback` or :mod:`threading` (issue 27); ``--format json``
+    :mod:`html`, :mod:`traceback`, :mod:`threading`, or :mod:`shutil` with :mod:`bz2`
+    and :mod:`lzma` (argparse's help formatter and the table read the terminal's width
+    without it) (issue 27); ``--format json``
     imports :mod:`json` for its output, and a subtopic metric the intent-aware engine
     (its values: tests/test_diversity*)."""
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))
@@ -116,7 +118,7 @@ def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkey
     modules, out = loaded_after(*argv, full=True)
     assert out.splitlines()[2].split() == ["system_a", "0.7749"]
     unused = {"evalkit.engine.intents", "evalkit.ecosystem", "evalkit.ecosystem.ir_datasets", "html", "traceback",
-              "threading"}
+              "threading", "shutil", "bz2", "lzma", "_compression"}
     assert not modules & unused, modules & unused
     modules, out = loaded_after(*argv, "--format", "json", full=True)
     assert json.loads(out)["runs"]["system_a"]["all"]["ndcg_cut.10"] == pytest.approx(0.7749, abs=5e-5)

@@ -54,12 +54,38 @@ def _version() -> str:
     return __version__
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, at the width argparse's own takes (the terminal's
+    less 2: ``shutil.get_terminal_size().columns - 2``) read by
+    :func:`evalkit.report.layout.terminal_columns`, which does not import
+    :mod:`shutil` (nor, with it, zlib, bz2 and lzma). argparse builds a formatter for
+    every argument it adds; the help it prints is the same, line for line."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            from ..report.layout import terminal_columns
+
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose help formatter is :class:`HelpFormatter`
+    unless another is given; its sub-command parsers are of this class too (argparse's
+    ``add_subparsers`` makes them of the parent's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     """The ``evalkit`` parser with the sub-commands ``commands`` (default: all, in
     :data:`COMMANDS` order). Each command's module is imported to build its parser;
     :func:`main` builds only the command named on its command line
     (:func:`commands_needed`)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="evalkit",
         description="Evaluate rankings with explicit, composable NDCG flavours.",
     )
