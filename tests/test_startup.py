@@ -125,6 +125,35 @@ def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkey
     assert "json" in modules
 
 
+def test_the_program_skips_the_collection_before_teardown(tmp_path):
+    """``evalkit`` as the program (``main()`` without ``argv``, as the console script and
+    ``python -m evalkit`` call it) keeps :data:`evalkit.cli.GC_THRESHOLD` to its end and
+    turns the collector off at exit: no collection runs after the command (Python's
+    collection before the teardown walks every live object, issue 27); called with
+    ``argv`` it restores the threshold and that collection runs. Same output."""
+    code = ("import gc, sys\n"
+            "from evalkit.cli import main\n"
+            "program = sys.argv.pop(1) == 'program'\n"
+            "status = main() if program else main(sys.argv[1:])\n"
+            "print(gc.get_threshold()[0])\n"
+            "gc.callbacks.append(lambda phase, info: phase == 'start' and print('collection', file=sys.stderr))\n"
+            "sys.exit(status)")
+    argv = ("eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "EVALKIT_CACHE_DIR": str(tmp_path)}
+    outs = {}
+    for how in ("program", "argv"):
+        proc = subprocess.run([sys.executable, "-c", code, how, *argv], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        *table, threshold = proc.stdout.splitlines()
+        outs[how] = (table, int(threshold), "collection" in proc.stderr)
+    from evalkit.cli import GC_THRESHOLD
+
+    assert outs["program"][0][2].split() == ["system_a", "0.7749"] and outs["program"][0] == outs["argv"][0]
+    assert outs["program"][1:] == (GC_THRESHOLD, False)
+    assert outs["argv"][1] < GC_THRESHOLD and outs["argv"][2]  # Python's threshold (700), its collection at exit
+
+
 def test_printing_plain_names_compiles_no_escaping_regex(capsys):
     """The escaping functions compile their regular expressions on first use, and a
     printable-ASCII string needs none: printing the quick-start table compiles none,
