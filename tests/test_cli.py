@@ -533,6 +533,72 @@ def test_usage_errors_and_help(capsys):
         assert code == 0 and "%%" not in out, name
 
 
+@pytest.mark.parametrize("columns", [None, "50", "80", "120"])
+def test_help_and_usage_are_argparses_own(capsys, monkeypatch, columns):
+    """The parsers' formatter (:class:`evalkit.cli.HelpFormatter`, which reads the
+    width without importing shutil) prints every command's help and usage, and a usage
+    error, as argparse's own :class:`argparse.HelpFormatter` does, at COLUMNS unset,
+    50, 80 and 120."""
+    import argparse
+    import io
+
+    from evalkit.cli import HelpFormatter, build_parser
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+
+    def texts(formatter):
+        parser = build_parser()
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parsers = [parser, *subparsers.choices.values()]
+        for p in parsers:
+            assert p.formatter_class is HelpFormatter  # the sub-commands' too
+            p.formatter_class = formatter
+        err = io.StringIO()
+        with pytest.raises(SystemExit), monkeypatch.context() as m:
+            m.setattr("sys.stderr", err)
+            subparsers.choices["eval"].parse_args(["qrels", "run", "--digits", "99"])
+        return [p.format_help() for p in parsers] + [p.format_usage() for p in parsers] + [err.getvalue()]
+
+    ours, argparses = texts(HelpFormatter), texts(argparse.HelpFormatter)
+    assert ours == argparses
+    assert len(ours) == 2 * (len(COMMANDS) + 1) + 1 and "argument --digits: 99 is not an integer" in ours[-1]
+    width = int(columns) if columns else 80  # not a terminal here: COLUMNS, else 80
+    usage = ours[len(COMMANDS) + 2 + COMMANDS.index("eval")].splitlines()  # eval's, wrapped to the width
+    assert usage[0].startswith("usage: evalkit eval [-h]") and max(map(len, usage)) > width - 20
+
+
+def test_main_raises_the_collector_threshold_while_it_runs(small, capsys, monkeypatch):
+    """:func:`evalkit.cli.main` runs a command with the garbage collector's first
+    threshold at :data:`~evalkit.cli.GC_THRESHOLD` and, called with ``argv``, restores it
+    (a collector turned off by a threshold of 0 stays off); the values are the same."""
+    import gc
+
+    from evalkit.cli import GC_THRESHOLD
+    from evalkit.cli import eval as eval_command
+
+    seen = []
+    real = eval_command.run
+    monkeypatch.setattr(eval_command, "run", lambda args: seen.append(gc.get_threshold()) or real(args))
+    argv = ("eval", str(small / "qrels.txt"), str(small / "sys.run"), "-m", "ndcg@10", "--format", "tsv")
+    before = gc.get_threshold()
+    assert before[0] < GC_THRESHOLD
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0 and seen == [(GC_THRESHOLD, *before[1:])] and gc.get_threshold() == before
+    value = float(out.split()[-1])
+    try:
+        gc.set_threshold(0, *before[1:])
+        code, out, _ = run_cli(capsys, *argv)
+        assert code == 0 and seen[-1] == (0, *before[1:]) == gc.get_threshold()
+    finally:
+        gc.set_threshold(*before)
+    # q1: DCG 3 + 2/log2(3), IDCG the same + 1/log2(4) (d5, judged 1, not returned); q2: 1
+    assert float(out.split()[-1]) == value == pytest.approx((1 + (3 + 2 / math.log2(3)) / (3.5 + 2 / math.log2(3))) / 2,
+                                                             abs=5e-5)
+
+
 def test_console_script_entry_point():
     from importlib.metadata import entry_points
 

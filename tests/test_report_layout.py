@@ -69,3 +69,52 @@ def test_fit_table_blocks_equal_tabulate() -> None:
         assert block == tabulate([[r[c] for c in picked] for r in rows], headers=[headers[c] for c in picked],
                                  tablefmt="simple", disable_numparse=True, colalign=[align[c] for c in picked])
     assert shown == list(range(1, 11))
+
+
+@pytest.mark.parametrize("columns", [None, "120", "33", "0", "-4", "wide", " 90 ", ""])
+@pytest.mark.parametrize("terminal", [None, 100, 0, "closed", "none"])
+def test_terminal_columns_equals_shutil(columns: str | None, terminal: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`terminal_columns` (the tables' width and argparse's help width, read
+    without importing shutil) gives ``shutil.get_terminal_size().columns`` for every
+    ``COLUMNS`` (unset, positive, zero, negative, not a number) and standard output (not
+    a terminal, a terminal 100 wide or reporting width 0, closed, ``None``)."""
+    import os
+    import shutil
+    import sys
+
+    from evalkit.report.layout import terminal_columns, terminal_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    opened = []
+    if terminal is None:
+        stdout = open(os.devnull, "w")
+        opened.append(stdout)
+    elif terminal == "none":
+        stdout = None
+    elif terminal == "closed":
+        stdout = open(os.devnull, "w")
+        stdout.close()
+    else:
+        if not hasattr(os, "openpty"):
+            pytest.skip("no pseudo-terminals here")
+        import fcntl
+        import struct
+        import termios
+
+        main_fd, child_fd = os.openpty()
+        fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, terminal, 0, 0))
+        stdout = os.fdopen(child_fd, "w")
+        opened += [stdout, os.fdopen(main_fd, "rb")]
+    monkeypatch.setattr(sys, "__stdout__", stdout)
+    try:
+        expected = shutil.get_terminal_size().columns
+        assert terminal_columns() == expected
+        assert terminal_width() == max(40, expected)
+        if columns is None and terminal == 100:
+            assert expected == 100  # the terminal's own width was read
+    finally:
+        for f in opened:
+            f.close()

@@ -109,7 +109,9 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
 def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkeypatch):
     """``evalkit eval`` on the quick start (no subtopic qrels, no ``irds:``, no error,
     ``--format table``) does not import the intent-aware engine, the ecosystem layer,
-    :mod:`html`, :mod:`traceback`, :mod:`threading` or :mod:`json` (issue 27); ``--format json``
+    :mod:`html`, :mod:`traceback`, :mod:`threading`, :mod:`json`, or :mod:`shutil` with :mod:`zlib`,
+    :mod:`bz2` and :mod:`lzma` (argparse's help formatter and the table read the terminal's width
+    without it) (issue 27); ``--format json``
     imports :mod:`json` for its output, and a subtopic metric the intent-aware engine
     (its values: tests/test_diversity*)."""
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))
@@ -119,12 +121,42 @@ def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkey
     assert out.splitlines()[2].split() == ["system_a", "0.7749"]
     unused = {"evalkit.engine.intents", "evalkit.ecosystem", "evalkit.ecosystem.ir_datasets", "html", "traceback",
               "threading", "json",  # json: the entry-point cache is plain text (read_cache)
+              "shutil", "zlib", "bz2", "lzma", "_compression",  # terminal width: report.layout.terminal_columns
               "evalkit.probe",  # only a third-party plugin's components are probed at start-up
               "pluggy", "evalkit.hookspecs", "evalkit._plugin_manager"}  # no plugin: built-ins registered directly
     assert not modules & unused, modules & unused
     modules, out = loaded_after(*argv, "--format", "json", full=True)
     assert json.loads(out)["runs"]["system_a"]["all"]["ndcg_cut.10"] == pytest.approx(0.7749, abs=5e-5)
     assert "json" in modules
+
+
+def test_the_program_skips_the_collection_before_teardown(tmp_path):
+    """``evalkit`` as the program (``main()`` without ``argv``, as the console script and
+    ``python -m evalkit`` call it) keeps :data:`evalkit.cli.GC_THRESHOLD` to its end and
+    turns the collector off at exit: no collection runs after the command (Python's
+    collection before the teardown walks every live object, issue 27); called with
+    ``argv`` it restores the threshold and that collection runs. Same output."""
+    code = ("import gc, sys\n"
+            "from evalkit.cli import main\n"
+            "program = sys.argv.pop(1) == 'program'\n"
+            "status = main() if program else main(sys.argv[1:])\n"
+            "print(gc.get_threshold()[0])\n"
+            "gc.callbacks.append(lambda phase, info: phase == 'start' and print('collection', file=sys.stderr))\n"
+            "sys.exit(status)")
+    argv = ("eval", str(QS / "qrels.txt"), str(QS / "system_a.run"), "-m", "ndcg_cut.10")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "EVALKIT_CACHE_DIR": str(tmp_path)}
+    outs = {}
+    for how in ("program", "argv"):
+        proc = subprocess.run([sys.executable, "-c", code, how, *argv], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        *table, threshold = proc.stdout.splitlines()
+        outs[how] = (table, int(threshold), "collection" in proc.stderr)
+    from evalkit.cli import GC_THRESHOLD
+
+    assert outs["program"][0][2].split() == ["system_a", "0.7749"] and outs["program"][0] == outs["argv"][0]
+    assert outs["program"][1:] == (GC_THRESHOLD, False)
+    assert outs["argv"][1] < GC_THRESHOLD and outs["argv"][2]  # Python's threshold (700), its collection at exit
 
 
 def test_printing_plain_names_compiles_no_escaping_regex(capsys):

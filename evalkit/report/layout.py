@@ -11,8 +11,9 @@ tests/test_report_layout.py compares the two); any other table goes to tabulate.
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
+import sys
 import textwrap
 from typing import Any, Sequence
 
@@ -29,10 +30,33 @@ _PAD = 2
 _MIN_ROOM = 10
 
 
+def terminal_columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size().columns`` gives it:
+    ``COLUMNS`` when it is a positive integer, else the width of the terminal on
+    :data:`sys.__stdout__` when it is one (and reports a width), else 80.
+
+    Written out so that neither a table nor the command line's help formatter
+    (:class:`evalkit.cli.HelpFormatter`, which argparse builds for every argument it
+    adds) imports :mod:`shutil`, and with it :mod:`zlib`, :mod:`bz2` and :mod:`lzma`
+    (~2 ms of start-up, issue 27); tests/test_report_layout.py compares the two."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    try:
+        columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+    except (AttributeError, ValueError, OSError):  # closed, detached, or not a terminal
+        columns = 0
+    return columns or 80
+
+
 def terminal_width() -> int:
     """The width to print for: ``COLUMNS``, else the terminal's size, else 80
-    (:func:`shutil.get_terminal_size`), never below :data:`MIN_WIDTH`."""
-    return max(MIN_WIDTH, shutil.get_terminal_size((80, 24)).columns)
+    (:func:`terminal_columns`), never below :data:`MIN_WIDTH`."""
+    return max(MIN_WIDTH, terminal_columns())
 
 
 def _longest(text: str) -> int:
