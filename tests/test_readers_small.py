@@ -36,7 +36,9 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
     """``(small paths, line-by-line reader, Arrow, small paths taken)``: the results of
     ``read()`` (an error is returned as its message); the split-only small path
     (``_canonical_columns`` off) must give the same result as the two small paths
-    together. ``taken`` names the small paths that returned the file's contents."""
+    together, and the small paths the same with ``bytes`` methods (files under
+    ``TINY_MAX_BYTES``) as with NumPy. ``taken`` names the small paths that returned
+    the file's contents."""
     def attempt() -> Any:
         try:
             return columns(read())
@@ -62,6 +64,10 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
         m.setattr(trec, "_canonical_columns", spy_columns)
         m.setattr(trec, "_canonical_tokens", spy_tokens)
         small = attempt()
+        tiny_taken, taken = taken, []
+        m.setattr(trec, "TINY_MAX_BYTES", 0)  # the NumPy checks and parser, as for larger files
+        numpy_read = attempt()
+    assert numpy_read == small and tiny_taken == taken
     with monkeypatch.context() as m:
         m.setattr(trec, "_canonical_columns", lambda raw, n_fields, number: None)
         split_only = attempt()
