@@ -450,17 +450,20 @@ def _decimal_column(data: np.ndarray, start: np.ndarray, length: np.ndarray,
     last = len(data) - 1
     clamp = int(start.max()) + width - 1 > last  # the last values end near the end of the data
     mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
-    fraction = np.zeros(n, dtype=np.int64)  # digits after the point
-    digits = np.zeros(n, dtype=np.int64)
+    fraction = np.zeros(n, dtype=np.uint8)  # digits after the point (at most 20)
+    digits = np.zeros(n, dtype=np.uint8)
     point = np.zeros(n, dtype=bool)
     odd = np.zeros(n, dtype=bool)  # a byte a plain value has not there, or a second point
-    # buffers reused at every position (fresh temporaries cost page faults and cache misses)
-    at = np.empty(n, dtype=np.int64)
+    # buffers reused at every position (fresh temporaries cost page faults and cache
+    # misses), as narrow as they can be: offsets in a file under 8 MiB fit int32
+    wide_offsets = last >= 1 << 31
+    first = start if wide_offsets else start.astype(np.int32)
+    at = np.empty(n, dtype=first.dtype)
     shifted = np.empty(n, dtype=np.int64)
     byte, c = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     inside, digit, dot, flag = (np.empty(n, dtype=bool) for _ in range(4))
     for j in range(width):
-        np.add(start, j, out=at)
+        np.add(first, j, out=at)
         if clamp:
             np.minimum(at, last, out=at)
         np.take(data, at, out=byte, mode="clip")  # in range; "clip" writes out unbuffered
