@@ -428,9 +428,8 @@ def _byte_classes(integer: bool) -> np.ndarray:
 def _decimal_column(data: np.ndarray, start: np.ndarray, length: np.ndarray,
                     integer: bool = False) -> np.ndarray | None:
     """``float64 (n,)`` of the numbers ``data[start[i]: start[i] + length[i]]``
-    (``data`` ``uint8``, ASCII; ``start``, ``length`` ``int64 (n,)``, every length >= 1,
-    ``data`` holding at least one byte after the last number), equal to ``float()`` of
-    each; ``None`` if one is not a number as trec_eval reads it (:func:`_number_re`;
+    (``data`` ``uint8``, ASCII; ``start``, ``length`` ``int64 (n,)``, every length >= 1),
+    equal to ``float()`` of each; ``None`` if one is not a number as trec_eval reads it (:func:`_number_re`;
     with ``integer``, :func:`_integer_re`) or is not finite.
 
     One pass per character position (Horner's scheme) reads each value's bytes and
@@ -643,7 +642,9 @@ def _tiny_fields(raw: bytes, n_fields: int) -> list[str] | None:
     split must give ``n_fields`` fields a line (fewer: two of those bytes adjacent,
     an empty field). ``None`` for any other file, or one of :func:`_numpy_max_bytes`
     or more (as :func:`_canonical_ends`)."""
-    if not raw or len(raw) >= _numpy_max_bytes() or not raw.isascii() or b"\x7f" in raw or raw[0] <= 32 or raw[0] == 35 or b"\n#" in raw:
+    if not raw or len(raw) >= _numpy_max_bytes():
+        return None
+    if not raw.isascii() or b"\x7f" in raw or raw[0] <= 32 or raw[0] == 35 or b"\n#" in raw:
         return None  # not ASCII, DEL, a blank or indented first line, a comment line
     end = raw.find(b"\n")
     delim = _delimiter(raw if end < 0 else raw[:end])
