@@ -218,15 +218,19 @@ def decimal_column(values: list[str], integer: bool = False) -> Any:
        st.booleans())
 def test_numpy_number_check_equals_the_regular_expression(values: list[str], integer: bool) -> None:
     """The small-file reader checks a number column in NumPy (regular expressions only
-    for values that are not plain decimals): it takes exactly the columns whose every
-    value matches the grammar the exact reader's error names (integers for grades)
-    and is finite, and then reads ``float()`` of each."""
+    for values that are not plain decimals), or by ``str`` methods under
+    ``TINY_MAX_BYTES``: both take exactly the columns whose every value matches the
+    grammar the exact reader's error names (integers for grades) and is finite, and
+    then read ``float()`` of each."""
     grammar = re.compile(r"[+-]?[0-9]+" if integer else r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
     ok = all(grammar.fullmatch(v) for v in values) and all(np.isfinite(float(v)) for v in values)
     got = decimal_column(values, integer)
     assert (got is not None) == ok, values
+    tiny = trec._tiny_numbers(values, integer)  # the same check by str methods (files under TINY_MAX_BYTES)
+    assert (tiny is not None) == ok, values
     if ok:
         assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+        assert tiny.view(np.uint64).tolist() == got.view(np.uint64).tolist()
 
 
 DIGITS = st.text(alphabet="0123456789", max_size=22)
