@@ -198,11 +198,13 @@ def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: 
 HASH_CACHE_MAX_ROWS = 1 << 20
 
 
-#: Qrels a reader split into at most this many lines of ``str`` tokens are checked for
-#: duplicate pairs by a Python set (:meth:`Qrels._from_tokens`): below it the set costs
-#: less than the hash index's NumPy operations (the quick start's 38 judgments: 0.02 ms
-#: against 0.4 ms in a fresh process), and qrels keep no index (the join searches the
-#: run's, :func:`evalkit.engine.problem.build_problem`).
+#: Qrels and runs a reader split into at most this many lines of ``str`` tokens are
+#: checked for duplicate pairs by a Python set (:meth:`Qrels._from_tokens`,
+#: :meth:`Run._from_tokens`): below it the set costs less than the hash index's NumPy
+#: operations (the quick start's 38 judgments: 0.02 ms against 0.4 ms in a fresh
+#: process). Qrels keep no index (the join searches the run's); a run's is built by
+#: its first join if that needs it (the join of two such small tables does not:
+#: :data:`evalkit.engine.problem.DICT_JOIN_MAX_ROWS`).
 SET_CHECK_MAX_ROWS = 1 << 10
 
 
@@ -564,6 +566,9 @@ class Run(_Columns):
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
         if codes is not None:
             out._qcodes, out._qvocab = codes
+        elif (len(out) <= SET_CHECK_MAX_ROWS and isinstance(out._docno_in, np.ndarray)
+              and len(set(zip(out._qid_in, out._docno_in))) == len(out)):
+            return out  # no duplicate (else the index below finds it and words the error)
         out._check_unique_fast(source, "document")
         return out
 
