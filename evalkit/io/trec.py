@@ -446,6 +446,10 @@ def _decimal_column(data: np.ndarray, start: np.ndarray, length: np.ndarray,
         return np.empty(0, dtype=np.float64)
     width = min(int(length.max()), _WIDE_DIGITS + 2)  # digits, a sign and a point
     classes = _byte_classes(integer)
+    if width == 1:  # one character each (grades 0-9): digits are their values
+        single = classes[data[start]]
+        if bool((single < 10).all()):
+            return single.astype(np.float64)
     last = len(data) - 1
     clamp = int(start.max()) + width - 1 > last  # the last values end near the end of the data
     mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
