@@ -878,3 +878,21 @@ def test_a_comment_the_exact_reader_refuses_is_still_refused(monkeypatch, tmp_pa
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", 1 << 14)
     with pytest.raises(InputFormatError, match=r"input.txt:14: .*U\+0007"):
         evalkit.read_run(path)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 16])
+def test_gather_bytes_in_chunks_equals_the_joined_ranges(monkeypatch, chunk):
+    """:func:`evalkit.engine.factorize.gather_bytes` (the readers' docno column) gathers
+    in steps of ``_GATHER_CHUNK`` output bytes: any step size, empty ranges and ranges
+    longer than a step give the ranges' bytes end to end and their offsets."""
+    monkeypatch.setattr(fz, "_GATHER_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for _ in range(300):
+        data = rng.integers(0, 256, size=int(rng.integers(1, 300))).astype(np.uint8)
+        n = int(rng.integers(0, 40))
+        length = rng.integers(0, 12, size=n) * (rng.random(n) < 0.8)
+        start = rng.integers(0, len(data), size=n).astype(np.int64)
+        length = np.minimum(length, len(data) - start).astype(np.int64)
+        offsets, out = fz.gather_bytes(data, start, length)
+        assert out.tobytes() == b"".join(data[a: a + k].tobytes() for a, k in zip(start, length))
+        assert offsets.tolist() == [0, *np.cumsum(length).tolist()]

@@ -458,10 +458,9 @@ def _decimal_column(data: np.ndarray, start: np.ndarray, length: np.ndarray,
     point = np.zeros(n, dtype=bool)
     odd = np.zeros(n, dtype=bool)  # a byte a plain value has not there, or a second point
     # buffers reused at every position (fresh temporaries cost page faults and cache
-    # misses), as narrow as they can be: offsets in a file under 8 MiB fit int32
-    wide_offsets = last >= 1 << 31
-    first = start if wide_offsets else start.astype(np.int32)
-    at = np.empty(n, dtype=first.dtype)
+    # misses); the offsets int64 (NumPy converts a narrower index array to intp first)
+    first = start.astype(np.int64, copy=False)
+    at = np.empty(n, dtype=np.int64)
     shifted = np.empty(n, dtype=np.int64)
     byte, c = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     inside, digit, dot, flag = (np.empty(n, dtype=bool) for _ in range(4))
