@@ -20,7 +20,6 @@ and ``line`` attributes are built from them on first access and cached.
 from __future__ import annotations
 
 import functools
-import os
 import re
 import sys
 from typing import Any, Iterable, Mapping
@@ -38,8 +37,9 @@ from .errors import InputFormatError
 FORBIDDEN_CHARACTERS = ("\x00-\x08\x0e-\x1f\x7f-\x9f\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f"
                         "\u205f-\u2064\u3000\ufeff\ufff9-\ufffb")
 #: Ids built in memory may hold spaces (a query's text as its id is common in
-#: learning-to-rank and recommender data) but no control character.
-_BAD_ID = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: learning-to-rank and recommender data) but no control character (a regular-expression
+#: character class, compiled by :func:`_row_columns` when it runs, not at import).
+_BAD_ID = "[\x00-\x1f\x7f-\x9f]"
 
 
 def _missing(v: Any) -> bool:
@@ -153,6 +153,7 @@ def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = 
         raise ArgumentError(f"{source}: expected {'a nested mapping or ' if nested else ''}an iterable of "
                             f"{shape} tuples, got {type(rows).__name__}")
     rows = list(rows)
+    bad_id = re.compile(_BAD_ID)
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != width:
             raise ArgumentError(f"{source}: row {i + 1}: expected a {shape} tuple, got {row!r}")
@@ -160,7 +161,7 @@ def _row_columns(rows: Any, width: int, shape: str, source: str, nested: bool = 
             if isinstance(value, bool) or not isinstance(value, (str, int, np.integer)):
                 raise ArgumentError(f"{source}: row {i + 1}: field {j + 1} of {shape} must be a string, "
                                     f"got {type(value).__name__} {value!r}")
-            bad = _BAD_ID.search(value) if isinstance(value, str) else None
+            bad = bad_id.search(value) if isinstance(value, str) else None
             if bad is not None or value == "":
                 field = shape.strip("()").split(", ")[j]
                 what = f"holds U+{ord(bad.group()):04X}" if bad is not None else "is empty"
@@ -195,6 +196,16 @@ def _check_unique(qid: np.ndarray, docno: np.ndarray, line: np.ndarray, source: 
 #: Qrels of at most this many rows keep their ``(qid, docno)`` pair hashes (``uint64``,
 #: 8 bytes a row) between the duplicate check and the join (:meth:`_Columns._build_pair_index`).
 HASH_CACHE_MAX_ROWS = 1 << 20
+
+
+#: Qrels and runs a reader split into at most this many lines of ``str`` tokens are
+#: checked for duplicate pairs by a Python set (:meth:`Qrels._from_tokens`,
+#: :meth:`Run._from_tokens`): below it the set costs less than the hash index's NumPy
+#: operations (the quick start's 38 judgments: 0.02 ms against 0.4 ms in a fresh
+#: process). Qrels keep no index (the join searches the run's); a run's is built by
+#: its first join if that needs it (the join of two such small tables does not:
+#: :data:`evalkit.engine.problem.DICT_JOIN_MAX_ROWS`).
+SET_CHECK_MAX_ROWS = 1 << 10
 
 
 class _Columns:
@@ -381,6 +392,9 @@ class Qrels(_Columns):
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), grade, line, source)
         if codes is not None:
             out._qcodes, out._qvocab = codes
+        elif (len(out) <= SET_CHECK_MAX_ROWS and isinstance(out._docno_in, np.ndarray)
+              and len(set(zip(out._qid_in, out._docno_in))) == len(out)):
+            return out  # no duplicate (else the index below finds it and words the error)
         out._check_unique_fast(source, "judgment")
         return out
 
@@ -564,6 +578,9 @@ class Run(_Columns):
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
         if codes is not None:
             out._qcodes, out._qvocab = codes
+        elif (len(out) <= SET_CHECK_MAX_ROWS and isinstance(out._docno_in, np.ndarray)
+              and len(set(zip(out._qid_in, out._docno_in))) == len(out)):
+            return out  # no duplicate (else the index below finds it and words the error)
         out._check_unique_fast(source, "document")
         return out
 

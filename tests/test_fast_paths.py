@@ -405,6 +405,45 @@ def test_join_grades_match_a_dictionary_lookup():
     assert list(problem.docno_vocab) == sorted(set(docnos))
 
 
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_small_join_by_dict_equals_the_hash_join(monkeypatch, interleaved):
+    """Tables of at most ``DICT_JOIN_MAX_ROWS`` rows with ``object`` docno columns (small
+    files) are joined by a dict: the same judged rows, grades and qrels rows, hence the
+    same problem, as the hash index's join; and the same as a Python lookup."""
+    from evalkit.engine import problem as pr
+
+    rng = np.random.default_rng(13)
+    q_rows, r_rows = _random_data(rng, n_queries=12, depth=30)
+    if interleaved:
+        r_rows = [r_rows[i] for i in rng.permutation(len(r_rows))]
+    qrels, run = Qrels.from_rows(q_rows), Run.from_rows(r_rows)
+    assert len(run) <= pr.DICT_JOIN_MAX_ROWS and len(qrels) <= pr.DICT_JOIN_MAX_ROWS
+    calls = []
+    real = pr._dict_matches
+    monkeypatch.setattr(pr, "_dict_matches", lambda *a: calls.append(1) or real(*a))
+    by_dict = build_problem(qrels, run)
+    assert calls and real(qrels, run, *_join_args(qrels, run)) is not None  # the dict join ran
+    monkeypatch.setattr(pr, "DICT_JOIN_MAX_ROWS", 0)
+    by_hash = build_problem(qrels, run)
+    for a, b in ((by_dict.keys.grade, by_hash.keys.grade), (by_dict.keys.line, by_hash.keys.line),
+                 (by_dict.judged_grade, by_hash.judged_grade), (by_dict._judged_at[0], by_hash._judged_at[0]),
+                 (by_dict.qids, by_hash.qids)):
+        np.testing.assert_array_equal(a, b)
+    lookup = {(q, d): g for q, d, g in q_rows}
+    docnos = run.docno[by_dict.keys.line] if by_dict.keys.line is not None else run.docno
+    expected = [lookup.get((q, d), np.nan) for q, d in zip(by_dict.qids[by_dict.keys.query], docnos)]
+    np.testing.assert_array_equal(by_dict.keys.grade, expected)
+
+
+def _join_args(qrels, run):
+    """``(run codes, remap, qrels query codes)`` as :func:`build_problem` hands them to the join."""
+    q_qrels, qids = qrels._qid_codes()
+    q_run, vocab = run._qid_codes()
+    pos = np.minimum(np.searchsorted(qids, vocab), len(qids) - 1)
+    remap = np.where(qids[pos] == vocab, pos, -1).astype(np.int64)
+    return q_run, remap, q_qrels
+
+
 def _laid_out(rows, layout, rng):
     """The run rows in a layout: ``blocks`` (one block per query, equal lengths: the
     2-D per-block sort; the query absent from the qrels left out), ``ragged`` (one block per query, lengths differ), ``interleaved``
@@ -839,3 +878,21 @@ def test_a_comment_the_exact_reader_refuses_is_still_refused(monkeypatch, tmp_pa
     monkeypatch.setattr(trec, "FAST_MIN_BYTES", 1 << 14)
     with pytest.raises(InputFormatError, match=r"input.txt:14: .*U\+0007"):
         evalkit.read_run(path)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 16])
+def test_gather_bytes_in_chunks_equals_the_joined_ranges(monkeypatch, chunk):
+    """:func:`evalkit.engine.factorize.gather_bytes` (the readers' docno column) gathers
+    in steps of ``_GATHER_CHUNK`` output bytes: any step size, empty ranges and ranges
+    longer than a step give the ranges' bytes end to end and their offsets."""
+    monkeypatch.setattr(fz, "_GATHER_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for _ in range(300):
+        data = rng.integers(0, 256, size=int(rng.integers(1, 300))).astype(np.uint8)
+        n = int(rng.integers(0, 40))
+        length = rng.integers(0, 12, size=n) * (rng.random(n) < 0.8)
+        start = rng.integers(0, len(data), size=n).astype(np.int64)
+        length = np.minimum(length, len(data) - start).astype(np.int64)
+        offsets, out = fz.gather_bytes(data, start, length)
+        assert out.tobytes() == b"".join(data[a: a + k].tobytes() for a, k in zip(start, length))
+        assert offsets.tolist() == [0, *np.cumsum(length).tolist()]

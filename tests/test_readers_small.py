@@ -36,7 +36,9 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
     """``(small paths, line-by-line reader, Arrow, small paths taken)``: the results of
     ``read()`` (an error is returned as its message); the split-only small path
     (``_canonical_columns`` off) must give the same result as the two small paths
-    together. ``taken`` names the small paths that returned the file's contents."""
+    together, and the small paths the same with ``bytes`` methods (files under
+    ``TINY_MAX_BYTES``) as with NumPy. ``taken`` names the small paths that returned
+    the file's contents."""
     def attempt() -> Any:
         try:
             return columns(read())
@@ -62,6 +64,10 @@ def three_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any]) -> tupl
         m.setattr(trec, "_canonical_columns", spy_columns)
         m.setattr(trec, "_canonical_tokens", spy_tokens)
         small = attempt()
+        tiny_taken, taken = taken, []
+        m.setattr(trec, "TINY_MAX_BYTES", 0)  # the NumPy checks and parser, as for larger files
+        numpy_read = attempt()
+    assert numpy_read == small and tiny_taken == taken
     with monkeypatch.context() as m:
         m.setattr(trec, "_canonical_columns", lambda raw, n_fields, number: None)
         split_only = attempt()
@@ -189,13 +195,42 @@ def test_large_files_are_left_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.text(alphabet="0123456789.eE+-x ", max_size=8), max_size=6))
 def test_whole_column_number_check_equals_the_per_value_one(values: list[str]) -> None:
-    """The readers check a whole column with one (possessive) regular expression;
+    """The exact reader checks a whole column with one (possessive) regular expression;
     it accepts exactly the columns whose every value matches the per-value grammar
     (the one that words the error), integers likewise."""
     joined = "".join(v + "\n" for v in values)
-    assert (trec._NUMBER_LINES.fullmatch(joined) is not None) == all(trec._NUMBER.fullmatch(v) for v in values)
+    number = trec._number_re()
+    assert (trec._number_lines_re().fullmatch(joined) is not None) == all(number.fullmatch(v) for v in values)
     integer = re.compile(r"[+-]?[0-9]+", re.ASCII)
-    assert (trec._INTEGER_LINES.fullmatch(joined) is not None) == all(integer.fullmatch(v) for v in values)
+    assert (trec._integer_lines_re().fullmatch(joined) is not None) == all(integer.fullmatch(v) for v in values)
+
+
+def decimal_column(values: list[str], integer: bool = False) -> Any:
+    """:func:`trec._decimal_column` of ``values`` laid out one per line."""
+    text = "".join(v + "\n" for v in values)
+    length = np.array([len(v) for v in values], dtype=np.int64)
+    start = np.cumsum(length + 1) - (length + 1)
+    return trec._decimal_column(np.frombuffer(text.encode("ascii"), dtype=np.uint8), start, length, integer)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789.eE+-x", min_size=1, max_size=24), min_size=1, max_size=6),
+       st.booleans())
+def test_numpy_number_check_equals_the_regular_expression(values: list[str], integer: bool) -> None:
+    """The small-file reader checks a number column in NumPy (regular expressions only
+    for values that are not plain decimals), or by ``str`` methods under
+    ``TINY_MAX_BYTES``: both take exactly the columns whose every value matches the
+    grammar the exact reader's error names (integers for grades) and is finite, and
+    then read ``float()`` of each."""
+    grammar = re.compile(r"[+-]?[0-9]+" if integer else r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+    ok = all(grammar.fullmatch(v) for v in values) and all(np.isfinite(float(v)) for v in values)
+    got = decimal_column(values, integer)
+    assert (got is not None) == ok, values
+    tiny = trec._tiny_numbers(values, integer)  # the same check by str methods (files under TINY_MAX_BYTES)
+    assert (tiny is not None) == ok, values
+    if ok:
+        assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
+        assert tiny.view(np.uint64).tolist() == got.view(np.uint64).tolist()
 
 
 DIGITS = st.text(alphabet="0123456789", max_size=22)
@@ -203,18 +238,19 @@ NUMBER = st.builds(
     lambda sign, whole, point, fraction, exponent: sign + whole + point + fraction + exponent,
     st.sampled_from(["", "+", "-"]), DIGITS, st.sampled_from(["", "."]), DIGITS,
     st.sampled_from(["", "e5", "E-3", "e+300", "e-330", "e400"]),
-).filter(lambda v: trec._NUMBER.fullmatch(v) is not None)  # the tokens the reader's check accepts
+).filter(lambda v: trec._number_re().fullmatch(v) is not None)  # the tokens the reader's check accepts
 
 
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(NUMBER, min_size=1, max_size=8))
 def test_numpy_parsed_numbers_equal_float(values: list[str]) -> None:
-    """:func:`trec._decimals` (digits as an integer over a power of ten where that is
-    exact, ``float()`` elsewhere) gives ``float()`` of every token, bit for bit."""
-    text = "".join(v + "\n" for v in values)
-    length = np.array([len(v) for v in values], dtype=np.int64)
-    offset = np.cumsum(length + 1) - (length + 1)
-    got = trec._decimals(text, offset, length)
+    """:func:`trec._decimal_column` (digits as an integer over a power of ten where that
+    is exact, ``float()`` elsewhere) gives ``float()`` of every token, bit for bit,
+    finite or not (a column with an infinite value is refused)."""
+    got = decimal_column(values)
+    if not all(np.isfinite(float(v)) for v in values):
+        assert got is None
+        return
     assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
 
 
@@ -230,10 +266,7 @@ def test_full_precision_and_near_midpoint_scores_equal_float() -> None:
         mid = (v + np.nextafter(v, np.inf)) / 2  # rounded, but its decimal digits sit next to a midpoint
         values += [f"{mid:.30f}"[:k].rstrip(".") for k in (18, 19, 20, 21)]
     values = [v for v in values if "e" not in v] + ["0.061885662275017239", "-10.031979740362001"]
-    text = "".join(v + "\n" for v in values)
-    length = np.array([len(v) for v in values], dtype=np.int64)
-    offset = np.cumsum(length + 1) - (length + 1)
-    got = trec._decimals(text, offset, length)
+    got = decimal_column(values)
     assert got.view(np.uint64).tolist() == np.array([float(v) for v in values]).view(np.uint64).tolist()
 
 

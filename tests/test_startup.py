@@ -178,6 +178,50 @@ def test_printing_plain_names_compiles_no_escaping_regex(capsys):
     assert escape._control_re.cache_info().currsize == 1
 
 
+def test_reading_canonical_files_compiles_no_regex_in_the_readers(tmp_path):
+    """The readers (:mod:`evalkit.io.trec`) and :mod:`evalkit.data` compile their
+    regular expressions on first use, and a canonical file needs none (issue 27):
+    ``evalkit eval`` on the quick start (the bytes-method path under
+    ``TINY_MAX_BYTES``) and on a 3,000-line run and qrels (the NumPy path) compiles
+    none in either module, at import or while reading, and prints the same table as
+    ever; a file with an exponent score still compiles the number grammar to check it."""
+    code = ("import sys, io, json, re, contextlib, traceback\n"
+            "callers, real = [], re._compile\n"
+            "def compile(pattern, flags=0):\n"
+            "    callers.extend(f'{f.filename}:{f.lineno}' for f in traceback.extract_stack(limit=4)[:-1]\n"
+            "                   if f.filename.endswith(('evalkit/io/trec.py', 'evalkit/data.py')))\n"
+            "    return real(pattern, flags)\n"
+            "re._compile = compile\n"
+            "from evalkit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    code = main(sys.argv[1:])\n"
+            "print(json.dumps([code, out.getvalue(), callers]))")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "EVALKIT_CACHE_DIR": str(tmp_path)}
+
+    def run(*argv: str) -> tuple[str, list[str]]:
+        proc = subprocess.run([sys.executable, "-c", code, "eval", *argv, "-m", "ndcg_cut.10"], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        status, out, callers = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert status == 0, out
+        return out, callers
+
+    out, callers = run(str(QS / "qrels.txt"), str(QS / "system_a.run"))
+    assert out.splitlines()[2].split() == ["system_a", "0.7749"] and callers == [], callers
+    qrels = "".join(f"{300 + q} 0 doc{q}-{d} {d % 3}\n" for q in range(30) for d in range(100))
+    run_text = "".join(f"{300 + q} Q0 doc{q}-{(d * 7) % 100} {d + 1} {100 - d}.25 sys\n"
+                       for q in range(30) for d in range(100))
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run_text)
+    from evalkit.io.trec import TINY_MAX_BYTES
+
+    assert len(run_text) > TINY_MAX_BYTES and len(qrels) > TINY_MAX_BYTES
+    out, callers = run(str(tmp_path / "qrels"), str(tmp_path / "run"))
+    assert out.splitlines()[2].split()[0] == "sys" and callers == [], callers
+    (tmp_path / "run").write_text(run_text.replace(" 99.25 sys", " 9.925e1 sys", 1))
+    out2, callers = run(str(tmp_path / "qrels"), str(tmp_path / "run"))
+    assert out2 == out and any("trec.py" in c for c in callers)
+
+
 def test_component_types_without_own_fields_keep_their_dataclass_behaviour():
     """Gain, Discount, IdcgStrategy, GradeRule and NegativeRule add no field to their
     base: they take its ``__repr__``, ``__eq__`` and ``__hash__`` and a copy of its

@@ -95,26 +95,47 @@ class Utf8Column:
         return out
 
 
+#: output bytes per step of :func:`gather_bytes` (its index buffer, reused: a fresh
+#: index of 8 bytes per output byte costs more in page faults than the gather itself)
+_GATHER_CHUNK = 1 << 16
+
+
 def gather_bytes(data: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The byte ranges ``data[start[i]: start[i] + length[i]]`` laid end to end:
-    ``(offsets int64 (n + 1,), bytes uint8)`` (one vectorised gather: an index array
-    that steps by 1 inside a range and jumps to the next range's start)."""
+    ``(offsets int64 (n + 1,), bytes uint8)`` (vectorised gathers of about
+    :data:`_GATHER_CHUNK` output bytes each: an index array that steps by 1 inside a
+    range and jumps to the next range's start)."""
     n = len(start)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(length, out=offsets[1:])
     total = int(offsets[-1])
     if total == 0:
         return offsets, np.empty(0, dtype=np.uint8)
-    # int32 positions when they fit: half the memory written and read
-    step = np.ones(total, dtype=np.int32 if len(data) < 1 << 31 else np.int64)
-    nonempty = np.flatnonzero(length > 0)
-    first = start[nonempty]
-    at = offsets[nonempty]
-    step[at[0]] = first[0]
-    # at the first byte of each later range: jump from the previous range's last byte
-    prev_end = (first[:-1] + length[nonempty[:-1]] - 1)
-    step[at[1:]] = first[1:] - prev_end
-    return offsets, data[np.cumsum(step, out=step)]
+    out = np.empty(total, dtype=np.uint8)
+    # int64 positions: NumPy converts a narrower index array to intp before gathering
+    buffer = np.empty(min(total, _GATHER_CHUNK), dtype=np.int64)
+    # rows [bounds[c], bounds[c + 1]) make chunk c (a row longer than a chunk makes one
+    # alone); sorted, repeats dropped (np.unique would import numpy.ma)
+    bounds = [0, n]
+    if total > _GATHER_CHUNK:
+        bounds = sorted(set((np.searchsorted(offsets, np.arange(0, total, _GATHER_CHUNK), "right") - 1).tolist())
+                        | {n})
+    for r0, r1 in zip(bounds[:-1], bounds[1:]):
+        o0, o1 = int(offsets[r0]), int(offsets[r1])
+        if o1 == o0:
+            continue
+        step = buffer[: o1 - o0] if o1 - o0 <= len(buffer) else np.empty(o1 - o0, dtype=buffer.dtype)
+        step.fill(1)
+        rows = r0 + np.flatnonzero(length[r0:r1] > 0)
+        first = start[rows]
+        at = offsets[rows] - o0
+        step[at[0]] = first[0]
+        # at the first byte of each later range: jump from the previous range's last byte
+        prev_end = first[:-1] + length[rows[:-1]] - 1
+        step[at[1:]] = first[1:] - prev_end
+        np.cumsum(step, out=step)
+        np.take(data, step, out=out[o0: o1], mode="clip")  # in range; "clip" writes out unbuffered
+    return offsets, out
 
 
 def _utf8(values: Any) -> bool:

@@ -256,6 +256,35 @@ def _row_order(rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+#: a join of qrels and a run of at most this many rows each whose docno columns are
+#: ``object`` arrays (small files, split by ``str`` methods) looks the run's
+#: ``(query, docno)`` pairs up in a dict of the qrels' (:func:`_dict_matches`) instead
+#: of hashing both and searching the run's sorted index
+DICT_JOIN_MAX_ROWS = 1 << 10
+
+
+def _dict_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
+                  qrels_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_run_matches` of two small tables by a dict: the judged run rows (in row
+    order), their grades and their qrels rows; the dict is built and probed by
+    ``zip``/``map`` (no Python code per row). ``None`` (the hash join then runs) unless
+    both docno columns are ``object`` arrays and the qrels' pairs are distinct."""
+    qrels_docno, run_docno = qrels._docno_arrow(), run._docno_arrow()
+    if not (isinstance(qrels_docno, np.ndarray) and qrels_docno.dtype == object
+            and isinstance(run_docno, np.ndarray) and run_docno.dtype == object):
+        return None
+    judged = dict(zip(zip(qrels_query.tolist(), qrels_docno.tolist()), range(len(qrels_docno))))
+    if len(judged) != len(qrels_docno):
+        return None  # a pair judged twice (never from a reader): the hash join keeps every match
+    import itertools
+
+    pairs = zip(remap[run_codes].tolist(), run_docno.tolist())  # query -1: not in the qrels, never judged
+    qrow = np.fromiter(map(judged.get, pairs, itertools.repeat(-1)), dtype=np.int64, count=len(run_docno))
+    rows = np.flatnonzero(qrow >= 0)
+    qrows = qrow[rows]
+    return rows, qrels.grade[qrows], qrows
+
+
 def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, remap: np.ndarray,
                  qrels_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The judged run rows, their grades and their qrels rows: ``(rows int64,
@@ -271,6 +300,10 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     """
     if len(run) == 0 or len(qrels) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    if len(run) <= DICT_JOIN_MAX_ROWS and len(qrels) <= DICT_JOIN_MAX_ROWS:
+        small = _dict_matches(qrels, run, run_codes, remap, qrels_query)
+        if small is not None:
+            return small
     from .factorize import strings_equal
 
     index = run._pair_index()

@@ -22,7 +22,9 @@ line number and the field.
 
 from __future__ import annotations
 
+import functools
 import io
+import math
 import os
 import re
 import stat
@@ -63,6 +65,17 @@ FAST_MIN_BYTES = 1 << 20
 #: it 17-digit scores) took 180-190 ms through NumPy against 60-70 ms through Arrow
 #: once imported, hence 8 MiB.
 CANONICAL_MAX_BYTES = 8 << 20
+
+
+#: *Canonical* files smaller than this many bytes are checked and split by ``bytes``
+#: and ``str`` methods alone (:func:`_tiny_fields`) and their numbers read by
+#: ``float()`` (:func:`_tiny_numbers`): on them NumPy's fixed costs (10-30 us for
+#: the first call of each operation in a process) exceed Python's work per value.
+#: Measured (session 10, first read in a process, GC off, min of 9; both readers'
+#: total, duplicate check included): 100 lines (2 KB qrels, 3.4 KB run) 1.63 -> 1.27
+#: ms; 300 lines (6 KB, 10 KB) 1.84 -> 1.71 ms; 600 lines (12 KB, 20 KB) 2.02 -> 2.15
+#: ms, hence 8 KiB (the quick start's files are 1 KB).
+TINY_MAX_BYTES = 1 << 13
 
 
 def _numpy_max_bytes() -> int:
@@ -306,18 +319,24 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     ``int64 (n_rows, n_fields)``, the offset in ``raw`` of the delimiter or newline
     after each field (``len(raw)`` for the last field of a last line without
     newline); a field runs from the previous end + 1 to its end and is never empty.
-    ``None`` for a file of :func:`_numpy_max_bytes` or more or one that is not canonical."""
+    ``None`` for a file of :func:`_numpy_max_bytes` or more or one that is not canonical.
+
+    The checks of :class:`_Scan` (ASCII without DEL, no two adjacent bytes <= 32, no
+    ``#`` starting a line, no delimiter at the end) without its passes over the bytes:
+    ``bytes`` methods for the characters, and the positions of the bytes <= 32 (which
+    NumPy finds for the layout anyway) for the rest."""
     if not raw or len(raw) >= _numpy_max_bytes():
         return None
-    scan = _scan_bytes(raw)
-    if not scan.ok or scan.first is None or scan.last is None:
-        return None
+    if not raw.isascii() or b"\x7f" in raw or raw[0] <= 32:
+        return None  # not ASCII, DEL, a blank or indented first line
     end = raw.find(b"\n")
     delim = _delimiter(raw if end < 0 else raw[:end])
+    if raw[-1] == delim:
+        return None
     data = np.frombuffer(raw, dtype=np.uint8)
     at = np.flatnonzero(data <= 32)  # the delimiters and newlines, in file order
     low = data[at]
-    if scan.last != 10:
+    if raw[-1] != 10:
         at, low = np.append(at, len(raw)), np.append(low, np.uint8(10))
     if len(low) % n_fields:
         return None
@@ -325,9 +344,23 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     layout = low.reshape(-1, n_fields)
     if not (bool((layout[:, -1] == 10).all()) and bool((layout[:, :-1] == delim).all())):
         return None
-    if not scan.canonical(n_fields, len(layout), delim):  # pragma: no cover - implied by the layout
-        return None
-    return at.reshape(-1, n_fields)
+    ends = at.reshape(-1, n_fields)
+    # no two adjacent (an empty field: a blank line, two delimiters, a blank at a line's
+    # end): every field is at least one byte, column by column into one reused buffer
+    # (np.diff(at) would be a fresh array of 8 bytes a field: its page faults cost more
+    # than the subtraction)
+    gap = np.empty(len(ends), dtype=np.int64)
+    for column in range(n_fields):
+        if column:
+            np.subtract(ends[:, column], ends[:, column - 1], out=gap)
+        else:
+            np.subtract(ends[1:, 0], ends[:-1, -1], out=gap[1:])
+            gap[0] = 2  # the first byte is not a blank (checked above)
+        if int(gap.min()) < 2:
+            return None
+    if b"#" in raw and (raw[0] == 35 or bool((data[ends[:-1, -1] + 1] == 35).any())):
+        return None  # a comment line
+    return ends
 
 
 def _field_bounds(ends: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray]:
@@ -361,8 +394,6 @@ def _field_text(data: np.ndarray, ends: np.ndarray, column: int) -> tuple[str, n
     return picked.tobytes().decode("ascii"), after - size, length
 
 
-#: Powers of ten exactly representable as float64 (10^0 .. 10^22).
-_POW10_FLOAT = np.array([10.0 ** k for k in range(23)])
 #: Digits (at most) of a decimal parsed in NumPy: the integer of its digits stays below
 #: 2^53, exact in float64, so one IEEE division by an exact power of ten rounds it
 #: correctly, as ``float()`` and C's ``strtod`` do (Clinger's fast path).
@@ -375,51 +406,115 @@ _EXACT_DIGITS = 15
 _WIDE_DIGITS = 18
 
 
-def _decimals(text: str, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``float64`` of every value of a column text (:func:`_field_text`) that
-    :data:`_NUMBER_LINES` accepted, equal to ``float()`` of each: values of at most
-    :data:`_EXACT_DIGITS` digits and no exponent are parsed in NumPy (the digits as an
-    integer, divided by 10^fraction digits: exact, see :data:`_EXACT_DIGITS`), values of
-    up to :data:`_WIDE_DIGITS` digits through ``long double`` where that provably rounds
-    as ``float()`` does (:func:`_wide_decimals`), the others by ``float()``. One pass per
-    character position (Horner's scheme) over the values' bytes."""
-    n = len(offset)
-    data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    width = min(int(length.max()), _WIDE_DIGITS + 2) if n else 0  # digits, a sign and a point
-    mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
-    fraction = np.zeros(n, dtype=np.int64)  # digits after the point
-    digits = np.zeros(n, dtype=np.int64)
-    point = np.zeros(n, dtype=bool)
-    exponent = np.zeros(n, dtype=bool)
-    negative = np.zeros(n, dtype=bool)
+@functools.cache
+def _pow10_float() -> np.ndarray:
+    """Powers of ten exactly representable as float64 (10^0 .. 10^22)."""
+    return np.array([float(10 ** k) for k in range(23)])
+
+
+@functools.cache
+def _byte_classes(integer: bool) -> np.ndarray:
+    """``uint8 (256,)``: the class of every byte in a number column: its digit value
+    (0-9), 10 for ``.`` (12 when ``integer``: grades have no point), 11 for a sign, 12
+    for any other byte (an exponent's ``e`` included)."""
+    classes = np.full(256, 12, dtype=np.uint8)
+    classes[48:58] = np.arange(10, dtype=np.uint8)
+    classes[ord("+")] = classes[ord("-")] = 11
+    if not integer:
+        classes[ord(".")] = 10
+    return classes
+
+
+def _decimal_column(data: np.ndarray, start: np.ndarray, length: np.ndarray,
+                    integer: bool = False) -> np.ndarray | None:
+    """``float64 (n,)`` of the numbers ``data[start[i]: start[i] + length[i]]``
+    (``data`` ``uint8``, ASCII; ``start``, ``length`` ``int64 (n,)``, every length >= 1),
+    equal to ``float()`` of each; ``None`` if one is not a number as trec_eval reads it (:func:`_number_re`;
+    with ``integer``, :func:`_integer_re`) or is not finite.
+
+    One pass per character position (Horner's scheme) reads each value's bytes and
+    checks them: a *plain* value (an optional sign, ASCII digits, at most one point,
+    at least one digit; no point if ``integer``; at most 20 characters) is in the
+    grammar and parsed in NumPy: with at most :data:`_EXACT_DIGITS` digits as its
+    digits' integer divided by 10^fraction digits (exact, see :data:`_EXACT_DIGITS`),
+    with up to :data:`_WIDE_DIGITS` through ``long double`` where that provably rounds
+    as ``float()`` does (:func:`_wide_decimals`). Any other value (an exponent, more
+    digits, anything else) is checked by the regular expression, compiled only then,
+    and read by ``float()``."""
+    n = len(start)
+    if n == 0:
+        return np.empty(0, dtype=np.float64)
+    width = min(int(length.max()), _WIDE_DIGITS + 2)  # digits, a sign and a point
+    classes = _byte_classes(integer)
+    if width == 1:  # one character each (grades 0-9): digits are their values
+        single = classes[data[start]]
+        if bool((single < 10).all()):
+            return single.astype(np.float64)
     last = len(data) - 1
+    clamp = int(start.max()) + width - 1 > last  # the last values end near the end of the data
+    mantissa = np.zeros(n, dtype=np.int64)  # the first 18 digits at most: below 2^63
+    fraction = np.zeros(n, dtype=np.uint8)  # digits after the point (at most 20)
+    digits = np.zeros(n, dtype=np.uint8)
+    point = np.zeros(n, dtype=bool)
+    odd = np.zeros(n, dtype=bool)  # a byte a plain value has not there, or a second point
+    # buffers reused at every position (fresh temporaries cost page faults and cache
+    # misses); the offsets int64 (NumPy converts a narrower index array to intp first)
+    first = start.astype(np.int64, copy=False)
+    at = np.empty(n, dtype=np.int64)
+    shifted = np.empty(n, dtype=np.int64)
+    byte, c = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    inside, digit, dot, flag = (np.empty(n, dtype=bool) for _ in range(4))
     for j in range(width):
-        c = data[np.minimum(offset + j, last)]
-        inside = length > j
-        digit = (c >= 48) & (c <= 57) & inside
-        # a 19th or 20th digit is counted (the value then goes to float()) but not added
-        kept = digit & (digits < _WIDE_DIGITS) if j >= _WIDE_DIGITS else digit
-        mantissa = np.where(kept, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
-        digits += digit
-        fraction += kept & point
-        point |= (c == 46) & inside
-        exponent |= ((c | 32) == 101) & inside
+        np.add(first, j, out=at)
+        if clamp:
+            np.minimum(at, last, out=at)
+        np.take(data, at, out=byte, mode="clip")  # in range; "clip" writes out unbuffered
+        np.take(classes, byte, out=c, mode="clip")
+        np.greater(length, j, out=inside)
+        np.less(c, 10, out=digit)
+        digit &= inside
         if j == 0:
-            negative = c == 45
-    plain = (length <= width) & ~exponent
+            np.equal(c, 12, out=flag)  # a sign or a point may come first
+        else:
+            np.greater(c, 10, out=flag)
+            flag &= inside
+        odd |= flag
+        if not integer:
+            np.equal(c, 10, out=dot)
+            dot &= inside
+            np.logical_and(point, dot, out=flag)
+            odd |= flag
+            point |= dot
+        if j >= _WIDE_DIGITS:  # a 19th or 20th digit is counted (the value then goes to float()) but not added
+            kept = digit & (digits < _WIDE_DIGITS)
+        else:
+            kept = digit
+        np.multiply(mantissa, 10, out=shifted)
+        shifted += c
+        np.copyto(mantissa, shifted, where=kept)
+        digits += digit
+        if not integer:
+            np.logical_and(kept, point, out=flag)
+            fraction += flag
+    plain = (length <= width) & ~odd & (digits > 0)
     exact = plain & (digits <= _EXACT_DIGITS)
-    out = mantissa.astype(np.float64) / _POW10_FLOAT[np.minimum(fraction, 22)]
+    out = mantissa.astype(np.float64) / _pow10_float()[np.minimum(fraction, 22)]
     wide = np.flatnonzero(plain & ~exact & (digits <= _WIDE_DIGITS))
     if len(wide):
         values, ok = _wide_decimals(mantissa[wide], fraction[wide])
         out[wide[ok]] = values[ok]
         exact[wide[ok]] = True
-    np.negative(out, out=out, where=negative)
+    np.negative(out, out=out, where=data[start] == 45)
     rows = np.flatnonzero(~exact)
     if len(rows):
-        starts = offset[rows].tolist()
-        stops = (offset[rows] + length[rows]).tolist()
-        out[rows] = [float(text[a:b]) for a, b in zip(starts, stops)]
+        tokens = [data[a: a + k].tobytes().decode("ascii")
+                  for a, k in zip(start[rows].tolist(), length[rows].tolist())]
+        check = _integer_lines_re() if integer else _number_lines_re()
+        if not (plain[rows].all() or check.fullmatch("\n".join(tokens) + "\n")):
+            return None  # the callers' exact path words the error
+        out[rows] = [float(t) for t in tokens]
+        if not np.isfinite(out[rows]).all():
+            return None
     return out
 
 
@@ -451,10 +546,6 @@ def _pow10_long() -> np.ndarray:
     return np.array([10 ** k for k in range(_WIDE_DIGITS + 1)], dtype=np.longdouble)
 
 
-#: ``_KEEP_LE[r]``: keeps the first ``r`` bytes of a little-endian 8-byte word (r = 0..8).
-_KEEP_LE = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
-
-
 def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Query codes of a canonical file's first column (``ends`` from
     :func:`_canonical_ends`), as :func:`evalkit.engine.factorize.encode` gives them for
@@ -463,15 +554,31 @@ def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.nd
     bytes, then zeros: a field holds no byte <= 32, so equal words are equal values);
     runs of equal neighbours are found on the words and only their first values
     become ``str``. ``None`` for longer values (the caller splits the column)."""
+    from ..engine.factorize import _KEEP_LE  # keeps the first r bytes of a little-endian word (r = 0..8)
+
     start, stop = _field_bounds(ends, 0)
     length = stop - start
     if int(length.max()) > 16:
         return None
-    data = np.frombuffer(raw + bytes(16), dtype=np.uint8)
-    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # 8 bytes at every offset
-    low = words[start] & _KEEP_LE[np.minimum(length, 8)]
-    high = words[start + 8] & _KEEP_LE[np.clip(length - 8, 0, 8)]
     n = len(stop)
+
+    def words(buf: bytes) -> np.ndarray:  # 8 bytes at every offset, as little-endian words
+        data = np.frombuffer(buf, dtype=np.uint8)
+        return np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+
+    # values with 16 readable bytes are read in place; the last few (within 16 bytes of
+    # the end) from a zero-padded copy of the file's tail, not of the whole file
+    k = int(np.searchsorted(start, len(raw) - 15))
+    tail = int(start[k]) if k < n else len(raw)
+    low, high = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
+    if k:
+        in_place = words(raw)
+        low[:k], high[:k] = in_place[start[:k]], in_place[start[:k] + 8]  # (np.take would copy the view whole)
+    if k < n:
+        padded = words(raw[tail:] + bytes(16))
+        low[k:], high[k:] = padded[start[k:] - tail], padded[start[k:] - tail + 8]
+    low &= _KEEP_LE[np.minimum(length, 8)]
+    high &= _KEEP_LE[np.clip(length - 8, 0, 8)]
     heads = np.flatnonzero(np.concatenate(([True], (low[1:] != low[:-1]) | (high[1:] != high[:-1]))))
     text = [raw[i: j].decode("ascii") for i, j in zip(start[heads].tolist(), stop[heads].tolist())]
     uniq = sorted(set(text))
@@ -502,21 +609,20 @@ def _canonical_columns(raw: bytes, n_fields: int,
     :class:`~evalkit.engine.factorize.Utf8Column` (n,) (:func:`_field_bytes`);
     ``values`` ``float64`` (n,); the runid of a run (``""`` for qrels). Only the kept
     columns are gathered (NumPy gathers their bytes) and split, and the numbers are
-    parsed in NumPy (:func:`_decimals`). ``None`` when :func:`_canonical_tokens` would
+    parsed in NumPy (:func:`_decimal_column`). ``None`` when :func:`_canonical_tokens` would
     give ``None``, or when a number is not what the readers accept without comment (not
     a finite decimal; for grades, ``number == 3``, not an integer): the callers then
     read the file by :func:`_canonical_tokens` and :func:`_numbers`, which word the
     error. Values equal theirs (tests/test_readers_small.py)."""
+    if len(raw) < TINY_MAX_BYTES:
+        return _tiny_columns(raw, n_fields, number)
     ends = _canonical_ends(raw, n_fields)
     if ends is None or not len(ends):
         return None
     data = np.frombuffer(raw if raw[-1:] == b"\n" else raw + b"\n", dtype=np.uint8)
-    text, offset, length = _field_text(data, ends, number)
-    lines = _INTEGER_LINES if number == 3 else _NUMBER_LINES
-    if lines.fullmatch(text) is None:
-        return None
-    values = _decimals(text, offset, length)
-    if not np.isfinite(values).all():
+    start, stop = _field_bounds(ends, number)
+    values = _decimal_column(data, start, stop - start, integer=number == 3)
+    if values is None:
         return None
     qid: list[str] | tuple[np.ndarray, np.ndarray] | None = _first_column_codes(raw, ends)
     if qid is None:
@@ -525,6 +631,67 @@ def _canonical_columns(raw: bytes, n_fields: int,
     docno = _field_bytes(data, ends, 2)
     runid = raw[int(ends[0, 4]) + 1: int(ends[0, 5])].decode("ascii") if n_fields == 6 else ""
     return qid, docno, values, runid
+
+
+#: every byte above 32 (deleted by ``bytes.translate`` to leave the delimiters and newlines)
+_ABOVE_32 = bytes(range(33, 256))
+
+
+def _tiny_fields(raw: bytes, n_fields: int) -> list[str] | None:
+    """:func:`_canonical_tokens`'s fields of a file under :data:`TINY_MAX_BYTES`
+    (``str.split`` of the whole text), with :func:`_canonical_ends`'s checks made by
+    ``bytes`` methods instead of NumPy: the bytes <= 32 (``bytes.translate``) must be
+    the delimiter ``n_fields - 1`` times, then a newline, on every line, and the
+    split must give ``n_fields`` fields a line (fewer: two of those bytes adjacent,
+    an empty field). ``None`` for any other file, or one of :func:`_numpy_max_bytes`
+    or more (as :func:`_canonical_ends`)."""
+    if not raw or len(raw) >= _numpy_max_bytes():
+        return None
+    if not raw.isascii() or b"\x7f" in raw or raw[0] <= 32 or raw[0] == 35 or b"\n#" in raw:
+        return None  # not ASCII, DEL, a blank or indented first line, a comment line
+    end = raw.find(b"\n")
+    delim = _delimiter(raw if end < 0 else raw[:end])
+    newline = raw[-1] == 10
+    rows = raw.count(b"\n") + (0 if newline else 1)
+    line = bytes((delim,)) * (n_fields - 1) + b"\n"
+    if raw.translate(None, _ABOVE_32) != (line * rows if newline else (line * rows)[:-1]):
+        return None
+    fields = raw.decode("ascii").split()
+    return fields if len(fields) == n_fields * rows else None
+
+
+def _tiny_numbers(tokens: list[str], integer: bool) -> np.ndarray | None:
+    """``float64`` of number tokens, as :func:`_decimal_column` reads them (``float()``
+    of each; ``None`` if one is not in the grammar or not finite), by ``str``
+    methods: a plain decimal (an optional sign, digits, at most one point and at least
+    one digit; no point if ``integer``) needs no regular expression."""
+    def plain(token: str) -> bool:
+        body = token[1:] if token[0] in "+-" else token
+        return (body if integer else body.replace(".", "", 1)).isdigit()  # ASCII: 0-9 only
+
+    odd = [t for t in tokens if not plain(t)]
+    if odd:
+        check = _integer_re() if integer else _number_re()
+        if not all(check.fullmatch(t) for t in odd):
+            return None
+    values = [float(t) for t in tokens]
+    if math.inf in values or -math.inf in values:
+        return None
+    return np.array(values, dtype=np.float64)
+
+
+def _tiny_columns(raw: bytes, n_fields: int,
+                  number: int) -> tuple[list[str], list[str], np.ndarray, str] | None:
+    """:func:`_canonical_columns` of a file under :data:`TINY_MAX_BYTES`: the query ids
+    and docnos as lists of ``str`` (:func:`_tiny_fields`), the numbers by
+    :func:`_tiny_numbers`; ``None`` when :func:`_canonical_columns` gives ``None``."""
+    fields = _tiny_fields(raw, n_fields)
+    if not fields:
+        return None
+    values = _tiny_numbers(fields[number::n_fields], integer=number == 3)
+    if values is None:
+        return None
+    return fields[0::n_fields], fields[2::n_fields], values, fields[5] if n_fields == 6 else ""
 
 
 def _canonical_first(raw: bytes | Path, n_fields: int,
@@ -549,6 +716,9 @@ def _canonical_tokens(raw: bytes, n_fields: int) -> tuple[list[str], np.ndarray]
     :data:`FAST_MIN_BYTES` or more (Arrow's) or one that is not canonical (the exact
     line-by-line reader's, which also words the errors). About 3x faster than the
     per-line reader on a 20 k-line run, and no pyarrow import (issue 27)."""
+    if len(raw) < TINY_MAX_BYTES:
+        tiny = _tiny_fields(raw, n_fields)
+        return None if tiny is None else (tiny, np.arange(1, len(tiny) // n_fields + 1, dtype=np.int64))
     ends = _canonical_ends(raw, n_fields)
     if ends is None:
         return None
@@ -669,7 +839,7 @@ def _fast_without_comments(raw: bytes | Path, names: tuple[str, ...], number_fie
         text = comments.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if _BAD_CHAR.search(text) is not None:
+    if _bad_char_re().search(text) is not None:
         return None
     parsed = _fast_table(stripped, names, number_field, keep_rank, comments=False)
     if parsed is None:
@@ -849,10 +1019,19 @@ def _fast_numbers(columns: dict, name: str, integer: bool = False) -> np.ndarray
 
 
 #: The largest rank kept (ranks are stored as ``int32``).
-MAX_RANK = np.iinfo(np.int32).max
-# A rank as ndeval reads it (``naturalNumber``, ndeval.c:218-237): ASCII digits only.
-_RANK = re.compile(r"[0-9]{1,10}", re.ASCII)
-_RANK_LINES = re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
+MAX_RANK = (1 << 31) - 1  # np.iinfo(np.int32).max
+
+
+@functools.cache
+def _rank_re() -> re.Pattern[str]:
+    """A rank as ndeval reads it (``naturalNumber``, ndeval.c:218-237): ASCII digits only."""
+    return re.compile(r"[0-9]{1,10}", re.ASCII)
+
+
+@functools.cache
+def _rank_lines_re() -> re.Pattern[str]:
+    """Lines of :func:`_rank_re` ranks, each ended by ``\\n``."""
+    return re.compile(r"(?:[0-9]{1,10}\n)*", re.ASCII)
 
 
 def _fast_ranks(columns: dict) -> np.ndarray | None:
@@ -877,12 +1056,13 @@ def _ranks(values: list[str], lines: np.ndarray, name: str) -> np.ndarray:
     the line and the field ``rank``. Returns ``int32``."""
     if not values:
         return np.empty(0, np.int32)
-    ok = _RANK_LINES.fullmatch("\n".join(values) + "\n") is not None
+    ok = _rank_lines_re().fullmatch("\n".join(values) + "\n") is not None
     if ok:
         out = np.asarray(values, dtype=np.int64)
         if out.max() <= MAX_RANK:
             return out.astype(np.int32)
-    i = next(j for j, v in enumerate(values) if _RANK.fullmatch(v) is None or int(v) > MAX_RANK)
+    rank = _rank_re()
+    i = next(j for j, v in enumerate(values) if rank.fullmatch(v) is None or int(v) > MAX_RANK)
     raise InputFormatError(name, int(lines[i]), "rank",
                            f"expected a non-negative integer rank (at most {MAX_RANK}), got {values[i]!r}; "
                            "the rank column is read because a flavour orders the run by it (ndeval's default)")
@@ -896,17 +1076,32 @@ def _decode(raw: bytes, name: str) -> str:
         raise InputFormatError(name, line, None, f"not valid UTF-8 (byte {raw[exc.start]:#04x})") from None
 
 
-# Characters no field may hold: control characters other than the ASCII whitespace
-# trec_eval splits on (C ``isspace``: space, \t \n \v \f \r), and every Unicode space,
-# line or paragraph separator or invisible format character (which Python's
-# ``str.split`` would silently treat as a separator, or keep inside a docno).
-_BAD_CHAR = re.compile(f"[{FORBIDDEN_CHARACTERS}]")
-# A number as C's ``strtod``/``atof`` reads it in trec_eval (ASCII digits only; no
-# ``nan``/``inf``, no ``_`` separators, no full-width digits, which ``float()`` accepts).
-#: possessive quantifiers: the same language, without a backtracking record per line
-#: (7 -> 1 ms on a 20 k-line run's scores)
-_NUMBER_LINES = re.compile(r"(?:[+-]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][+-]?+\d++)?+\n)*+", re.ASCII)
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+# The regular expressions below are compiled on first use (``functools.cache``): a
+# canonical file read by NumPy needs none of them (0.1-0.3 ms each per process).
+
+
+@functools.cache
+def _bad_char_re() -> re.Pattern[str]:
+    """Characters no field may hold: control characters other than the ASCII whitespace
+    trec_eval splits on (C ``isspace``: space, \\t \\n \\v \\f \\r), and every Unicode
+    space, line or paragraph separator or invisible format character (which Python's
+    ``str.split`` would silently treat as a separator, or keep inside a docno)."""
+    return re.compile(f"[{FORBIDDEN_CHARACTERS}]")
+
+
+@functools.cache
+def _number_re() -> re.Pattern[str]:
+    """A number as C's ``strtod``/``atof`` reads it in trec_eval (ASCII digits only; no
+    ``nan``/``inf``, no ``_`` separators, no full-width digits, which ``float()`` accepts)."""
+    return re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+@functools.cache
+def _number_lines_re() -> re.Pattern[str]:
+    """Lines of :func:`_number_re` numbers, each ended by ``\\n``; possessive
+    quantifiers: the same language, without a backtracking record per line (7 -> 1 ms
+    on a 20 k-line run's scores)."""
+    return re.compile(r"(?:[+-]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][+-]?+\d++)?+\n)*+", re.ASCII)
 
 
 def _field_name(fields: tuple[str, ...], index: int) -> str:
@@ -915,8 +1110,8 @@ def _field_name(fields: tuple[str, ...], index: int) -> str:
 
 def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
     """Raise :class:`InputFormatError` naming the line and field of the first
-    character no field may hold (see :data:`_BAD_CHAR`)."""
-    bad = _BAD_CHAR.search(text)
+    character no field may hold (see :func:`_bad_char_re`)."""
+    bad = _bad_char_re().search(text)
     if bad is None:
         return
     at = bad.start()
@@ -935,14 +1130,11 @@ def _check_characters(text: str, name: str, fields: tuple[str, ...]) -> None:
     )
 
 
-_LONE_CR = re.compile(r"\r(?!\n)")
-
-
 def _split(text: str, name: str, min_fields: int, max_fields: int | None, fields: tuple[str, ...]) -> Any:
     """Split lines (at ``\\n``) into fields at ASCII whitespace. Returns (rows, line_numbers)."""
     _check_characters(text, name, fields)
     if "\r" in text:
-        lone = _LONE_CR.search(text)
+        lone = re.search(r"\r(?!\n)", text)
         if lone is not None:  # CR-only line ends would join lines into one (runs and qrels alike)
             raise InputFormatError(name, text.count("\n", 0, lone.start()) + 1, None,
                                    "a carriage return (\\r) that does not end a \\r\\n line: CR-only line ends "
@@ -969,8 +1161,9 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     """Parse a number column as trec_eval does (ASCII decimal, optional exponent);
     anything else, a value that overflows to infinity, or (``integer``) a fractional
     grade raises :class:`InputFormatError` naming the line and ``field``."""
-    if values and _NUMBER_LINES.fullmatch("\n".join(values) + "\n") is None:
-        i = next(j for j, v in enumerate(values) if _NUMBER.fullmatch(v) is None)
+    if values and _number_lines_re().fullmatch("\n".join(values) + "\n") is None:
+        number = _number_re()
+        i = next(j for j, v in enumerate(values) if number.fullmatch(v) is None)
         kind = "an integer grade" if integer else "a finite number"
         raise InputFormatError(name, int(lines[i]), field,
                                f"expected {kind}, got {values[i]!r} (ASCII decimal notation, as trec_eval reads it)")
@@ -979,7 +1172,7 @@ def _numbers(values: list[str], lines: np.ndarray, name: str, field: str, intege
     if integer:
         bad |= out != np.round(out)
     if not bad.any():
-        if integer and values and _INTEGER_LINES.fullmatch("\n".join(values) + "\n") is None:
+        if integer and values and _integer_lines_re().fullmatch("\n".join(values) + "\n") is None:
             _check_atol(values, out, lines, name, field)
         return out
     i = int(np.flatnonzero(bad)[0])
@@ -992,8 +1185,19 @@ def _is_dataset_id(source: Any) -> TypeGuard[str]:
     return isinstance(source, str) and source.startswith("irds:") and "\n" not in source
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_INTEGER_LINES = re.compile(r"(?:[+-]?+[0-9]++\n)*+", re.ASCII)  # possessive, as _NUMBER_LINES
+@functools.cache
+def _integer_re() -> re.Pattern[str]:
+    """An integer grade as trec_eval's ``atol`` reads it whole (ASCII digits, a sign)."""
+    return re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+@functools.cache
+def _integer_lines_re() -> re.Pattern[str]:
+    """Lines of :func:`_integer_re` integers, each ended by ``\\n`` (possessive, as
+    :func:`_number_lines_re`)."""
+    return re.compile(r"(?:[+-]?+[0-9]++\n)*+", re.ASCII)
+
+
 _LONG_MAX = 2 ** 63 - 1
 
 
@@ -1017,8 +1221,9 @@ def _check_atol(values: list[str], out: np.ndarray, lines: np.ndarray, name: str
     would score another grade than trec_eval. Tokens that agree (``2.0``, ``1e0``) pass.
 
     :raises InputFormatError: naming the line, the field, both readings."""
+    integer = _integer_re()
     for i, token in enumerate(values):
-        if _INTEGER.fullmatch(token) is None and atol(token) != out[i]:
+        if integer.fullmatch(token) is None and atol(token) != out[i]:
             raise InputFormatError(
                 name, int(lines[i]), field,
                 f"grade {token!r} is {out[i]:g} as a number, but trec_eval reads grades with C atol, "
