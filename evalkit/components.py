@@ -761,12 +761,28 @@ STAGE_FAMILIES: dict[str, str] = {
 }
 
 
+#: the types :func:`replace_origin` copies field by field (every family's own type)
+_OWN_TYPES = frozenset(FAMILIES.values())
+
 _C = TypeVar("_C", bound="DataclassInstance")  # a component or preset
 #: a kernel function, returned unchanged by the declaring decorators
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 def replace_origin(component: _C, origin: str) -> _C:
+    """``dataclasses.replace(component, origin=origin)``: for evalkit's own component
+    and preset types (whose ``__init__`` sets each field as given, with no
+    ``__post_init__``) a copy of the instance's fields with ``origin`` set, made
+    without ``replace``'s walk over the fields and keyword call (the registry makes
+    one per registered component; issue 27); for another type (a plugin's
+    subclass) ``dataclasses.replace`` itself."""
+    cls = type(component)
+    if cls in _OWN_TYPES:
+        copy = object.__new__(cls)
+        fields = copy.__dict__
+        fields.update(component.__dict__)
+        fields["origin"] = origin
+        return copy
     return dataclasses.replace(component, origin=origin)
 
 

@@ -663,3 +663,34 @@ def test_param_and_results_methods_are_the_generated_ones():
     assert repr(res) == repr(ref) and res == res and res != dataclasses.replace(res)
     assert Results(qids=res.qids, systems=res.systems, flavours=res.flavours, labels=res.labels,
                    values=res.values).labels == ("ndcg@10",)
+
+
+def test_registering_copies_components_as_dataclasses_replace_does(registry):
+    """The registry sets each component's origin with ``replace_origin`` (a field copy
+    for evalkit's own types, issue 27): the same object ``dataclasses.replace`` makes,
+    field for field in the same order; a plugin's subclass goes through
+    ``dataclasses.replace`` itself (its ``__post_init__`` runs)."""
+    import dataclasses
+
+    from evalkit.components import Gain, replace_origin
+
+    registry._load_all()
+    count = 0
+    for table in registry._components.values():
+        for component in table.values():
+            copy, made = replace_origin(component, "plugin x"), dataclasses.replace(component, origin="plugin x")
+            assert type(copy) is type(made) and copy == made and repr(copy) == repr(made)
+            assert list(copy.__dict__.items()) == list(made.__dict__.items())
+            assert copy.origin == "plugin x" != component.origin
+            count += 1
+    assert count > 200
+
+    calls = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked(Gain):
+        def __post_init__(self) -> None:
+            calls.append(self.origin)
+
+    copy = replace_origin(Checked("g", fn=len), "plugin y")
+    assert type(copy) is Checked and copy.origin == "plugin y" and calls == ["", "plugin y"]
