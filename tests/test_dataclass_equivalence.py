@@ -281,3 +281,14 @@ def test_lean_dataclass_refuses_what_it_does_not_write():
     hashed = {"__annotations__": {"x": "int"}, "x": dataclasses.field(hash=False), "__init__": init}
     with pytest.raises(TypeError, match="hash"):
         lean_dataclass(type("Hashed", (FrozenFields,), hashed))
+
+
+def test_component_base_docstring_is_the_one_dataclasses_writes():
+    """``_Component`` has no docstring of its own; ``@dataclass`` would write one from
+    ``inspect.signature`` at import (tokenize's patterns compiled for it): it is written
+    out in the source and must stay what ``dataclasses`` writes."""
+    import inspect
+
+    from evalkit.components import _Component
+
+    assert _Component.__doc__ == "_Component" + str(inspect.signature(_Component)).replace(" -> None", "")
