@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 from typing import Any, TYPE_CHECKING
 
-from ._version import __version__
 
 #: public name -> module that defines it (relative to this package)
 _LAZY = {
@@ -45,6 +44,11 @@ __all__ = sorted(_LAZY) + ["__version__"]
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
+    if name == "__version__":  # read on first use: the command line's start imports no evalkit._version
+        from ._version import __version__
+
+        globals()["__version__"] = __version__
+        return __version__
     if module is None:
         from importlib.util import find_spec  # here: a name that is not a lazy export (~0.3 ms to import)
 
@@ -57,10 +61,11 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._version import __version__
     from .components import Discount, Gain, IdcgStrategy, Metric, MetricOutput, Param, Preset, TiePolicy
     from .data import Qrels, Run, SubtopicQrels
     from .resolve import evaluate, resolve_measures

@@ -104,6 +104,7 @@ def test_quickstart_eval_imports_only_what_it_uses(tmp_path, monkeypatch):
                                                                      "evalkit.cli.specs", "evalkit.cli.registry_args",
                                                                      "evalkit.cli.engine_args"}
     assert "importlib.metadata" not in modules
+    assert "evalkit._version" not in modules  # read when --version prints it (or a JSON output names it)
 
 
 def test_quickstart_eval_leaves_out_what_only_other_inputs_need(tmp_path, monkeypatch):

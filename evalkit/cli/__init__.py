@@ -55,6 +55,19 @@ def _version() -> str:
     return __version__
 
 
+class _VersionAction(argparse._VersionAction):
+    """argparse's ``--version`` action, reading evalkit's version when it prints it:
+    building the parser imports no :mod:`evalkit._version` (issue 27)."""
+
+    @property
+    def version(self) -> str:
+        return f"evalkit {_version()}"
+
+    @version.setter
+    def version(self, value: str | None) -> None:
+        """(argparse sets it to ``None``: the property gives the version.)"""
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's help formatter, at the width argparse's own takes (the terminal's
     less 2: ``shutil.get_terminal_size().columns - 2``) read by
@@ -90,7 +103,7 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
         prog="evalkit",
         description="Evaluate rankings with explicit, composable NDCG flavours.",
     )
-    parser.add_argument("--version", action="version", version=f"evalkit {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     no_plugins_help = ("load no third-party plugins (built-in components only; "
                        "same as EVALKIT_DISABLE_PLUGINS=1)")
     parser.add_argument("--no-plugins", action="store_true", help=no_plugins_help)
