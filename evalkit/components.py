@@ -149,7 +149,7 @@ class Param(FrozenFields):
 @lean_dataclass
 class _Component(FrozenFields):
     # the docstring @dataclass wrote from inspect.signature (written out: ~0.1 ms at
-    # import; tests/test_startup.py compares it with the signature)
+    # import; tests/test_dataclass_equivalence.py compares it with the signature)
     """_Component(name: 'str', fn: 'Callable[..., Any]', params: 'tuple[Param, ...]' = (), formula: 'str' = '', source: 'str' = '', description: 'str' = '', numeric_keys: 'str | None' = None, same_as: 'str | None' = None, tried_by_identify: 'bool' = True, origin: 'str' = '')"""  # noqa: E501
 
     name: str
