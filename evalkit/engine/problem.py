@@ -248,15 +248,38 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray) -> A
 SMALL_ROWS = 1 << 20
 
 
+#: below this many probes per block on average, :func:`_probe_order` sorts them in one
+#: :func:`_packed_order` (dl20: 11,386 probes in 54 blocks, 0.40 -> 0.34 ms) instead of
+#: one ``argsort`` per block (Robust 2003: 128,796 in 100 blocks, 4.0 ms against 5.7)
+PACKED_PROBES = 512
+
+
+def _packed_order(q_low: np.ndarray) -> np.ndarray:
+    """A permutation (``int64``) sorting ``q_low`` (``uint64``) but for its lowest
+    ``b`` bits, where ``2^b >= len(q_low)``: the position of each key is packed into
+    them and the keys are sorted by value (``np.sort``: cheaper than ``np.argsort``).
+    Keys that differ in those bits only may come in either order."""
+    bits = max(1, int(len(q_low) - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    packed = q_low & ~low
+    packed |= np.arange(len(q_low), dtype=np.uint64)
+    packed.sort()
+    return (packed & low).astype(np.int64)
+
+
 def _probe_order(q_low: np.ndarray, block: np.ndarray, n_blocks: int) -> np.ndarray:
     """A permutation sorting the probe keys ``q_low`` (``uint64``, the run block
     ``block`` (``int64``, ``< n_blocks``) in their top bits): ``np.argsort(q_low)``,
-    or, for a small join of fewer than 2^16 blocks, a radix sort by block and one
-    ``argsort`` per block (Robust 2003: 128,796 probes in 100 blocks, about half the
-    time). Equal keys may come in another order than ``argsort``'s, which no result
-    depends on (every candidate is confirmed, then ordered by run row)."""
+    or, for a small join of fewer than 2^16 blocks, :func:`_packed_order` when the
+    blocks hold few probes, else a radix sort by block and one ``argsort`` per block
+    (Robust 2003: 128,796 probes in 100 blocks, about half the time). Equal keys
+    (packed: keys equal but for their lowest bits) may come in another order than
+    ``argsort``'s, which no result depends on (the searches take the needles in any
+    order; every candidate is confirmed, then ordered by run row)."""
     if len(q_low) > SMALL_ROWS or n_blocks >= 1 << 16:
         return np.argsort(q_low)
+    if len(q_low) < PACKED_PROBES * n_blocks:  # short blocks: one sort, no Python loop
+        return _packed_order(q_low)
     by_block = np.argsort(block.astype(np.uint16), kind="stable")  # a radix sort
     out = np.empty_like(by_block)
     start = 0
