@@ -553,14 +553,10 @@ def prepare_evaluation(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Ru
     elif not isinstance(flavours, (list, tuple)) and not isinstance(flavours, Iterable):  # no ABC check for a list
         raise ArgumentError(f"flavours must be a flavour string, a Flavour or a list of them, "
                             f"got {type(flavours).__name__}")
-    expanded: list[Flavour] = []
-    default_labels: list[str] = []
-    for spec in flavours:  # resolved at the edge (evalkit.resolve): no preset is read here
-        fl = as_flavour(spec, registry)
-        expanded.append(fl)
-        default_labels.append(spec.strip() if isinstance(spec, str) else str(fl))
-    if labels is None:
-        labels = default_labels
+    specs = list(flavours)  # resolved at the edge (evalkit.resolve): no preset is read here
+    expanded = [as_flavour(spec, registry) for spec in specs]
+    if labels is None:  # the specs as written (no flavour string built when labels are given)
+        labels = [spec.strip() if isinstance(spec, str) else str(fl) for spec, fl in zip(specs, expanded)]
     elif len(labels) != len(expanded):
         raise FlavourError(f"{len(labels)} labels for {len(expanded)} flavours")
     if len(set(labels)) != len(labels):
