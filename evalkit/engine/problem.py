@@ -238,9 +238,9 @@ def _search_both(haystack: np.ndarray, left: np.ndarray, right: np.ndarray) -> A
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        lo = pool.submit(np.searchsorted, haystack, left, "left")
+        low = pool.submit(np.searchsorted, haystack, left, "left")
         hi = np.searchsorted(haystack, right, "right")
-        return lo.result(), hi
+        return low.result(), hi
 
 
 #: joins of at most this many judgments and run rows order their candidates with the
