@@ -564,9 +564,12 @@ def prepare_evaluation(qrels: Qrels, runs: Run | Sequence[Run] | Mapping[str, Ru
             sorted({str(x) for x in labels if list(labels).count(x) > 1})) + "; give distinct labels")
     # presets that share a flavour (two libraries' NDCG on tie-free data) are
     # evaluated once and shown under each label
-    position: dict[Flavour, int] = {}
-    column = [position.setdefault(f, len(position)) for f in expanded]  # O(F), not list.index
-    distinct = list(position)
+    if len(expanded) == 1:  # one flavour (evalkit eval -m ndcg_cut.10): none hashed
+        column, distinct = [0], expanded
+    else:
+        position: dict[Flavour, int] = {}
+        column = [position.setdefault(f, len(position)) for f in expanded]  # O(F), not list.index
+        distinct = list(position)
     resolved = [resolve(f, registry) for f in distinct]
     run_list = _as_runs(runs)
     if not run_list:
