@@ -373,8 +373,12 @@ def _run_matches(qrels: QrelsColumns, run: RunColumns, run_codes: np.ndarray, re
     q_order = keep[q_order]
     lo, hi = _search_both(index.keys, q_low, q_low | index.low_mask)
     count = hi - lo
-    cand_q = np.repeat(q_order, count)
-    cand_r = index.rows(index.keys[concat_ranges(lo, count)])
+    if len(count) and count.max() <= 1:  # the usual case: a range holds 0 or 1 key
+        found = count.astype(bool)
+        cand_q, cand_r = q_order[found], index.rows(index.keys[lo[found]])
+    else:
+        cand_q = np.repeat(q_order, count)
+        cand_r = index.rows(index.keys[concat_ranges(lo, count)])
     del index  # the run lets its index go after the first join (8 bytes a row)
     # in run-row order, the gathers below (queries, string offsets and bytes) and the
     # caller's scatter of the grades walk memory forward instead of at random
