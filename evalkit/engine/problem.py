@@ -487,7 +487,8 @@ def build_problem(qrels: QrelsColumns, run: RunColumns, *, block_order: bool = F
     if len(jq) < 2 or np.all(jq[1:] >= jq[:-1]):
         judged_grade = qrels.grade
     else:
-        jorder = np.argsort(jq, kind="stable")
+        # a radix sort for up to 65,536 queries (the same stable permutation)
+        jorder = np.argsort(jq.astype(np.uint16) if nq <= 1 << 16 else jq, kind="stable").astype(np.int64)
         jq, judged_grade = jq[jorder], qrels.grade[jorder]
     judged_offsets = offsets_from_sorted(jq, nq)
 
