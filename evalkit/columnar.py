@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from typing import Any
 
-__all__ = ["concat_ranges", "distinct", "offsets_from_sorted", "segment_cumsum", "segment_ids", "segment_sum"]
+__all__ = ["code_runs", "concat_ranges", "distinct", "offsets_from_sorted", "query_blocks", "segment_cumsum",
+           "segment_ids", "segment_sum"]
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
@@ -94,3 +95,21 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         block[valid] = values[idx]
         out[idx] = np.cumsum(block, axis=1)[valid]
     return out
+
+
+def code_runs(codes: np.ndarray) -> np.ndarray:
+    """First row of every run of equal codes (``int64`` ``(r,)``; empty for no rows)."""
+    if not len(codes):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+
+
+def query_blocks(codes: np.ndarray) -> np.ndarray | None:
+    """First row of every run of equal codes (non-negative integers, ``(n,)``):
+    ``int64`` ``(r,)``, or ``None`` if a code has two runs (its rows are not one
+    contiguous block)."""
+    starts = code_runs(codes)
+    heads = codes[starts]
+    if len(heads) and np.bincount(heads).max() > 1:
+        return None
+    return starts

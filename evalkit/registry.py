@@ -357,9 +357,11 @@ class Registry:
         modules = [module for name, (module, metric) in index.DIVERGING_PRESETS.items()
                    if wanted is None or metric in wanted]
         self._load(modules)
-        out = [p for p in self._components["preset"].values() if p.divergences()
-               and (wanted is None or p.origin != BUILTIN_ORIGIN
-                    or index.DIVERGING_PRESETS.get(p.name, ("", ""))[1] in wanted)]
+        out = [p for p in self._components["preset"].values()
+               if (wanted is None or p.origin != BUILTIN_ORIGIN
+                   or index.DIVERGING_PRESETS.get(p.name, ("", ""))[1] in wanted) and p.divergences()]
+        if len(out) < 2:  # nothing to order: no name-to-order dict over every preset name
+            return out
         order = {name: i for i, name in enumerate(index.NAMES["preset"])}
         return sorted(out, key=lambda p: order.get(p.name, len(order)) if p.origin == BUILTIN_ORIGIN
                       else len(order))

@@ -500,12 +500,13 @@ def test_pair_index_join_and_duplicates_equal_a_dictionary(monkeypatch, layout, 
 
 @pytest.mark.parametrize("small_rows", [0, 1 << 20])
 def test_join_orders_equal_argsort(monkeypatch, small_rows):
-    """The join's small-table orders (radix by block then per block; counting by run
-    row) sort what ``np.argsort`` sorts: the probe keys ascending, the candidate rows
+    """The join's small-table orders (radix by block then per block, or one packed
+    sort; counting by run row) sort what ``np.argsort`` sorts: the probe keys ascending, the candidate rows
     in argsort's permutation (distinct rows) or argsort's own (a repeated row)."""
     from evalkit.engine import problem
 
     monkeypatch.setattr(problem, "SMALL_ROWS", small_rows)
+    monkeypatch.setattr(problem, "PACKED_PROBES", 0)  # the per-block sorts (packed: below)
     rng = np.random.default_rng(3)
     block = rng.integers(0, 37, size=500)
     block[:3] = 36  # blocks out of order, one block never probed (0 .. 36 of 40)
@@ -513,6 +514,15 @@ def test_join_orders_equal_argsort(monkeypatch, small_rows):
     order = problem._probe_order(q_low, block, 40)
     assert sorted(order.tolist()) == list(range(500))
     np.testing.assert_array_equal(q_low[order], np.sort(q_low))
+    # few probes a block: one sort of the keys with each probe's position in their
+    # lowest 9 bits (2^9 >= 500): sorted but for those bits (a join's keys have their
+    # offset bits at 0), and exactly sorted where the keys' low bits are 0
+    monkeypatch.setattr(problem, "PACKED_PROBES", 1 << 10)
+    order = problem._probe_order(q_low, block, 40)
+    assert sorted(order.tolist()) == list(range(500))
+    np.testing.assert_array_equal(q_low[order] >> np.uint64(9), np.sort(q_low >> np.uint64(9)))
+    masked = q_low & ~np.uint64((1 << 9) - 1)
+    np.testing.assert_array_equal(masked[problem._probe_order(masked, block, 40)], np.sort(masked))
     rows = rng.permutation(900)[:400].astype(np.int64)
     np.testing.assert_array_equal(problem._row_order(rows, 900), np.argsort(rows))
     rows[5] = rows[6]  # a repeated row
@@ -896,3 +906,22 @@ def test_gather_bytes_in_chunks_equals_the_joined_ranges(monkeypatch, chunk):
         offsets, out = fz.gather_bytes(data, start, length)
         assert out.tobytes() == b"".join(data[a: a + k].tobytes() for a, k in zip(start, length))
         assert offsets.tolist() == [0, *np.cumsum(length).tolist()]
+
+
+@pytest.mark.parametrize("steps", [0, 1, 4])
+def test_join_range_ends_equal_searchsorted(monkeypatch, steps):
+    """The join's range ends stepped forward from each range's start
+    (:func:`problem._right_of`, searching after ``RIGHT_STEPS`` steps) are
+    ``searchsorted(keys, right, "right")``: empty ranges, ranges of several equal keys
+    (a collision, a pair given twice), ranges at the end of the keys."""
+    from evalkit.engine import problem
+
+    monkeypatch.setattr(problem, "RIGHT_STEPS", steps)
+    rng = np.random.default_rng(5)
+    keys = np.sort(rng.integers(0, 40, size=120).astype(np.uint64))
+    left = rng.integers(0, 44, size=300).astype(np.uint64)
+    right = left + rng.integers(0, 5, size=300).astype(np.uint64)
+    lo = np.searchsorted(keys, left, "left")
+    np.testing.assert_array_equal(problem._right_of(keys, lo, right), np.searchsorted(keys, right, "right"))
+    lo, hi = problem._search_both(keys, left, right)
+    np.testing.assert_array_equal(hi - lo, np.searchsorted(keys, right, "right") - np.searchsorted(keys, left))

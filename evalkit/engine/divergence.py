@@ -34,11 +34,12 @@ def diverging_presets(flavours: Iterable[Flavour], registry: Registry) -> dict[s
     from ..errors import FlavourError, RegistryError
     from ..flavour import parse_flavour
 
-    wanted = {fl.with_cutoff(None) for fl in flavours}
+    flavours = tuple(flavours)
     # a preset of another metric cannot have one of these flavours (no other module is loaded)
-    declared = registry.presets_with_divergences(metrics={fl.metric for fl in wanted})
-    if not declared:
+    declared = registry.presets_with_divergences(metrics={fl.metric for fl in flavours})
+    if not declared:  # the usual case: no flavour without its cutoff is built nor hashed
         return {}
+    wanted = {fl.with_cutoff(None) for fl in flavours}
     out: dict[str, dict[str, str]] = {}
     for p in declared:
         try:  # the preset's own flavour (registry data; the presets layer is not imported)

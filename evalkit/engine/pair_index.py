@@ -25,6 +25,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+# the query blocks of a table's rows live in the leaf module :mod:`evalkit.columnar`
+# (the join reads them without importing this module: a small join builds no index)
+from ..columnar import query_blocks as _query_blocks
+
 #: the fewest hash bits a key keeps; with fewer, the table is indexed as one block
 MIN_HASH_BITS = 24
 #: rows above which the per-block sort is split between two threads
@@ -98,22 +102,6 @@ def _map(fn: Any, items: Any, rows: int) -> None:
     else:
         for item in items:
             fn(item)
-
-
-def code_runs(codes: np.ndarray) -> np.ndarray:
-    """First row of every run of equal codes (``int64`` ``(r,)``; empty for no rows)."""
-    if not len(codes):
-        return np.zeros(0, np.int64)
-    return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-
-
-def _query_blocks(codes: np.ndarray) -> np.ndarray | None:
-    """First row of every run of equal codes, or ``None`` if a code has two runs."""
-    starts = code_runs(codes)
-    heads = codes[starts]
-    if len(heads) and np.bincount(heads).max() > 1:
-        return None
-    return starts
 
 
 def build(codes: np.ndarray, pair_hashes: Callable[[int, int], np.ndarray]) -> PairIndex:
