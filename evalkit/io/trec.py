@@ -562,21 +562,21 @@ def _first_column_codes(raw: bytes, ends: np.ndarray) -> tuple[np.ndarray, np.nd
         return None
     n = len(stop)
 
-    def words(buf: bytes) -> np.ndarray:  # 8 bytes at every offset, as little-endian words
-        data = np.frombuffer(buf, dtype=np.uint8)
-        return np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    def windows(buf: bytes) -> np.ndarray:  # the 16 bytes at every offset, as one item each
+        return np.ndarray(shape=(len(buf) - 15,), dtype="V16", buffer=buf, strides=(1,))
 
     # values with 16 readable bytes are read in place; the last few (within 16 bytes of
-    # the end) from a zero-padded copy of the file's tail, not of the whole file
+    # the end) from a zero-padded copy of the file's tail, not of the whole file; one
+    # gather of 16 bytes a row, then read as two little-endian words
     k = int(np.searchsorted(start, len(raw) - 15))
     tail = int(start[k]) if k < n else len(raw)
-    low, high = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
+    pairs = np.empty(n, dtype="V16")
     if k:
-        in_place = words(raw)
-        low[:k], high[:k] = in_place[start[:k]], in_place[start[:k] + 8]  # (np.take would copy the view whole)
+        pairs[:k] = windows(raw)[start[:k]]  # (np.take would copy the view whole)
     if k < n:
-        padded = words(raw[tail:] + bytes(16))
-        low[k:], high[k:] = padded[start[k:] - tail], padded[start[k:] - tail + 8]
+        pairs[k:] = windows(raw[tail:] + bytes(16))[start[k:] - tail]
+    words = pairs.view("<u8").reshape(n, 2)
+    low, high = words[:, 0], words[:, 1]
     low &= _KEEP_LE[np.minimum(length, 8)]
     high &= _KEEP_LE[np.clip(length - 8, 0, 8)]
     heads = np.flatnonzero(np.concatenate(([True], (low[1:] != low[:-1]) | (high[1:] != high[:-1]))))
