@@ -383,12 +383,12 @@ class Qrels(_Columns):
         return out
 
     @classmethod
-    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray,
+    def _from_tokens(cls, qid: Any, docno: Any, grade: np.ndarray, *, source: str, line: np.ndarray | None,
                      codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Qrels":
         """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
         sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
         vocab)``, as :meth:`_qid_codes` gives them), ``grade`` finite integral ``float64`` (already
-        checked by the reader), ``line`` ``int64``; checks duplicates."""
+        checked by the reader), ``line`` ``int64`` (``None``: 1..n, made when asked for); checks duplicates."""
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), grade, line, source)
         if codes is not None:
             out._qcodes, out._qvocab = codes
@@ -568,13 +568,13 @@ class Run(_Columns):
         return out
 
     @classmethod
-    def _from_tokens(cls, qid: Any, docno: Any, score: np.ndarray, *, name: str, source: str, line: np.ndarray,
+    def _from_tokens(cls, qid: Any, docno: Any, score: np.ndarray, *, name: str, source: str, line: np.ndarray | None,
                      rank: np.ndarray | None = None, codes: tuple[np.ndarray, np.ndarray] | None = None) -> "Run":
         """Internal: :meth:`from_columns` for a reader's columns: ``qid``, ``docno``
         sequences of ``str`` tokens (or ``qid=None`` and ``codes=(codes, sorted
         vocab)``, as :meth:`_qid_codes` gives them), ``score`` finite ``float64`` and ``rank``
-        ``int32`` or ``None`` (already checked by the reader), ``line`` ``int64``;
-        checks duplicates."""
+        ``int32`` or ``None`` (already checked by the reader), ``line`` ``int64``
+        (``None``: 1..n, made when asked for); checks duplicates."""
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
         if codes is not None:
             out._qcodes, out._qvocab = codes

@@ -1278,8 +1278,9 @@ def read_qrels(source: Source) -> Qrels:
         if small is not None:  # a small canonical file: only the kept columns, numbers parsed in NumPy
             qid, docno, grade, _ = small
             codes = qid if isinstance(qid, tuple) else None
+            # line None: lines 1..n, made only if asked for (Qrels.line)
             return Qrels._from_tokens(None if codes else qid, docno, grade, source=name,
-                                      line=np.arange(1, len(grade) + 1), codes=codes)
+                                      line=None, codes=codes)
         flat = _canonical_tokens(data, 4)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
@@ -1361,7 +1362,7 @@ def read_run(source: Source, name: str | None = None, *, keep_rank: bool = False
             qid, docno, score, runid = small
             codes = qid if isinstance(qid, tuple) else None
             return Run._from_tokens(None if codes else qid, docno, score, name=runid if name is None else name,
-                                    source=src, line=np.arange(1, len(score) + 1), codes=codes)
+                                    source=src, line=None, codes=codes)  # lines 1..n when asked for
         flat = _canonical_tokens(data, 6)
         if flat is not None:  # a small canonical file: split at once (the same fields as _split's)
             fields, lines = flat
