@@ -338,13 +338,25 @@ class _Columns:
         the message of :func:`_check_unique` (which runs on the candidate rows only)."""
         if self._n < 2:
             return
-        index = self._pairs if self._pairs is not None else self._build_pair_index()
-        if self._keep_checked_index and self._pairs is None:
-            self._checked_pairs = index
-        rows = index.duplicate_candidates()
-        del index
-        if not len(rows):
-            return
+        if not self._keep_checked_index and self._pairs is None and self._n <= HASH_CACHE_MAX_ROWS:
+            # qrels keep no index, only the pair hashes (for the join): equal neighbours
+            # in one sort of the hashes are the candidates, without the index's keys
+            # and per-query sorts (dl20's 11,386 judgments: 0.75 -> 0.35 ms)
+            self._pair_hashes(0, 0)  # hashes of the query vocabulary, once
+            self._hashes = hashes = self._pair_hashes()
+            ordered = np.sort(hashes)
+            same = ordered[1:] == ordered[:-1]
+            if not same.any():
+                return
+            rows = np.flatnonzero(np.isin(hashes, ordered[1:][same]))
+        else:
+            index = self._pairs if self._pairs is not None else self._build_pair_index()
+            if self._keep_checked_index and self._pairs is None:
+                self._checked_pairs = index
+            rows = index.duplicate_candidates()
+            del index
+            if not len(rows):
+                return
         from .engine.factorize import take, to_objects
 
         codes, vocab = self._qid_codes()
