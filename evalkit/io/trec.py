@@ -314,6 +314,11 @@ def _scan_file(path: Path) -> tuple[_Scan, bytes]:
     return scan, first_line
 
 
+#: positions per step of :func:`_canonical_ends`'s check of the gaps between them
+#: (a 64 KB buffer: below glibc's threshold for a fresh mapping, reused from the heap)
+_GAP_STEP = 1 << 13
+
+
 def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
     """Where every field of a small *canonical* file ends (see :func:`_canonical_tokens`):
     ``int64 (n_rows, n_fields)``, the offset in ``raw`` of the delimiter or newline
@@ -346,17 +351,17 @@ def _canonical_ends(raw: bytes, n_fields: int) -> np.ndarray | None:
         return None
     ends = at.reshape(-1, n_fields)
     # no two adjacent (an empty field: a blank line, two delimiters, a blank at a line's
-    # end): every field is at least one byte, column by column into one reused buffer
-    # (np.diff(at) would be a fresh array of 8 bytes a field: its page faults cost more
-    # than the subtraction)
-    gap = np.empty(len(ends), dtype=np.int64)
-    for column in range(n_fields):
-        if column:
-            np.subtract(ends[:, column], ends[:, column - 1], out=gap)
-        else:
-            np.subtract(ends[1:, 0], ends[:-1, -1], out=gap[1:])
-            gap[0] = 2  # the first byte is not a blank (checked above)
-        if int(gap.min()) < 2:
+    # end): every field is at least one byte (the first: the first byte is not a blank,
+    # checked above), so consecutive positions differ by 2 or more; in steps of
+    # _GAP_STEP positions through one small reused buffer (np.diff(at) would be a fresh
+    # array of 8 bytes a field: its page faults cost more than the subtraction;
+    # contiguous steps, not strided columns: dl20's run 2.5M -> 0.3M instructions)
+    gap = np.empty(min(len(at) - 1, _GAP_STEP), dtype=np.int64)
+    for first in range(0, len(at) - 1, _GAP_STEP):
+        last = min(first + _GAP_STEP, len(at) - 1)
+        step = gap[: last - first]
+        np.subtract(at[first + 1: last + 1], at[first: last], out=step)
+        if int(step.min()) < 2:
             return None
     if b"#" in raw and (raw[0] == 35 or bool((data[ends[:-1, -1] + 1] == 35).any())):
         return None  # a comment line
