@@ -890,12 +890,15 @@ def test_a_comment_the_exact_reader_refuses_is_still_refused(monkeypatch, tmp_pa
         evalkit.read_run(path)
 
 
+@pytest.mark.parametrize("window", [0, 32])
 @pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 16])
-def test_gather_bytes_in_chunks_equals_the_joined_ranges(monkeypatch, chunk):
+def test_gather_bytes_in_chunks_equals_the_joined_ranges(monkeypatch, chunk, window):
     """:func:`evalkit.engine.factorize.gather_bytes` (the readers' docno column) gathers
-    in steps of ``_GATHER_CHUNK`` output bytes: any step size, empty ranges and ranges
+    in steps of ``_GATHER_CHUNK`` output bytes, or short ranges as fixed-width windows
+    (``_WINDOW_MAX``; 0 turns that off): any step size, empty ranges and ranges
     longer than a step give the ranges' bytes end to end and their offsets."""
     monkeypatch.setattr(fz, "_GATHER_CHUNK", chunk)
+    monkeypatch.setattr(fz, "_WINDOW_MAX", window)
     rng = np.random.default_rng(chunk)
     for _ in range(300):
         data = rng.integers(0, 256, size=int(rng.integers(1, 300))).astype(np.uint8)

@@ -99,6 +99,9 @@ class Utf8Column:
 #: index of 8 bytes per output byte costs more in page faults than the gather itself)
 _GATHER_CHUNK = 1 << 16
 
+#: ranges of at most this many bytes are gathered as fixed-width windows (:func:`gather_bytes`)
+_WINDOW_MAX = 32
+
 
 def gather_bytes(data: np.ndarray, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The byte ranges ``data[start[i]: start[i] + length[i]]`` laid end to end:
@@ -111,6 +114,17 @@ def gather_bytes(data: np.ndarray, start: np.ndarray, length: np.ndarray) -> tup
     total = int(offsets[-1])
     if total == 0:
         return offsets, np.empty(0, dtype=np.uint8)
+    width = int(length.max())
+    if width <= _WINDOW_MAX and n * width <= 2 * total + _GATHER_CHUNK and int(start.max()) + width <= len(data):
+        # short ranges of similar lengths (docnos): one gather of ``width`` bytes a row
+        # from a strided view of overlapping windows, then the bytes inside each range
+        # kept by a boolean mask, in row order (3 NumPy calls instead of ~10 a chunk:
+        # dl20's run's docnos 1.10 -> 0.71 ms, medians of 12 fresh processes: the same
+        # instruction count, but no 512 KB index buffer to fault in)
+        data = np.ascontiguousarray(data)
+        windows = np.ndarray(shape=(len(data) - width + 1,), dtype=f"V{width}", buffer=data, strides=(1,))
+        inside = np.arange(width) < length[:, None]
+        return offsets, windows[start].view(np.uint8).reshape(n, width)[inside]
     out = np.empty(total, dtype=np.uint8)
     # int64 positions: NumPy converts a narrower index array to intp before gathering
     buffer = np.empty(min(total, _GATHER_CHUNK), dtype=np.int64)
