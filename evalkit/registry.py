@@ -685,9 +685,10 @@ def _fnv1a(data: bytes) -> int:
     return value
 
 
-#: the entry-point cache's file name ends so (the JSON files of earlier versions, ``.json``,
-#: are neither read nor pruned) and its first line is :data:`CACHE_HEADER`
+#: the entry-point cache's file name ends so and its first line is :data:`CACHE_HEADER`
 CACHE_SUFFIX = ".txt"
+#: the file names of earlier versions' JSON caches: not read; removed when a cache is written
+LEGACY_CACHE_SUFFIX = ".json"
 CACHE_HEADER = "evalkit entry-point cache 1"
 
 _ESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
@@ -809,13 +810,15 @@ CACHE_FILES = 16
 
 
 def _prune(folder: str) -> None:
-    """Remove all but the :data:`CACHE_FILES` most recently written cache files."""
-    files = [os.path.join(folder, n) for n in os.listdir(folder)
-             if n.startswith("entry-points-") and n.endswith(CACHE_SUFFIX)]
-    if len(files) <= CACHE_FILES:
-        return
-    files.sort(key=_mtime, reverse=True)
-    for old in files[CACHE_FILES:]:
+    """Remove all but the :data:`CACHE_FILES` most recently written cache files, and
+    every cache file of an earlier version (:data:`LEGACY_CACHE_SUFFIX`: never read)."""
+    names = [n for n in os.listdir(folder) if n.startswith("entry-points-")]
+    files = [os.path.join(folder, n) for n in names if n.endswith(CACHE_SUFFIX)]
+    stale = [os.path.join(folder, n) for n in names if n.endswith(LEGACY_CACHE_SUFFIX)]
+    if len(files) > CACHE_FILES:
+        files.sort(key=_mtime, reverse=True)
+        stale += files[CACHE_FILES:]
+    for old in stale:
         try:
             os.remove(old)
         except OSError:

@@ -161,6 +161,21 @@ def test_one_cache_file_per_sys_path_and_old_ones_pruned(site: Path, monkeypatch
     assert len(list(cache.iterdir())) == registry_mod.CACHE_FILES  # ... up to CACHE_FILES of them
 
 
+def test_earlier_versions_json_caches_are_removed_when_a_cache_is_written(site: Path) -> None:
+    """An earlier version's cache (``entry-points-<crc32>.json``) is never read; the next
+    cache written removes it, and nothing else of the folder."""
+    cache = site.parent / "cache"
+    cache.mkdir()
+    legacy = cache / "entry-points-0123abcd.json"
+    legacy.write_text(json.dumps({"group": ENTRY_POINT_GROUP, "entry_points": []}))
+    other = cache / "notes.json"
+    other.write_text("{}")
+    cached_entry_points(ENTRY_POINT_GROUP)
+    names = sorted(p.name for p in cache.iterdir())
+    assert "entry-points-0123abcd.json" not in names and "notes.json" in names
+    assert len(names) == 2 and names[0].startswith("entry-points-") and names[0].endswith(".txt")
+
+
 def test_no_home_folder_no_cache(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without an absolute place for the cache (no ``$HOME``), nothing is written (not
     a ``~`` folder in the working directory) and the entry points are read as before."""
