@@ -333,6 +333,15 @@ class _Columns:
             self._pairs = self._build_pair_index()
         return self._pairs
 
+    def _distinct_by_set(self) -> bool:
+        """Whether a small table read as ``str`` tokens (at most :data:`SET_CHECK_MAX_ROWS`
+        rows, ``object`` qid and docno columns) has distinct ``(qid, docno)`` pairs, found
+        by a Python set: then no hash index is built for its duplicate check. ``False``
+        for any other table, or when a pair repeats (:meth:`_check_unique_fast` then
+        names it)."""
+        return (len(self) <= SET_CHECK_MAX_ROWS and isinstance(self._docno_in, np.ndarray)
+                and len(set(zip(self._qid_in, self._docno_in))) == len(self))
+
     def _check_unique_fast(self, source: str, what: str) -> None:
         """Raise :class:`InputFormatError` on a duplicate ``(qid, docno)``, with exactly
         the message of :func:`_check_unique` (which runs on the candidate rows only)."""
@@ -404,8 +413,7 @@ class Qrels(_Columns):
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), grade, line, source)
         if codes is not None:
             out._qcodes, out._qvocab = codes
-        elif (len(out) <= SET_CHECK_MAX_ROWS and isinstance(out._docno_in, np.ndarray)
-              and len(set(zip(out._qid_in, out._docno_in))) == len(out)):
+        elif out._distinct_by_set():
             return out  # no duplicate (else the index below finds it and words the error)
         out._check_unique_fast(source, "judgment")
         return out
@@ -590,8 +598,7 @@ class Run(_Columns):
         out = cls(None if codes is not None else _token_array(qid), _token_array(docno), score, line, name, source, rank)
         if codes is not None:
             out._qcodes, out._qvocab = codes
-        elif (len(out) <= SET_CHECK_MAX_ROWS and isinstance(out._docno_in, np.ndarray)
-              and len(set(zip(out._qid_in, out._docno_in))) == len(out)):
+        elif out._distinct_by_set():
             return out  # no duplicate (else the index below finds it and words the error)
         out._check_unique_fast(source, "document")
         return out
